@@ -1,0 +1,93 @@
+"""Cancellation signals: a plain object in the spirit of the AbortSignal the seeds assume.
+
+Spec: ``spec/effects.md`` (``effects.signal-compose``): *a call's signal is the composition of
+the execution's cancel, the caller's signal and the scope's lifetime* (ADR 0119 decision 8:
+"The call's signal is the scope's composition (execution cancel + the decider's signal + the
+scope's lifetime)"). :func:`any_of` builds that composition: the composite aborts as soon as
+any input aborts, with that input's reason.
+
+Thread-free and synchronous: listeners run inline, in registration order, when ``abort`` is
+called. A listener's exception is not swallowed here; the runtime's sink wrapper is the place
+that protects callers (ADR 0119 decision 6).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from loom_ref.errors import EffectError, InvalidArgument
+
+__all__ = ["AbortedError", "Signal", "any_of"]
+
+
+class AbortedError(EffectError):
+    """A call was refused or severed because its signal aborted; ``reason`` is the abort
+    reason (ADR 0119 decision 8: "An abort mid-stream rejects the call with the abort
+    reason")."""
+
+    code = "effect.aborted"
+
+    def __init__(self, reason: object) -> None:
+        super().__init__(f"aborted: {reason}", reason=reason)
+        self.reason = reason
+
+
+class Signal:
+    """An abort flag with a reason and listeners.
+
+    ``abort(reason)`` is idempotent: the first reason wins and listeners run once.
+    """
+
+    __slots__ = ("_listeners", "aborted", "reason")
+
+    def __init__(self) -> None:
+        self.aborted = False
+        self.reason: object = None
+        self._listeners: list[Callable[[object], None]] = []
+
+    def abort(self, reason: object = "aborted") -> None:
+        """Abort with ``reason`` and notify every listener once. A second call is a no-op."""
+        if self.aborted:
+            return
+        self.aborted = True
+        self.reason = reason
+        listeners, self._listeners = self._listeners, []
+        for listener in listeners:
+            listener(reason)
+
+    def add_listener(self, listener: Callable[[object], None]) -> None:
+        """Call ``listener(reason)`` on abort; at once if already aborted."""
+        if not callable(listener):
+            raise InvalidArgument(f"listener must be callable, got {type(listener).__name__}")
+        if self.aborted:
+            listener(self.reason)
+        else:
+            self._listeners.append(listener)
+
+    def throw_if_aborted(self) -> None:
+        """Raise :class:`AbortedError` carrying the reason if this signal has aborted."""
+        if self.aborted:
+            raise AbortedError(self.reason)
+
+    def __repr__(self) -> str:
+        return f"Signal(aborted={self.aborted!r}, reason={self.reason!r})"
+
+
+def any_of(*signals: Signal | None) -> Signal:
+    """A signal that aborts when any of ``signals`` does (``None`` entries are skipped).
+
+    If one is already aborted, the result is aborted with the first such reason.
+    """
+    composite = Signal()
+    for signal in signals:
+        if signal is None:
+            continue
+        if not isinstance(signal, Signal):
+            raise InvalidArgument(f"any_of takes Signal or None, got {type(signal).__name__}")
+        if signal.aborted:
+            composite.abort(signal.reason)
+            return composite
+    for signal in signals:
+        if signal is not None:
+            signal.add_listener(composite.abort)
+    return composite

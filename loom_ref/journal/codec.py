@@ -1,0 +1,100 @@
+"""The JSONL line format: one header line, then one event per line, each with a checksum.
+
+Spec: ``spec/journal.md``. A line is a JSON object whose LAST member is ``"crc"``::
+
+    {"seq":1,"kind":"EXECUTION_STARTED","payload":{...},"crc":"1c291ca3"}
+
+- ``journal.checksum``: ``crc`` is the CRC-32 (ISO-HDLC, as ``zlib.crc32``) of the line's
+  UTF-8 bytes up to, not including, the ``,"crc":"`` that starts the final member, written as
+  8 lowercase hex digits. The suffix ``,"crc":"xxxxxxxx"}`` is always 18 bytes, so a reader
+  checks a line without re-serialising it: any JSON writer can produce a valid line.
+- ``journal.header``: the first line is ``{"schema":"loom-ref.journal","version":1,
+  "executionId":...,"crc":...}``, checksummed the same way.
+- ``journal.line-terminator``: a line exists only once its terminating ``\\n`` is written; the
+  bytes after the last ``\\n`` are a torn tail (see :mod:`loom_ref.journal.reader`).
+"""
+
+from __future__ import annotations
+
+import json
+import zlib
+from typing import Any
+
+from loom_ref.errors import JournalError
+
+__all__ = [
+    "SCHEMA_NAME",
+    "SCHEMA_VERSION",
+    "ChecksumError",
+    "MalformedLineError",
+    "decode_line",
+    "encode_header",
+    "encode_line",
+]
+
+SCHEMA_NAME = "loom-ref.journal"
+SCHEMA_VERSION = 1
+
+_SUFFIX_LEN = 18  # len(',"crc":"') + 8 hex digits + len('"}')
+_CRC_OPEN = b',"crc":"'
+
+_dumps = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), allow_nan=False).encode
+
+
+class MalformedLineError(JournalError):
+    """A line is not a well-formed journal line (bad JSON, wrong members, bad types)."""
+
+    code = "journal.malformed-line"
+
+
+class ChecksumError(JournalError):
+    """A line's ``crc`` does not match its content."""
+
+    code = "journal.bad-checksum"
+
+
+def to_json_text(value: Any) -> str:
+    """Serialise ``value`` the way the journal does; raise ``TypeError``/``ValueError`` if it
+    is not made of JSON values (``journal.json-values``)."""
+    return _dumps(value)
+
+
+def _seal(body: str) -> bytes:
+    raw = body.encode("utf-8")
+    return b'%s,"crc":"%08x"}\n' % (raw, zlib.crc32(raw))
+
+
+def encode_line(seq: int, kind: str, payload: Any) -> bytes:
+    """The bytes of one event line, newline included."""
+    body = _dumps({"seq": seq, "kind": kind, "payload": payload})
+    return _seal(body[:-1])
+
+
+def encode_header(execution_id: str) -> bytes:
+    """The bytes of the header line, newline included (``journal.header``)."""
+    body = _dumps({"schema": SCHEMA_NAME, "version": SCHEMA_VERSION, "executionId": execution_id})
+    return _seal(body[:-1])
+
+
+def decode_line(line: bytes) -> dict[str, Any]:
+    """Check and parse one line (without its ``\\n``); return the object minus ``crc``.
+
+    Raises :class:`ChecksumError` or :class:`MalformedLineError`; the caller adds file and
+    line number to the error's details.
+    """
+    if len(line) <= _SUFFIX_LEN or line[-_SUFFIX_LEN:-10] != _CRC_OPEN or line[-2:] != b'"}':
+        raise MalformedLineError("line does not end with a crc member")
+    try:
+        expected = int(line[-10:-2], 16)
+    except ValueError:
+        raise MalformedLineError("crc is not 8 hex digits") from None
+    if zlib.crc32(line[:-_SUFFIX_LEN]) != expected:
+        raise ChecksumError("checksum mismatch")
+    try:
+        obj = json.loads(line)
+    except (ValueError, UnicodeDecodeError) as exc:
+        raise MalformedLineError(f"not valid JSON: {exc}") from None
+    if not isinstance(obj, dict):
+        raise MalformedLineError("line is not a JSON object")
+    del obj["crc"]
+    return obj

@@ -1,0 +1,85 @@
+"""Fault injection: a store whose journals crash after the k-th append.
+
+Spec: ``spec/journal.md`` (``journal.crash-model``). A crash is :class:`Crash`, a
+``BaseException`` subclass, so no ``except Exception`` in a body or an effect can swallow it:
+it unwinds to whoever drove the execution, the in-process state is thrown away, and a fresh
+runtime with fresh effect instances recovers from what the store holds. This is what the
+crash matrix is built on: crash after every append of an uncrashed run, recover, compare.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from loom_ref.errors import InvalidArgument
+from loom_ref.journal.events import Event, EventKind
+from loom_ref.journal.reader import TornTail
+from loom_ref.journal.store import JournalStore, LineJournal
+
+__all__ = ["Crash", "FaultInjectingStore"]
+
+
+class Crash(BaseException):
+    """The simulated death of the process, raised after the ``after``-th append."""
+
+    def __init__(self, after: int) -> None:
+        super().__init__(f"simulated crash after append {after}")
+        self.after = after
+
+
+class _FaultJournal:
+    def __init__(self, inner: LineJournal, store: FaultInjectingStore) -> None:
+        self._inner = inner
+        self._store = store
+
+    @property
+    def execution_id(self) -> str:
+        return self._inner.execution_id
+
+    @property
+    def events(self) -> Sequence[Event]:
+        return self._inner.events
+
+    @property
+    def torn(self) -> TornTail | None:
+        return self._inner.torn
+
+    def append(self, kind: EventKind, payload: Mapping[str, Any]) -> Event:
+        store = self._store
+        store.appends += 1
+        if store.appends == store.crash_after:
+            if store.torn_bytes:
+                self._inner.write_torn(kind, payload, store.torn_bytes)
+            else:
+                self._inner.append(kind, payload)
+            raise Crash(store.appends)
+        return self._inner.append(kind, payload)
+
+    def close(self) -> None:
+        self._inner.close()
+
+
+class FaultInjectingStore:
+    """Wraps a store (memory or file); the ``crash_after``-th append over all its journals
+    is written and then :class:`Crash` is raised. With ``torn_bytes``, that append writes
+    only its first ``torn_bytes`` bytes (a crash in mid-write) before crashing."""
+
+    def __init__(self, inner: Any, *, crash_after: int, torn_bytes: int = 0) -> None:
+        if not isinstance(crash_after, int) or crash_after < 1:
+            raise InvalidArgument(f"crash_after must be an int >= 1, got {crash_after!r}")
+        if not isinstance(torn_bytes, int) or torn_bytes < 0:
+            raise InvalidArgument(f"torn_bytes must be an int >= 0, got {torn_bytes!r}")
+        self.inner: JournalStore = inner
+        self.crash_after = crash_after
+        self.torn_bytes = torn_bytes
+        self.appends = 0
+
+    def exists(self, execution_id: str) -> bool:
+        return self.inner.exists(execution_id)
+
+    def create(self, execution_id: str) -> _FaultJournal:
+        return _FaultJournal(self.inner.create(execution_id), self)  # type: ignore[arg-type]
+
+    def open(self, execution_id: str) -> _FaultJournal:
+        return _FaultJournal(self.inner.open(execution_id), self)  # type: ignore[arg-type]

@@ -1,0 +1,185 @@
+"""``fold(events)``: the state of an execution, computed from its journal alone.
+
+Spec: ``spec/journal.md``.
+
+- ``journal.fold``: the state of an execution MUST be a function of its events only; folding
+  any prefix gives the state at that point (``loom-ref journal show --at SEQ``).
+- ``journal.transitions``: which event may follow in which status is the table
+  :data:`TRANSITIONS`, and nothing else. An event that the table does not allow in the current
+  status is a lookup miss, raised as :class:`IllegalTransitionError`: the journal was not
+  written by a conforming kernel.
+
+Per-step bookkeeping (``frames``) is kept beside the status: a step is ``started`` until its
+STEP_COMPLETED / STEP_FAILED, or ``in-doubt`` when recovery found it without an outcome.
+"""
+
+from __future__ import annotations
+
+import enum
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+import attrs
+
+from loom_ref.errors import JournalError
+from loom_ref.journal.events import Event, EventKind
+
+__all__ = ["TRANSITIONS", "ExecutionState", "Frame", "FrameStatus", "IllegalTransitionError",
+           "Status", "fold"]
+
+
+class IllegalTransitionError(JournalError):
+    """An event arrived in a status where :data:`TRANSITIONS` does not allow it."""
+
+    code = "journal.illegal-transition"
+
+
+class Status(enum.Enum):
+    """The status of an execution."""
+
+    NOT_STARTED = "not-started"
+    RUNNING = "running"
+    SUSPENDED = "suspended"
+    IN_DOUBT = "in-doubt"
+    COMPLETED = "completed"
+    FAILED = "failed"
+
+
+class FrameStatus(enum.Enum):
+    """The status of one step."""
+
+    STARTED = "started"
+    COMPLETED = "completed"
+    FAILED = "failed"
+    IN_DOUBT = "in-doubt"
+
+
+K = EventKind
+S = Status
+
+#: ``journal.transitions``: status -> event kind -> next status. A miss is illegal.
+TRANSITIONS: Mapping[Status, Mapping[EventKind, Status]] = {
+    S.NOT_STARTED: {K.EXECUTION_STARTED: S.RUNNING},
+    S.RUNNING: {
+        K.STEP_STARTED: S.RUNNING,
+        K.STEP_COMPLETED: S.RUNNING,
+        K.STEP_FAILED: S.RUNNING,
+        K.DECISION_RECORDED: S.RUNNING,
+        K.STREAM_APPENDED: S.RUNNING,
+        K.STEP_IN_DOUBT: S.IN_DOUBT,
+        K.EXECUTION_SUSPENDED: S.SUSPENDED,
+        K.EXECUTION_COMPLETED: S.COMPLETED,
+        K.EXECUTION_FAILED: S.FAILED,
+    },
+    S.SUSPENDED: {
+        K.RESUME_RECEIVED: S.SUSPENDED,
+        K.EXECUTION_RESUMED: S.RUNNING,
+    },
+    S.IN_DOUBT: {
+        K.STEP_COMPLETED: S.RUNNING,
+        K.STEP_FAILED: S.RUNNING,
+        K.EXECUTION_FAILED: S.FAILED,
+    },
+    S.COMPLETED: {},
+    S.FAILED: {},
+}
+
+
+@attrs.frozen(kw_only=True)
+class Frame:
+    """One step as the journal tells it."""
+
+    step_id: str
+    tool_id: str
+    status: FrameStatus
+    output: Any = None
+    error: Any = None
+
+
+@attrs.frozen(kw_only=True)
+class ExecutionState:
+    """What :func:`fold` computes.
+
+    ``waiting_gate`` is the gate a suspended execution waits on; ``pending_resume`` is set
+    once that gate's resume payload is journaled but the execution has not yet resumed.
+    ``in_doubt_step`` names the step an in-doubt execution waits on.
+    """
+
+    status: Status
+    seq: int
+    execution_id: str | None = None
+    workflow: str | None = None
+    input: Any = None
+    frames: Mapping[str, Frame] = attrs.field(factory=dict)
+    decisions: Mapping[str, Any] = attrs.field(factory=dict)
+    waiting_gate: str | None = None
+    pending_resume: bool = False
+    in_doubt_step: str | None = None
+    output: Any = None
+    error: Any = None
+
+
+def fold(events: Iterable[Event]) -> ExecutionState:
+    """Fold events into an :class:`ExecutionState` (``journal.fold``)."""
+    status = Status.NOT_STARTED
+    seq = 0
+    fields: dict[str, Any] = {}
+    frames: dict[str, Frame] = {}
+    decisions: dict[str, Any] = {}
+    waiting_gate: str | None = None
+    pending = False
+    in_doubt: str | None = None
+    for event in events:
+        try:
+            nxt = TRANSITIONS[status][event.kind]  # spec: journal.transitions
+        except KeyError:
+            raise IllegalTransitionError(
+                f"seq {event.seq}: {event.kind.value} is not allowed while {status.value}",
+                seq=event.seq, kind=event.kind.value, status=status.value,
+            ) from None
+        p = event.payload
+        kind = event.kind
+        if kind is K.EXECUTION_STARTED:
+            fields.update(execution_id=p["executionId"], workflow=p["workflow"], input=p["input"])
+        elif kind is K.STEP_STARTED:
+            frames[p["stepId"]] = Frame(step_id=p["stepId"], tool_id=p["toolId"],
+                                        status=FrameStatus.STARTED)
+        elif kind in (K.STEP_COMPLETED, K.STEP_FAILED, K.STEP_IN_DOUBT):
+            old = frames.get(p["stepId"])
+            if old is None:
+                raise IllegalTransitionError(
+                    f"seq {event.seq}: {kind.value} for step {p['stepId']!r} that never started",
+                    seq=event.seq, kind=kind.value,
+                )
+            if kind is K.STEP_COMPLETED:
+                frames[old.step_id] = attrs.evolve(old, status=FrameStatus.COMPLETED,
+                                                   output=p["output"])
+            elif kind is K.STEP_FAILED:
+                frames[old.step_id] = attrs.evolve(old, status=FrameStatus.FAILED,
+                                                   error=p["error"])
+            else:
+                frames[old.step_id] = attrs.evolve(old, status=FrameStatus.IN_DOUBT)
+            in_doubt = old.step_id if kind is K.STEP_IN_DOUBT else None
+        elif kind is K.DECISION_RECORDED:
+            decisions[p["decisionId"]] = p["choice"]
+        elif kind is K.EXECUTION_SUSPENDED:
+            waiting_gate, pending = p["gateId"], False
+        elif kind is K.RESUME_RECEIVED:
+            if p["gateId"] != waiting_gate or pending:
+                raise IllegalTransitionError(
+                    f"seq {event.seq}: resume of gate {p['gateId']!r} that is not waiting",
+                    seq=event.seq, kind=kind.value,
+                )
+            pending = True
+        elif kind is K.EXECUTION_RESUMED:
+            waiting_gate, pending = None, False
+        elif kind is K.EXECUTION_COMPLETED:
+            fields["output"] = p["output"]
+        elif kind is K.EXECUTION_FAILED:
+            fields["error"] = p["error"]
+        status = nxt
+        seq = event.seq
+    return ExecutionState(
+        status=status, seq=seq, frames=frames, decisions=decisions, waiting_gate=waiting_gate,
+        pending_resume=pending, in_doubt_step=in_doubt, **fields,
+    )

@@ -1,0 +1,104 @@
+"""Reading a journal's bytes back into events: the torn-tail rule and corruption by line.
+
+Spec: ``spec/journal.md``.
+
+- ``journal.torn-tail``: bytes after the last ``\\n`` are a torn tail, left by a crash in the
+  middle of a write. They MUST be treated as not written, and MUST be reported (how many
+  bytes), never skipped silently. A writer that opens the journal truncates them before its
+  first append.
+- ``journal.corrupt-line``: any complete line that fails its checksum, is not well-formed, or
+  breaks the sequence MUST be a hard error naming the file and the 1-based line number.
+  Nothing after a bad line is read.
+- ``journal.seq``: event ``seq`` values MUST run 1, 2, 3, ... with no gaps.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import attrs
+
+from loom_ref.errors import JournalError
+from loom_ref.journal.codec import SCHEMA_NAME, SCHEMA_VERSION, decode_line
+from loom_ref.journal.events import Event, PayloadError, check_payload, kind_from_name
+
+__all__ = ["CorruptJournalError", "ParsedJournal", "TornTail", "parse_journal"]
+
+
+class CorruptJournalError(JournalError):
+    """A complete line of the journal is bad; ``details`` name the file and line.
+
+    ``details["reason"]`` is the code of the underlying problem (``journal.bad-checksum``,
+    ``journal.malformed-line``, ``journal.bad-payload``, ``journal.seq-gap``,
+    ``journal.bad-header``).
+    """
+
+    code = "journal.corrupt"
+
+
+@attrs.frozen(kw_only=True)
+class TornTail:
+    """A torn last line: ``line`` is its 1-based number, ``size`` its length in bytes."""
+
+    line: int
+    size: int
+
+
+@attrs.frozen(kw_only=True)
+class ParsedJournal:
+    """What :func:`parse_journal` found: the execution id, the events, a torn tail if any,
+    and ``good_size``: the byte length of the journal up to the last complete line."""
+
+    execution_id: str | None
+    events: Sequence[Event]
+    torn: TornTail | None
+    good_size: int
+
+
+def parse_journal(data: bytes, *, source: str = "<memory>") -> ParsedJournal:
+    """Parse a whole journal. An empty input has no header and no events."""
+    last_nl = data.rfind(b"\n")
+    good_size = last_nl + 1
+    lines = data[:good_size].split(b"\n")[:-1] if good_size else []
+    torn = None
+    if good_size < len(data):  # spec: journal.torn-tail
+        torn = TornTail(line=len(lines) + 1, size=len(data) - good_size)
+    if not lines:
+        return ParsedJournal(execution_id=None, events=(), torn=torn, good_size=good_size)
+
+    def corrupt(lineno: int, reason: str, message: str) -> CorruptJournalError:
+        # spec: journal.corrupt-line
+        return CorruptJournalError(
+            f"{source}, line {lineno}: {message}", file=source, line=lineno, reason=reason
+        )
+
+    try:
+        header = decode_line(lines[0])
+    except JournalError as exc:
+        raise corrupt(1, exc.code, exc.message) from None
+    if header.get("schema") != SCHEMA_NAME or header.get("version") != SCHEMA_VERSION:
+        raise corrupt(1, "journal.bad-header", f"not a {SCHEMA_NAME} v{SCHEMA_VERSION} header")
+    execution_id = header.get("executionId")
+    if not isinstance(execution_id, str):
+        raise corrupt(1, "journal.bad-header", "header has no executionId")
+
+    events: list[Event] = []
+    append = events.append
+    for lineno, line in enumerate(lines[1:], start=2):
+        try:
+            obj = decode_line(line)
+            kind = kind_from_name(obj.get("kind"))
+            payload = obj.get("payload")
+            check_payload(kind, payload)
+        except JournalError as exc:
+            raise corrupt(lineno, exc.code, exc.message) from None
+        seq = obj.get("seq")
+        if seq != lineno - 1 or type(seq) is not int:  # spec: journal.seq
+            raise corrupt(lineno, "journal.seq-gap", f"expected seq {lineno - 1}, found {seq!r}")
+        if len(obj) != 3:
+            raise corrupt(lineno, "journal.malformed-line", f"unexpected members {sorted(obj)}")
+        append(Event(seq=seq, kind=kind, payload=payload))  # type: ignore[arg-type]
+    return ParsedJournal(execution_id=execution_id, events=events, torn=torn, good_size=good_size)
+
+
+__all__ += ["PayloadError"]

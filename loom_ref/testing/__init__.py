@@ -1,0 +1,1 @@
+"""See spec/ for this layer's chapter."""
