@@ -14,7 +14,7 @@ from typing import Any
 
 from loom_ref.errors import InvalidArgument
 from loom_ref.journal.events import Event, EventKind
-from loom_ref.journal.reader import TornTail
+from loom_ref.journal.reader import ParsedJournal, TornTail
 from loom_ref.journal.store import JournalStore, LineJournal
 
 __all__ = ["Crash", "FaultInjectingStore"]
@@ -77,6 +77,9 @@ class FaultInjectingStore:
 
     def exists(self, execution_id: str) -> bool:
         return self.inner.exists(execution_id)
+
+    def read(self, execution_id: str) -> ParsedJournal:
+        return self.inner.read(execution_id)
 
     def create(self, execution_id: str) -> _FaultJournal:
         return _FaultJournal(self.inner.create(execution_id), self)  # type: ignore[arg-type]

@@ -1,0 +1,352 @@
+"""Driving a runner body: serve what the journal holds, run what it does not, journal it.
+
+Spec: ``spec/kernel.md``. The rules, in the order a drive meets them:
+
+- ``kernel.replay-serve``: a command the journal already holds MUST be served from it: a
+  completed step's output is returned and its effect is not called; a failed step's error is
+  raised again; a recorded decision's choice is returned and the decider does not run (ADR
+  0119 decision 5: "a recorded decision serves choice and the decider never runs"); a gate
+  with a journaled resume returns its payload.
+- ``kernel.replay-compare``: each command is compared with the journal at that point: a
+  different kind, id or tool (or a body that ends while history remains) is a
+  :class:`NondeterminismError` with expected and actual. The drive never continues past it;
+  a writing drive journals EXECUTION_FAILED first, so a diverged execution never looks running.
+- ``kernel.json-roundtrip``: every value a body receives (outputs, choices, resume payloads)
+  is the journaled JSON value, decoded: live and on replay alike.
+- ``kernel.step-failure``: an effect's exception is journaled as STEP_FAILED ``{code,
+  message}`` and raised into the body as :class:`StepFailedError`, identically on replay.
+- ``kernel.in-doubt``: a step with STEP_STARTED and no outcome, found when a drive reaches it,
+  is in doubt (K9). An effect that declares itself idempotent is invoked again with the same
+  idempotency key; any other gets STEP_IN_DOUBT and the execution parks until resolved.
+- ``kernel.duplicate-id``: two commands of one execution with the same id raise
+  :class:`DuplicateIdError` into the body.
+- ``kernel.decider-throws``: a decider that raises records nothing; its exception is raised
+  into the body (ADR 0119 decision 8: "nothing is recorded because the decider threw").
+
+A drive is either *writing* (``journal`` given: start, resume, recover, resolve) or
+*read-only* (``journal`` is None: :func:`~loom_ref.kernel.runtime.replay`), which stops where
+the history ends and never calls an effect.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from loom_ref.effects.call import EffectCall, Mode
+from loom_ref.effects.scope import DecideScope
+from loom_ref.effects.signal import any_of
+from loom_ref.errors import EffectError, InvalidArgument, LoomError
+from loom_ref.journal.events import Event, EventKind, PayloadError
+from loom_ref.journal.fold import Status
+from loom_ref.journal.store import Journal
+from loom_ref.kernel.commands import Choice, Decide, Execute, Stream, Suspend
+from loom_ref.kernel.context import ExecutionContext
+from loom_ref.kernel.errors import DuplicateIdError, NondeterminismError, StepFailedError
+from loom_ref.kernel.history import Recorded, index_history
+from loom_ref.kernel.result import ExecutionResult
+from loom_ref.kernel.seam import EffectHost
+from loom_ref.kernel.workflow import Workflow
+
+__all__ = ["drive", "error_json"]
+
+K = EventKind
+_COMMAND_KIND = {Execute: "execute", Decide: "decide", Suspend: "suspend", Stream: "stream"}
+
+
+def _copy(value: Any) -> Any:
+    # spec: kernel.json-roundtrip
+    return json.loads(json.dumps(value))
+
+
+def error_json(exc: BaseException, default_code: str) -> dict[str, Any]:
+    """The ``{code, message}`` journaled for an exception."""
+    if isinstance(exc, LoomError):
+        return exc.to_json()
+    return {"code": default_code, "message": f"{type(exc).__name__}: {exc}"}
+
+
+def _command_id(cmd: Any) -> str:
+    if isinstance(cmd, Execute):
+        return cmd.step_id
+    if isinstance(cmd, Decide):
+        return cmd.decision_id
+    if isinstance(cmd, Suspend):
+        return cmd.gate_id
+    return str(cmd.stream_id)
+
+
+def _describe(cmd: Any) -> dict[str, Any]:
+    out: dict[str, Any] = {"command": _COMMAND_KIND[type(cmd)], "id": _command_id(cmd)}
+    if isinstance(cmd, Execute):
+        out["toolId"] = cmd.tool_id
+    return out
+
+
+class _NoHost:
+    """The host of a read-only replay's deciders: it has no effects to call."""
+
+    def invoke_transient(self, call: EffectCall) -> Any:
+        raise EffectError(f"read-only replay has no effect host for {call.tool_id!r}",
+                          code="effect.no-host")
+
+
+_NO_HOST = _NoHost()
+
+
+class _Park(Exception):
+    def __init__(self, status: Status, **fields: Any) -> None:
+        self.status = status
+        self.fields = fields
+
+
+class _Drive:
+    def __init__(
+        self, *, workflow: Workflow, events: Sequence[Event], journal: Journal | None,
+        effects: EffectHost | None, execution_id: str, input: Any, retry_step: str | None,
+        on_warn: Callable[[str], None],
+    ) -> None:
+        self.workflow = workflow
+        self.journal = journal
+        self.effects = effects
+        self.execution_id = execution_id
+        self.input = input
+        self.retry_step = retry_step
+        self.on_warn = on_warn
+        self.records, self.terminal = index_history(events)
+        self.cursor = 0
+        self.seen: set[str] = set()
+        self.served: list[str] = []
+        self.ran: list[str] = []
+        self.ctx = ExecutionContext(execution_id)
+
+    # -- journal -------------------------------------------------------------------------
+    def append(self, kind: EventKind, payload: dict[str, Any]) -> Event:
+        assert self.journal is not None
+        return self.journal.append(kind, payload)
+
+    # -- the loop ------------------------------------------------------------------------
+    def run(self) -> ExecutionResult:
+        gen = self.workflow.body(self.ctx, _copy(self.input))
+        send: Any = None
+        throw: BaseException | None = None
+        while True:
+            try:
+                cmd = gen.send(send) if throw is None else gen.throw(throw)
+            except StopIteration as stop:
+                return self.finish(stop.value, None)
+            except Exception as exc:  # the body failed
+                return self.finish(None, exc)
+            send, throw = None, None
+            try:
+                send, throw = self.handle(cmd)
+            except _Park as park:
+                gen.close()
+                return self.result(park.status, **park.fields)
+            except NondeterminismError as exc:
+                gen.close()
+                if self.journal is not None:
+                    self.append(K.EXECUTION_FAILED, {"error": exc.to_json()})
+                raise
+
+    def result(self, status: Status, **fields: Any) -> ExecutionResult:
+        return ExecutionResult(execution_id=self.execution_id, status=status,
+                               served=tuple(self.served), ran=tuple(self.ran), **fields)
+
+    def handle(self, cmd: Any) -> tuple[Any, BaseException | None]:
+        if type(cmd) not in _COMMAND_KIND:
+            return None, InvalidArgument(
+                f"a body must yield commands built by ctx (execute, decide, suspend, stream), "
+                f"got {type(cmd).__name__}", code="argument.command",
+            )
+        cid = _command_id(cmd)
+        if cid in self.seen:  # spec: kernel.duplicate-id
+            return None, DuplicateIdError(f"id {cid!r} is used twice in one execution", id=cid)
+        self.seen.add(cid)
+        if self.cursor < len(self.records):
+            rec = self.records[self.cursor]
+            if rec.kind == _COMMAND_KIND[type(cmd)] and rec.id == cid and (
+                not isinstance(cmd, Execute) or rec.tool_id == cmd.tool_id
+            ):
+                self.cursor += 1
+                return self.serve(rec, cmd)
+            if isinstance(cmd, Decide):  # spec: kernel.decider-throws (a failed decision is
+                # a hole in the history: run it again; only a throw keeps the history intact)
+                try:
+                    self.run_decider(cmd)
+                except Exception as exc:
+                    return None, exc
+            raise NondeterminismError(  # spec: kernel.replay-compare
+                "the body diverged from its journal", expected=rec.describe(),
+                actual=_describe(cmd),
+            )
+        if self.journal is None:  # read-only replay: history ends here
+            raise _Park(Status.RUNNING)
+        return self.live(cmd)
+
+    # -- serving from the log ------------------------------------------------------------
+    def serve(self, rec: Recorded, cmd: Any) -> tuple[Any, BaseException | None]:
+        if rec.kind == "execute":
+            if rec.outcome is None:
+                return self.in_doubt(rec, cmd)
+            self.served.append(rec.id)
+            p = rec.outcome.payload
+            if rec.outcome.kind is K.STEP_COMPLETED:
+                return _copy(p["output"]), None
+            return None, StepFailedError(step_id=rec.id, error=dict(p["error"]))
+        if rec.kind == "suspend":
+            if rec.outcome is None:
+                raise _Park(Status.SUSPENDED, waiting_on=rec.id)
+            self.served.append(rec.id)
+            return _copy(rec.outcome.payload["payload"]), None
+        self.served.append(rec.id)
+        assert rec.start is not None
+        if rec.kind == "decide":
+            return _copy(rec.start.payload["choice"]), None
+        return None, None
+
+    def in_doubt(self, rec: Recorded, cmd: Execute) -> tuple[Any, BaseException | None]:
+        # spec: kernel.in-doubt
+        if self.journal is None:
+            raise _Park(Status.IN_DOUBT if rec.marked_in_doubt else Status.RUNNING,
+                        in_doubt_step=rec.id)
+        assert self.effects is not None and rec.start is not None
+        if rec.id == self.retry_step or self.effects.is_idempotent(rec.tool_id or ""):
+            start = rec.start.payload
+            return self.invoke(cmd, start["input"], start["idempotencyKey"])
+        if not rec.marked_in_doubt:
+            self.append(K.STEP_IN_DOUBT, {"stepId": rec.id})
+            self.on_warn(f"kernel.in-doubt: step {rec.id!r} of {self.execution_id!r} started "
+                         "but has no outcome; resolve it with complete, fail or retry")
+        raise _Park(Status.IN_DOUBT, in_doubt_step=rec.id)
+
+    # -- running live --------------------------------------------------------------------
+    def live(self, cmd: Any) -> tuple[Any, BaseException | None]:
+        if isinstance(cmd, Execute):
+            key = f"{self.execution_id}/{cmd.step_id}"
+            try:
+                self.append(K.STEP_STARTED, {"stepId": cmd.step_id, "toolId": cmd.tool_id,
+                                             "input": cmd.input, "idempotencyKey": key})
+            except PayloadError as exc:
+                return None, exc
+            return self.invoke(cmd, cmd.input, key)
+        if isinstance(cmd, Decide):
+            try:
+                choice = self.run_decider(cmd)
+            except Exception as exc:  # spec: kernel.decider-throws
+                return None, exc
+            payload: dict[str, Any] = {"decisionId": cmd.decision_id}
+            if isinstance(choice, Choice):
+                payload["choice"] = choice.value
+                payload["policy"] = {"id": choice.policy_id, "propensity": choice.propensity}
+            else:
+                payload["choice"] = choice
+            if cmd.context is not None:
+                payload["context"] = cmd.context
+            if cmd.alternatives is not None:
+                payload["alternatives"] = cmd.alternatives
+            try:
+                self.append(K.DECISION_RECORDED, payload)
+            except PayloadError as exc:
+                return None, exc
+            self.ran.append(cmd.decision_id)
+            return _copy(payload["choice"]), None
+        if isinstance(cmd, Suspend):
+            self.append(K.EXECUTION_SUSPENDED, {"gateId": cmd.gate_id, "on": cmd.on,
+                                                "correlationKey": cmd.correlation_key})
+            self.ran.append(cmd.gate_id)
+            raise _Park(Status.SUSPENDED, waiting_on=cmd.gate_id)
+        try:
+            self.append(K.STREAM_APPENDED, {"streamId": cmd.stream_id, "data": cmd.data})
+        except PayloadError as exc:
+            return None, exc
+        self.ran.append(cmd.stream_id)
+        return None, None
+
+    def run_decider(self, cmd: Decide) -> Any:
+        """Run a decider inside its scope; a throw propagates (nothing recorded)."""
+        host = self.effects if self.effects is not None else _NO_HOST
+        with DecideScope(host, self.execution_id, execution_signal=self.ctx.signal) as scope:
+            return cmd.decider(scope)
+
+    def invoke(self, cmd: Execute, input: Any, key: str) -> tuple[Any, BaseException | None]:
+        assert self.effects is not None
+        call = EffectCall(
+            tool_id=cmd.tool_id, input=_copy(input), mode=Mode.DURABLE,
+            principal=self.execution_id, execution_id=self.execution_id, step_id=cmd.step_id,
+            idempotency_key=key, signal=any_of(self.ctx.signal, cmd.signal),
+        )
+        self.ran.append(cmd.step_id)
+        try:
+            output = self.effects.invoke(call)
+        except Exception as exc:  # spec: kernel.step-failure
+            error = error_json(exc, "effect.failed")
+            self.append(K.STEP_FAILED, {"stepId": cmd.step_id, "error": error})
+            return None, StepFailedError(step_id=cmd.step_id, error=error)
+        try:
+            self.append(K.STEP_COMPLETED, {"stepId": cmd.step_id, "output": output})
+        except PayloadError as exc:
+            error = exc.to_json()
+            self.append(K.STEP_FAILED, {"stepId": cmd.step_id, "error": error})
+            return None, StepFailedError(step_id=cmd.step_id, error=error)
+        return _copy(output), None
+
+    # -- the end ---------------------------------------------------------------------------
+    def finish(self, output: Any, exc: Exception | None) -> ExecutionResult:
+        if self.cursor < len(self.records):  # spec: kernel.replay-compare
+            actual = {"command": "return" if exc is None else "raise"}
+            err = NondeterminismError("the body ended before its journal did",
+                                      expected=self.records[self.cursor].describe(),
+                                      actual=actual)
+            if self.journal is not None:
+                self.append(K.EXECUTION_FAILED, {"error": err.to_json()})
+            raise err
+        if self.journal is None:
+            return self.finish_replay(output, exc)
+        if exc is None:
+            try:
+                self.append(K.EXECUTION_COMPLETED, {"output": output})
+            except PayloadError as bad:
+                exc = bad
+            else:
+                return self.result(Status.COMPLETED, output=_copy(output))
+        error = error_json(exc, "kernel.body-error")
+        self.append(K.EXECUTION_FAILED, {"error": error})
+        return self.result(Status.FAILED, error=error)
+
+    def finish_replay(self, output: Any, exc: Exception | None) -> ExecutionResult:
+        term = self.terminal
+        if exc is None:
+            if term is None or term.kind is not K.EXECUTION_COMPLETED or _copy(output) != _copy(
+                term.payload["output"]
+            ):
+                raise NondeterminismError(
+                    "the replayed body returned a different result",
+                    expected=_terminal(term), actual={"command": "return", "output": output},
+                )
+            return self.result(Status.COMPLETED, output=_copy(output))
+        error = error_json(exc, "kernel.body-error")
+        if term is None or term.kind is not K.EXECUTION_FAILED or term.payload["error"] != error:
+            raise NondeterminismError(
+                "the replayed body failed differently", expected=_terminal(term),
+                actual={"command": "raise", "error": error},
+            )
+        return self.result(Status.FAILED, error=error)
+
+
+def _terminal(term: Event | None) -> dict[str, Any]:
+    if term is None:
+        return {"command": "none"}
+    return {"seq": term.seq, "kind": term.kind.value, **dict(term.payload)}
+
+
+def drive(
+    *, workflow: Workflow, events: Sequence[Event], journal: Journal | None,
+    effects: EffectHost | None, execution_id: str, input: Any,
+    retry_step: str | None = None, on_warn: Callable[[str], None],
+) -> ExecutionResult:
+    """Run ``workflow``'s body from the start against ``events`` (see the module rules)."""
+    return _Drive(workflow=workflow, events=events, journal=journal, effects=effects,
+                  execution_id=execution_id, input=input, retry_step=retry_step,
+                  on_warn=on_warn).run()

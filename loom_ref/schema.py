@@ -1,0 +1,149 @@
+"""A small, closed subset of JSON Schema, for resume payloads and protocol messages.
+
+Spec: ``spec/kernel.md`` (``kernel.resume-schema``) and ``conformance/INTERPRETING.md``.
+loom_ref depends on attrs only, so it carries its own validator for the keywords it needs:
+
+``type`` (a name or a list of names: null, boolean, integer, number, string, array, object),
+``enum``, ``const``, ``properties``, ``required``, ``additionalProperties`` (bool or schema),
+``items``, ``minItems``, ``maxItems``, ``minLength``, ``maxLength``, ``minimum``, ``maximum``,
+``pattern``, ``anyOf``, ``oneOf``, ``$ref`` to ``#/$defs/<name>``, ``$defs``, and the
+annotations ``$schema``, ``$id``, ``title``, ``description``, ``default``, ``examples``.
+
+A schema using any other keyword is refused when it is checked (:func:`check_schema`), so an
+unsupported keyword can never pass a payload silently (fail closed). Booleans are not numbers
+here, as in JSON Schema.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from typing import Any
+
+from loom_ref.errors import InvalidArgument
+
+__all__ = ["check_schema", "validate"]
+
+_TYPES: dict[str, tuple[type, ...]] = {
+    "null": (type(None),),
+    "boolean": (bool,),
+    "integer": (int,),
+    "number": (int, float),
+    "string": (str,),
+    "array": (list, tuple),
+    "object": (dict, Mapping),
+}
+_KEYWORDS = frozenset(
+    {"type", "enum", "const", "properties", "required", "additionalProperties", "items",
+     "minItems", "maxItems", "minLength", "maxLength", "minimum", "maximum", "pattern",
+     "anyOf", "oneOf", "$ref", "$defs", "$schema", "$id", "title", "description", "default",
+     "examples"}
+)
+
+
+def check_schema(schema: object, *, where: str = "schema") -> None:
+    """Raise :class:`InvalidArgument` unless ``schema`` uses only the supported subset."""
+    if isinstance(schema, bool):
+        return
+    if not isinstance(schema, Mapping):
+        raise InvalidArgument(f"{where} must be an object or a boolean", code="argument.schema")
+    unknown = set(schema) - _KEYWORDS
+    if unknown:
+        raise InvalidArgument(
+            f"{where} uses unsupported keywords {sorted(unknown)}", code="argument.schema"
+        )
+    types = schema.get("type")
+    for name in [types] if isinstance(types, str) else (types or []):
+        if name not in _TYPES:
+            raise InvalidArgument(f"{where}: unknown type {name!r}", code="argument.schema")
+    for key in ("properties", "$defs"):
+        for name, sub in (schema.get(key) or {}).items():
+            check_schema(sub, where=f"{where}/{key}/{name}")
+    for key in ("items", "additionalProperties"):
+        if key in schema:
+            check_schema(schema[key], where=f"{where}/{key}")
+    for key in ("anyOf", "oneOf"):
+        for i, sub in enumerate(schema.get(key) or []):
+            check_schema(sub, where=f"{where}/{key}/{i}")
+
+
+def _is(value: Any, name: str) -> bool:
+    if isinstance(value, bool) and name in ("integer", "number"):
+        return False
+    if name == "integer" and isinstance(value, float):
+        return value.is_integer()
+    return isinstance(value, _TYPES[name])
+
+
+def validate(value: Any, schema: Any, *, root: Any = None) -> list[dict[str, str]]:
+    """Every way ``value`` fails ``schema``, as ``[{"path": "/a/0", "message": ...}]``.
+
+    An empty list means the value is valid.
+    """
+    problems: list[dict[str, str]] = []
+    _validate(value, schema, "", problems, schema if root is None else root)
+    return problems
+
+
+def _validate(value: Any, schema: Any, path: str, out: list[dict[str, str]], root: Any) -> None:
+    def fail(message: str) -> None:
+        out.append({"path": path or "/", "message": message})
+
+    if schema is True:
+        return
+    if schema is False:
+        fail("no value is allowed here")
+        return
+    ref = schema.get("$ref")
+    if ref is not None:
+        prefix = "#/$defs/"
+        if not ref.startswith(prefix) or ref[len(prefix):] not in root.get("$defs", {}):
+            fail(f"unresolvable $ref {ref!r}")
+            return
+        _validate(value, root["$defs"][ref[len(prefix):]], path, out, root)
+    types = schema.get("type")
+    if types is not None:
+        names = [types] if isinstance(types, str) else list(types)
+        if not any(_is(value, n) for n in names):
+            fail(f"expected {' or '.join(names)}, got {type(value).__name__}")
+            return
+    if "const" in schema and value != schema["const"]:
+        fail(f"expected {schema['const']!r}")
+    if "enum" in schema and value not in schema["enum"]:
+        fail(f"expected one of {schema['enum']!r}")
+    if isinstance(value, str):
+        if len(value) < schema.get("minLength", 0):
+            fail(f"shorter than {schema['minLength']}")
+        if "maxLength" in schema and len(value) > schema["maxLength"]:
+            fail(f"longer than {schema['maxLength']}")
+        if "pattern" in schema and not re.search(schema["pattern"], value):
+            fail(f"does not match {schema['pattern']!r}")
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        if "minimum" in schema and value < schema["minimum"]:
+            fail(f"less than {schema['minimum']}")
+        if "maximum" in schema and value > schema["maximum"]:
+            fail(f"greater than {schema['maximum']}")
+    if isinstance(value, (list, tuple)):
+        if len(value) < schema.get("minItems", 0):
+            fail(f"fewer than {schema['minItems']} items")
+        if "maxItems" in schema and len(value) > schema["maxItems"]:
+            fail(f"more than {schema['maxItems']} items")
+        if "items" in schema:
+            for i, item in enumerate(value):
+                _validate(item, schema["items"], f"{path}/{i}", out, root)
+    if isinstance(value, Mapping):
+        props = schema.get("properties", {})
+        for name in schema.get("required", []):
+            if name not in value:
+                fail(f"missing required property {name!r}")
+        extra = schema.get("additionalProperties", True)
+        for name, item in value.items():
+            if name in props:
+                _validate(item, props[name], f"{path}/{name}", out, root)
+            elif extra is not True:
+                _validate(item, extra, f"{path}/{name}", out, root)
+    for key in ("anyOf", "oneOf"):
+        if key in schema:
+            matches = sum(1 for sub in schema[key] if not validate(value, sub, root=root))
+            if matches == 0 or (key == "oneOf" and matches > 1):
+                fail(f"matches {matches} of the {key} alternatives")
