@@ -74,7 +74,9 @@ class EffectRegistry:
         try:
             return self._effects[tool_id]
         except KeyError:
-            raise UnknownToolError(f"no effect registered as {tool_id!r}", tool_id=tool_id) from None
+            raise UnknownToolError(
+                f"no effect registered as {tool_id!r}", tool_id=tool_id
+            ) from None
 
     def invoke(self, call: EffectCall) -> Any:
         return self._lookup(call.tool_id)(call)
