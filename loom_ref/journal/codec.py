@@ -39,6 +39,7 @@ _SUFFIX_LEN = 18  # len(',"crc":"') + 8 hex digits + len('"}')
 _CRC_OPEN = b',"crc":"'
 
 _dumps = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), allow_nan=False).encode
+_loads = json.JSONDecoder().decode  # str in, no encoding sniffing (a journal is UTF-8)
 
 
 class MalformedLineError(JournalError):
@@ -88,13 +89,13 @@ def decode_line(line: bytes) -> dict[str, Any]:
         expected = int(line[-10:-2], 16)
     except ValueError:
         raise MalformedLineError("crc is not 8 hex digits") from None
-    if zlib.crc32(line[:-_SUFFIX_LEN]) != expected:
+    if zlib.crc32(memoryview(line)[:-_SUFFIX_LEN]) != expected:
         raise ChecksumError("checksum mismatch")
     try:
-        obj = json.loads(line)
+        obj = _loads(line.decode("utf-8"))
     except (ValueError, UnicodeDecodeError) as exc:
         raise MalformedLineError(f"not valid JSON: {exc}") from None
-    if not isinstance(obj, dict):
+    if type(obj) is not dict:
         raise MalformedLineError("line is not a JSON object")
     del obj["crc"]
     return obj

@@ -37,6 +37,8 @@ class IllegalTransitionError(JournalError):
 class Status(enum.Enum):
     """The status of an execution."""
 
+    __hash__ = object.__hash__  # identity hash: see EventKind
+
     NOT_STARTED = "not-started"
     RUNNING = "running"
     SUSPENDED = "suspended"
@@ -152,13 +154,14 @@ def fold(events: Iterable[Event]) -> ExecutionState:
                     seq=event.seq, kind=kind.value,
                 )
             if kind is K.STEP_COMPLETED:
-                frames[old.step_id] = attrs.evolve(old, status=FrameStatus.COMPLETED,
-                                                   output=p["output"])
+                frames[old.step_id] = Frame(step_id=old.step_id, tool_id=old.tool_id,
+                                            status=FrameStatus.COMPLETED, output=p["output"])
             elif kind is K.STEP_FAILED:
-                frames[old.step_id] = attrs.evolve(old, status=FrameStatus.FAILED,
-                                                   error=p["error"])
+                frames[old.step_id] = Frame(step_id=old.step_id, tool_id=old.tool_id,
+                                            status=FrameStatus.FAILED, error=p["error"])
             else:
-                frames[old.step_id] = attrs.evolve(old, status=FrameStatus.IN_DOUBT)
+                frames[old.step_id] = Frame(step_id=old.step_id, tool_id=old.tool_id,
+                                            status=FrameStatus.IN_DOUBT)
             in_doubt = old.step_id if kind is K.STEP_IN_DOUBT else None
         elif kind is K.DECISION_RECORDED:
             decisions[p["decisionId"]] = p["choice"]

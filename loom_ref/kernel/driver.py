@@ -55,8 +55,16 @@ K = EventKind
 _COMMAND_KIND = {Execute: "execute", Decide: "decide", Suspend: "suspend", Stream: "stream"}
 
 
+_SCALARS = frozenset({str, int, bool, type(None)})
+
+
 def _copy(value: Any) -> Any:
-    # spec: kernel.json-roundtrip
+    """The value a body receives: the journaled JSON value, decoded (``kernel.json-roundtrip``).
+
+    Strings, integers, booleans and null decode to themselves, so they skip the round trip.
+    """
+    if type(value) in _SCALARS:
+        return value
     return json.loads(json.dumps(value))
 
 
@@ -272,10 +280,12 @@ class _Drive:
 
     def invoke(self, cmd: Execute, input: Any, key: str) -> tuple[Any, BaseException | None]:
         assert self.effects is not None
+        # the call's signal: the execution's cancel, composed with the body's own if it gave one
+        signal = self.ctx.signal if cmd.signal is None else any_of(self.ctx.signal, cmd.signal)
         call = EffectCall(
             tool_id=cmd.tool_id, input=_copy(input), mode=Mode.DURABLE,
             principal=self.execution_id, execution_id=self.execution_id, step_id=cmd.step_id,
-            idempotency_key=key, signal=any_of(self.ctx.signal, cmd.signal),
+            idempotency_key=key, signal=signal,
         )
         self.ran.append(cmd.step_id)
         try:
@@ -284,6 +294,9 @@ class _Drive:
             error = error_json(exc, "effect.failed")
             self.append(K.STEP_FAILED, {"stepId": cmd.step_id, "error": error})
             return None, StepFailedError(step_id=cmd.step_id, error=error)
+        finally:
+            if signal is not self.ctx.signal:
+                signal.detach()  # type: ignore[attr-defined]
         try:
             self.append(K.STEP_COMPLETED, {"stepId": cmd.step_id, "output": output})
         except PayloadError as exc:

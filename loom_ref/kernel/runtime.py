@@ -242,7 +242,7 @@ class Runtime:
     def replay(self, execution_id: str) -> ExecutionResult:
         """Replay an execution against its journal, read-only (``kernel.replay-readonly``)."""
         events = self.store.read(check_execution_id(execution_id)).events
-        state = fold(events)
+        state = fold(events)  # spec: journal.transitions -- a replay reads a valid journal only
         if state.workflow is None:
             raise NotStartedError(f"execution {execution_id!r} never started")
         return replay(self.workflow(state.workflow), events, effects=self.effects,
@@ -258,9 +258,9 @@ def replay(workflow: Workflow, events: Sequence[Event], *, effects: EffectHost |
     :class:`~loom_ref.kernel.errors.NondeterminismError` on any divergence.
     ``effects`` is used only by deciders whose decision is not in the journal.
     """
-    state = fold(events)
-    if state.execution_id is None:
+    if not events or events[0].kind is not K.EXECUTION_STARTED:
         raise NotStartedError("the events hold no EXECUTION_STARTED")
+    first = events[0].payload
     return drive(workflow=workflow, events=events, journal=None, effects=effects,
-                 execution_id=state.execution_id, input=state.input,
+                 execution_id=first["executionId"], input=first["input"],
                  on_warn=on_warn or _default_warn)

@@ -1,0 +1,131 @@
+"""Kernel throughput, printed as ratios measured in one run (never asserted in tests).
+
+Prints:
+- durable 1-step executions per second on the memory and the file journal (flush per event,
+  no fsync), each as a ratio to the raw cost of the same lines with json.dumps+write+flush;
+- replay rate of a 100,000-event journal (parse + fold + read-only replay of the body), as a
+  ratio to json.loads of the same lines.
+Targets (issue 2): >= 11,400 executions/s on the file journal; replay >= 50% of raw parse.
+
+Usage: python bench/bench_kernel.py [--executions N] [--events N]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import tempfile
+import time
+from collections.abc import Generator
+from typing import Any
+
+from loom_ref.journal import FileStore, FsyncPolicy, MemoryStore, fold, parse_journal
+from loom_ref.kernel import EffectRegistry, ExecutionContext, Runtime, Workflow, replay
+
+
+def one_step(ctx: ExecutionContext, inp: Any) -> Generator[Any, Any, Any]:
+    out = yield ctx.execute("echo", inp)
+    return out
+
+
+def many_steps(ctx: ExecutionContext, n: Any) -> Generator[Any, Any, Any]:
+    for i in range(n):
+        yield ctx.execute("echo", i)
+    return n
+
+
+def registry() -> EffectRegistry:
+    return EffectRegistry().add("echo", lambda call: call.input)
+
+
+def executions_per_second(store: Any, n: int) -> float:
+    rt = Runtime(store=store, effects=registry(), workflows=[Workflow(name="one", body=one_step)])
+    t0 = time.perf_counter()
+    for i in range(n):
+        rt.start("one", {"i": i}, execution_id=f"e{i}")
+    return n / (time.perf_counter() - t0)
+
+
+def raw_lines_per_execution(directory: str, n: int) -> float:
+    """The floor: the same 4 lines per execution, json.dumps + write + flush, one file each."""
+    t0 = time.perf_counter()
+    for i in range(n):
+        with open(os.path.join(directory, f"raw{i}.jsonl"), "w") as f:
+            f.write(json.dumps({"schema": "loom-ref.journal", "executionId": f"e{i}"}) + "\n")
+            f.flush()
+            for seq, kind, payload in (
+                (1, "EXECUTION_STARTED", {"executionId": f"e{i}", "workflow": "one",
+                                          "input": {"i": i}}),
+                (2, "STEP_STARTED", {"stepId": "echo#1", "toolId": "echo", "input": {"i": i},
+                                     "idempotencyKey": f"e{i}/echo#1"}),
+                (3, "STEP_COMPLETED", {"stepId": "echo#1", "output": {"i": i}}),
+                (4, "EXECUTION_COMPLETED", {"output": {"i": i}}),
+            ):
+                f.write(json.dumps({"seq": seq, "kind": kind, "payload": payload}) + "\n")
+                f.flush()
+    return n / (time.perf_counter() - t0)
+
+
+def raw_memory_per_execution(n: int) -> float:
+    t0 = time.perf_counter()
+    for i in range(n):
+        buf: list[str] = []
+        for seq, kind, payload in (
+            (1, "EXECUTION_STARTED", {"executionId": f"e{i}", "workflow": "one",
+                                      "input": {"i": i}}),
+            (2, "STEP_STARTED", {"stepId": "echo#1", "toolId": "echo", "input": {"i": i},
+                                 "idempotencyKey": f"e{i}/echo#1"}),
+            (3, "STEP_COMPLETED", {"stepId": "echo#1", "output": {"i": i}}),
+            (4, "EXECUTION_COMPLETED", {"output": {"i": i}}),
+        ):
+            buf.append(json.dumps({"seq": seq, "kind": kind, "payload": payload}) + "\n")
+    return n / (time.perf_counter() - t0)
+
+
+def replay_rate(events: int) -> tuple[float, float]:
+    steps = (events - 2) // 2
+    store = MemoryStore()
+    wf = Workflow(name="many", body=many_steps)
+    Runtime(store=store, effects=registry(), workflows=[wf]).start("many", steps,
+                                                                   execution_id="big")
+    data = bytes(store.data["big"])
+    lines = data.split(b"\n")[1:-1]
+    t0 = time.perf_counter()
+    for line in lines:
+        json.loads(line)
+    raw = len(lines) / (time.perf_counter() - t0)
+    t0 = time.perf_counter()
+    parsed = parse_journal(data)
+    fold(parsed.events)
+    result = replay(wf, parsed.events)
+    elapsed = time.perf_counter() - t0
+    assert result.output == steps
+    return len(parsed.events) / elapsed, raw
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--executions", type=int, default=20_000)
+    ap.add_argument("--events", type=int, default=100_000)
+    args = ap.parse_args()
+    n = args.executions
+    mem = executions_per_second(MemoryStore(), n)
+    raw_mem = raw_memory_per_execution(n)
+    with tempfile.TemporaryDirectory() as d:
+        fil = executions_per_second(FileStore(d, fsync=FsyncPolicy.NEVER), n)
+    with tempfile.TemporaryDirectory() as d:
+        raw_file = raw_lines_per_execution(d, n)
+    rep, raw_parse = replay_rate(args.events)
+    print(f"durable 1-step executions/s, memory journal: {mem:12,.0f}   "
+          f"ratio to raw json.dumps of the same lines: {mem / raw_mem:.2f}")
+    print(f"durable 1-step executions/s, file journal:   {fil:12,.0f}   "
+          f"ratio to raw json.dumps+write+flush:        {fil / raw_file:.2f}   "
+          f"target 11,400/s: {'met' if fil >= 11_400 else 'NOT met'}")
+    print(f"replay of a {args.events:,}-event journal: {rep:12,.0f} events/s   "
+          f"ratio to raw json.loads: {rep / raw_parse:.2f}   "
+          f"target 0.50: {'met' if rep / raw_parse >= 0.5 else 'NOT met'}")
+
+
+if __name__ == "__main__":
+    main()
