@@ -104,6 +104,25 @@ def replay_rate(events: int) -> tuple[float, float]:
     return len(parsed.events) / elapsed, raw
 
 
+def file_journal_rows(n: int) -> list[tuple[str, float, float]]:
+    """(where, executions/s, raw lines/s) on the default temp dir and on tmpfs if present.
+
+    Creating a file costs ~1 ms on some virtual disks, which bounds any one-file-per-execution
+    journal there; tmpfs shows what the kernel and the line format cost without that floor.
+    """
+    rows = []
+    places = [("temp dir", None)]
+    if os.path.isdir("/dev/shm"):
+        places.append(("tmpfs /dev/shm", "/dev/shm"))
+    for label, base in places:
+        with tempfile.TemporaryDirectory(dir=base) as d:
+            fil = executions_per_second(FileStore(d, fsync=FsyncPolicy.NEVER), n)
+        with tempfile.TemporaryDirectory(dir=base) as d:
+            raw_file = raw_lines_per_execution(d, n)
+        rows.append((label, fil, raw_file))
+    return rows
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--executions", type=int, default=20_000)
@@ -112,16 +131,13 @@ def main() -> None:
     n = args.executions
     mem = executions_per_second(MemoryStore(), n)
     raw_mem = raw_memory_per_execution(n)
-    with tempfile.TemporaryDirectory() as d:
-        fil = executions_per_second(FileStore(d, fsync=FsyncPolicy.NEVER), n)
-    with tempfile.TemporaryDirectory() as d:
-        raw_file = raw_lines_per_execution(d, n)
-    rep, raw_parse = replay_rate(args.events)
     print(f"durable 1-step executions/s, memory journal: {mem:12,.0f}   "
           f"ratio to raw json.dumps of the same lines: {mem / raw_mem:.2f}")
-    print(f"durable 1-step executions/s, file journal:   {fil:12,.0f}   "
-          f"ratio to raw json.dumps+write+flush:        {fil / raw_file:.2f}   "
-          f"target 11,400/s: {'met' if fil >= 11_400 else 'NOT met'}")
+    for label, fil, raw_file in file_journal_rows(n):
+        print(f"durable 1-step executions/s, file journal on {label}: {fil:10,.0f}   "
+              f"ratio to raw create+json.dumps+write+flush: {fil / raw_file:.2f}   "
+              f"target 11,400/s: {'met' if fil >= 11_400 else 'NOT met'}")
+    rep, raw_parse = replay_rate(args.events)
     print(f"replay of a {args.events:,}-event journal: {rep:12,.0f} events/s   "
           f"ratio to raw json.loads: {rep / raw_parse:.2f}   "
           f"target 0.50: {'met' if rep / raw_parse >= 0.5 else 'NOT met'}")

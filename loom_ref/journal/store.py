@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import enum
 import fcntl
+import json
 import os
 import re
 from collections.abc import Mapping, Sequence
@@ -46,6 +47,7 @@ __all__ = [
     "check_execution_id",
 ]
 
+_loads = json.JSONDecoder().decode
 _ID_RE = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.:-]{0,199}")
 
 
@@ -197,14 +199,16 @@ class LineJournal:
             ) from exc
 
     def append(self, kind: EventKind, payload: Mapping[str, Any]) -> Event:
-        """Write and flush one event; return it (``journal.write-before-act``)."""
+        """Write and flush one event (``journal.write-before-act``) and return it as a reader
+        will read it back: its payload is decoded from the line just written, so what the
+        kernel hands on is the journaled JSON value, never the caller's object."""
         seq, line = self._encode(kind, payload)
         self._write(line)
         if self._fsync is FsyncPolicy.EVERY_EVENT or (
             self._fsync is FsyncPolicy.AT_BOUNDARIES and kind in _BOUNDARIES
         ):
             self._backend.sync()
-        event = Event(seq=seq, kind=kind, payload=payload)
+        event = Event(seq=seq, kind=kind, payload=_loads(line.decode("utf-8"))["payload"])
         self._events.append(event)
         return event
 

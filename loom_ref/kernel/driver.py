@@ -11,8 +11,10 @@ Spec: ``spec/kernel.md``. The rules, in the order a drive meets them:
   different kind, id or tool (or a body that ends while history remains) is a
   :class:`NondeterminismError` with expected and actual. The drive never continues past it;
   a writing drive journals EXECUTION_FAILED first, so a diverged execution never looks running.
-- ``kernel.json-roundtrip``: every value a body receives (outputs, choices, resume payloads)
-  is the journaled JSON value, decoded: live and on replay alike.
+- ``kernel.json-roundtrip``: every value a body or an effect receives (inputs, outputs,
+  choices, resume payloads) is the journaled JSON value, decoded: live and on replay alike.
+  Live, it is the payload of the event ``append`` returns (decoded from the line written);
+  on replay, the payload parsed from the journal.
 - ``kernel.step-failure``: an effect's exception is journaled as STEP_FAILED ``{code,
   message}`` and raised into the body as :class:`StepFailedError`, identically on replay.
 - ``kernel.in-doubt``: a step with STEP_STARTED and no outcome, found when a drive reaches it,
@@ -136,7 +138,7 @@ class _Drive:
 
     # -- the loop ------------------------------------------------------------------------
     def run(self) -> ExecutionResult:
-        gen = self.workflow.body(self.ctx, _copy(self.input))
+        gen = self.workflow.body(self.ctx, self.input)
         send: Any = None
         throw: BaseException | None = None
         while True:
@@ -201,17 +203,17 @@ class _Drive:
             self.served.append(rec.id)
             p = rec.outcome.payload
             if rec.outcome.kind is K.STEP_COMPLETED:
-                return _copy(p["output"]), None
+                return p["output"], None
             return None, StepFailedError(step_id=rec.id, error=dict(p["error"]))
         if rec.kind == "suspend":
             if rec.outcome is None:
                 raise _Park(Status.SUSPENDED, waiting_on=rec.id)
             self.served.append(rec.id)
-            return _copy(rec.outcome.payload["payload"]), None
+            return rec.outcome.payload["payload"], None
         self.served.append(rec.id)
         assert rec.start is not None
         if rec.kind == "decide":
-            return _copy(rec.start.payload["choice"]), None
+            return rec.start.payload["choice"], None
         return None, None
 
     def in_doubt(self, rec: Recorded, cmd: Execute) -> tuple[Any, BaseException | None]:
@@ -234,11 +236,12 @@ class _Drive:
         if isinstance(cmd, Execute):
             key = f"{self.execution_id}/{cmd.step_id}"
             try:
-                self.append(K.STEP_STARTED, {"stepId": cmd.step_id, "toolId": cmd.tool_id,
-                                             "input": cmd.input, "idempotencyKey": key})
+                started = self.append(K.STEP_STARTED, {
+                    "stepId": cmd.step_id, "toolId": cmd.tool_id, "input": cmd.input,
+                    "idempotencyKey": key})
             except PayloadError as exc:
                 return None, exc
-            return self.invoke(cmd, cmd.input, key)
+            return self.invoke(cmd, started.payload["input"], key)
         if isinstance(cmd, Decide):
             try:
                 choice = self.run_decider(cmd)
@@ -255,11 +258,11 @@ class _Drive:
             if cmd.alternatives is not None:
                 payload["alternatives"] = cmd.alternatives
             try:
-                self.append(K.DECISION_RECORDED, payload)
+                recorded = self.append(K.DECISION_RECORDED, payload)
             except PayloadError as exc:
                 return None, exc
             self.ran.append(cmd.decision_id)
-            return _copy(payload["choice"]), None
+            return recorded.payload["choice"], None
         if isinstance(cmd, Suspend):
             self.append(K.EXECUTION_SUSPENDED, {"gateId": cmd.gate_id, "on": cmd.on,
                                                 "correlationKey": cmd.correlation_key})
@@ -283,7 +286,7 @@ class _Drive:
         # the call's signal: the execution's cancel, composed with the body's own if it gave one
         signal = self.ctx.signal if cmd.signal is None else any_of(self.ctx.signal, cmd.signal)
         call = EffectCall(
-            tool_id=cmd.tool_id, input=_copy(input), mode=Mode.DURABLE,
+            tool_id=cmd.tool_id, input=input, mode=Mode.DURABLE,
             principal=self.execution_id, execution_id=self.execution_id, step_id=cmd.step_id,
             idempotency_key=key, signal=signal,
         )
@@ -298,12 +301,12 @@ class _Drive:
             if signal is not self.ctx.signal:
                 signal.detach()  # type: ignore[attr-defined]
         try:
-            self.append(K.STEP_COMPLETED, {"stepId": cmd.step_id, "output": output})
+            completed = self.append(K.STEP_COMPLETED, {"stepId": cmd.step_id, "output": output})
         except PayloadError as exc:
             error = exc.to_json()
             self.append(K.STEP_FAILED, {"stepId": cmd.step_id, "error": error})
             return None, StepFailedError(step_id=cmd.step_id, error=error)
-        return _copy(output), None
+        return completed.payload["output"], None
 
     # -- the end ---------------------------------------------------------------------------
     def finish(self, output: Any, exc: Exception | None) -> ExecutionResult:
@@ -319,11 +322,11 @@ class _Drive:
             return self.finish_replay(output, exc)
         if exc is None:
             try:
-                self.append(K.EXECUTION_COMPLETED, {"output": output})
+                done = self.append(K.EXECUTION_COMPLETED, {"output": output})
             except PayloadError as bad:
                 exc = bad
             else:
-                return self.result(Status.COMPLETED, output=_copy(output))
+                return self.result(Status.COMPLETED, output=done.payload["output"])
         error = error_json(exc, "kernel.body-error")
         self.append(K.EXECUTION_FAILED, {"error": error})
         return self.result(Status.FAILED, error=error)
