@@ -50,3 +50,7 @@ class EffectCall:
     idempotency_key: str | None = None
     signal: Signal | None = None
     on_delta: DeltaSink | None = None
+    #: Durable path only: where ``ctx.emit(event)`` delivers the effect's events, so the
+    #: kernel can journal them with the step (``effects.emit``). Ignored on the transient
+    #: path, whose ``emit`` is a no-op.
+    on_emit: Callable[[Any], None] | None = None

@@ -9,18 +9,28 @@ any input aborts, with that input's reason.
 Thread-free and synchronous: listeners run inline, in registration order, when ``abort`` is
 called. A listener's exception is not swallowed here; the runtime's sink wrapper is the place
 that protects callers (ADR 0119 decision 6).
+
+A composite registers a listener on each input. Inputs such as an execution's cancel signal
+outlive many calls, so whoever builds a composite for one call SHOULD :meth:`CompositeSignal.detach`
+it once the call settles (``effects.signal-detach``), or the long-lived input keeps every
+composite alive. :data:`NEVER` is the signal of a call made without one: it cannot abort and
+keeps no listeners.
 """
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Callable
 
-from loom_ref.errors import EffectError, InvalidArgument
+from loom_ref.effects.errors import EffectRefusal
+from loom_ref.errors import InvalidArgument
 
-__all__ = ["AbortedError", "Signal", "any_of"]
+__all__ = ["NEVER", "AbortedError", "CompositeSignal", "Signal", "any_of"]
+
+Listener = Callable[[object], None]
 
 
-class AbortedError(EffectError):
+class AbortedError(EffectRefusal):
     """A call was refused or severed because its signal aborted; ``reason`` is the abort
     reason (ADR 0119 decision 8: "An abort mid-stream rejects the call with the abort
     reason")."""
@@ -43,7 +53,7 @@ class Signal:
     def __init__(self) -> None:
         self.aborted = False
         self.reason: object = None
-        self._listeners: list[Callable[[object], None]] = []
+        self._listeners: list[Listener] = []
 
     def abort(self, reason: object = "aborted") -> None:
         """Abort with ``reason`` and notify every listener once. A second call is a no-op."""
@@ -55,7 +65,7 @@ class Signal:
         for listener in listeners:
             listener(reason)
 
-    def add_listener(self, listener: Callable[[object], None]) -> None:
+    def add_listener(self, listener: Listener) -> None:
         """Call ``listener(reason)`` on abort; at once if already aborted."""
         if not callable(listener):
             raise InvalidArgument(f"listener must be callable, got {type(listener).__name__}")
@@ -63,6 +73,11 @@ class Signal:
             listener(self.reason)
         else:
             self._listeners.append(listener)
+
+    def remove_listener(self, listener: Listener) -> None:
+        """Forget ``listener`` (compared with ``==``); a listener never added is ignored."""
+        with contextlib.suppress(ValueError):
+            self._listeners.remove(listener)
 
     def throw_if_aborted(self) -> None:
         """Raise :class:`AbortedError` carrying the reason if this signal has aborted."""
@@ -73,21 +88,61 @@ class Signal:
         return f"Signal(aborted={self.aborted!r}, reason={self.reason!r})"
 
 
-def any_of(*signals: Signal | None) -> Signal:
+class _NeverSignal(Signal):
+    """The signal of a call that was given none: never aborts, retains no listener."""
+
+    __slots__ = ()
+
+    def abort(self, reason: object = "aborted") -> None:
+        raise InvalidArgument("the NEVER signal cannot abort: give the call its own Signal")
+
+    def add_listener(self, listener: Listener) -> None:
+        if not callable(listener):
+            raise InvalidArgument(f"listener must be callable, got {type(listener).__name__}")
+
+    def __repr__(self) -> str:
+        return "NEVER"
+
+
+#: Shared by every call made without a signal (no per-call allocation on the hot path).
+NEVER: Signal = _NeverSignal()
+
+
+class CompositeSignal(Signal):
+    """What :func:`any_of` returns: a signal that remembers its inputs so it can detach."""
+
+    __slots__ = ("_sources",)
+
+    def __init__(self, sources: tuple[Signal, ...]) -> None:
+        super().__init__()
+        self._sources = sources
+
+    def detach(self) -> None:
+        """Stop listening to the inputs (spec: effects.signal-detach). Idempotent; the
+        composite keeps its current state."""
+        sources, self._sources = self._sources, ()
+        for source in sources:
+            source.remove_listener(self.abort)
+
+
+def any_of(*signals: Signal | None) -> CompositeSignal:
     """A signal that aborts when any of ``signals`` does (``None`` entries are skipped).
 
     If one is already aborted, the result is aborted with the first such reason.
+    spec: effects.signal-compose
     """
-    composite = Signal()
+    present: list[Signal] = []
     for signal in signals:
         if signal is None:
             continue
         if not isinstance(signal, Signal):
             raise InvalidArgument(f"any_of takes Signal or None, got {type(signal).__name__}")
         if signal.aborted:
+            composite = CompositeSignal(())
             composite.abort(signal.reason)
             return composite
-    for signal in signals:
-        if signal is not None:
-            signal.add_listener(composite.abort)
+        present.append(signal)
+    composite = CompositeSignal(tuple(present))
+    for signal in present:
+        signal.add_listener(composite.abort)
     return composite

@@ -17,7 +17,7 @@ from loom_ref.kernel.errors import (
 )
 from loom_ref.kernel.result import ExecutionResult
 from loom_ref.kernel.runtime import LoomWarning, Runtime, replay
-from loom_ref.kernel.seam import EffectHost, EffectRegistry, UnknownToolError
+from loom_ref.kernel.seam import EffectHost, EffectRegistry
 from loom_ref.kernel.workflow import Body, Workflow
 
 __all__ = [
@@ -43,7 +43,6 @@ __all__ = [
     "StepFailedError",
     "Stream",
     "Suspend",
-    "UnknownToolError",
     "UnknownWorkflowError",
     "Workflow",
     "replay",

@@ -16,15 +16,10 @@ from collections.abc import Callable
 from typing import Any, Protocol, runtime_checkable
 
 from loom_ref.effects.call import EffectCall
-from loom_ref.errors import InvalidArgument, KernelError
+from loom_ref.effects.errors import UnknownEffectError
+from loom_ref.errors import InvalidArgument
 
-__all__ = ["EffectHost", "EffectRegistry", "UnknownToolError"]
-
-
-class UnknownToolError(KernelError):
-    """No effect is registered under the requested tool id."""
-
-    code = "kernel.unknown-tool"
+__all__ = ["EffectHost", "EffectRegistry"]
 
 
 @runtime_checkable
@@ -74,7 +69,7 @@ class EffectRegistry:
         try:
             return self._effects[tool_id]
         except KeyError:
-            raise UnknownToolError(
+            raise UnknownEffectError(  # the same code as the governed runtime's
                 f"no effect registered as {tool_id!r}", tool_id=tool_id
             ) from None
 

@@ -1,0 +1,122 @@
+"""EffectContext: what an effect's ``execute(ctx, input)`` receives, one per call.
+
+Spec: ``spec/effects.md``. Rules enforced here:
+
+- ``effects.context``: the context carries the call's tool id, mode, principal, composed
+  signal, attempt number, idempotency key (durable path only), ``emit`` and ``on_delta``.
+- ``effects.retry-attempts``: ``attempt`` counts ``effect.execute`` invocations of this call
+  (ADR 0119 decision 11: "the runtime counts effect.execute invocations of the call (a retry
+  middleware re-enters it)"). Inside the effect it is the 1-based number of the running
+  attempt; a middleware that reads it before the first attempt sees 0. The runtime alone
+  writes it.
+- ``effects.emit``: on the durable path ``emit(event)`` appends to :attr:`emitted` and
+  forwards to the call's ``on_emit`` (the kernel's journal hook); on the transient path it is
+  a no-op (ADR 0119 decision 3: "a transient call's emit is a no-op").
+- ``effects.usage``: ``report_usage`` accumulates what the effect spent in this attempt; the
+  runtime hands it to the meter when the attempt ends.
+
+The context is a live per-call handle, not a record: the runtime mutates ``attempt`` and the
+usage between attempts. It is deliberately small, because it is the one object the route
+allocates per call (``effects.lean-route``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from loom_ref.effects.call import DeltaSink, EffectCall, Mode
+from loom_ref.effects.clock import Clock
+from loom_ref.effects.signal import Signal
+from loom_ref.errors import InvalidArgument
+
+__all__ = ["EffectContext"]
+
+_DURABLE = Mode.DURABLE  # a module constant: Enum class attribute lookups are slow
+
+
+class EffectContext:
+    """The per-call context of one governed effect call.
+
+    ``call`` is the :class:`EffectCall` as received; ``tool_id``, ``mode``, ``principal``,
+    ``execution_id`` and ``idempotency_key`` read through to it. ``clock`` is the runtime's
+    injected clock (middleware and effects read time only from it).
+    """
+
+    __slots__ = ("_emitted", "_usage", "attempt", "call", "clock", "on_delta", "signal")
+
+    def __init__(self, call: EffectCall, signal: Signal, clock: Clock) -> None:
+        self.call = call
+        self.signal = signal
+        self.clock = clock
+        self.attempt = 0
+        #: The guarded delta channel (ADR 0119 decision 12). Owned by the governed-streaming
+        #: layer; ``None`` until that layer installs it.
+        self.on_delta: DeltaSink | None = None
+        self._emitted: list[Any] | None = None
+        self._usage: dict[str, int] | None = None
+
+    @property
+    def tool_id(self) -> str:
+        return self.call.tool_id
+
+    @property
+    def mode(self) -> Mode:
+        return self.call.mode
+
+    @property
+    def principal(self) -> str:
+        """Who the call runs as (for a decider's scope: the deciding execution's id)."""
+        return self.call.principal
+
+    @property
+    def execution_id(self) -> str | None:
+        return self.call.execution_id
+
+    @property
+    def idempotency_key(self) -> str | None:
+        """The durable step's idempotency key; always ``None`` on the transient path."""
+        call = self.call
+        return call.idempotency_key if call.mode is _DURABLE else None
+
+    @property
+    def emitted(self) -> list[Any]:
+        """Events emitted on the durable path, in order (a copy)."""
+        return list(self._emitted or ())
+
+    @property
+    def usage(self) -> dict[str, int]:
+        """What the running (or last) attempt reported through :meth:`report_usage` (a copy)."""
+        return dict(self._usage or {})
+
+    def emit(self, event: Any) -> None:
+        """Durable: record ``event`` and forward it to the call's ``on_emit``. Transient:
+        no-op. spec: effects.emit"""
+        call = self.call
+        if call.mode is not _DURABLE:
+            return
+        if self._emitted is None:
+            self._emitted = []
+        self._emitted.append(event)
+        if call.on_emit is not None:
+            call.on_emit(event)
+
+    def report_usage(self, usage: Mapping[str, int]) -> None:
+        """Add ``usage`` (counter name -> non-negative int, e.g. ``{"inputTokens": 12}``)
+        to this attempt's usage. spec: effects.usage"""
+        if not isinstance(usage, Mapping):
+            raise InvalidArgument(f"usage must be a mapping, got {type(usage).__name__}")
+        total = self._usage if self._usage is not None else {}
+        for key, value in usage.items():
+            if not isinstance(key, str) or isinstance(value, bool) or not isinstance(value, int):
+                raise InvalidArgument(f"usage entries must be str -> int, got {key!r}: {value!r}")
+            if value < 0:
+                raise InvalidArgument(f"usage {key!r} must be non-negative, got {value}")
+            total[key] = total.get(key, 0) + value
+        self._usage = total
+
+    def __repr__(self) -> str:
+        return (
+            f"EffectContext(tool_id={self.tool_id!r}, mode={self.mode.value}, "
+            f"principal={self.principal!r}, attempt={self.attempt})"
+        )

@@ -1,0 +1,77 @@
+"""The Effect record: what is registered under a tool id.
+
+Spec: ``spec/effects.md`` (``effects.registration``): *an effect is registered by* ``tool_id``
+*with its execute function, the modes it allows, whether it is idempotent, and an optional
+configured delta sink*. ``execute(ctx, input) -> output`` is the only code an effect supplies;
+everything around it (authorization, middleware, mode, budget, kill switch, signal) is the
+runtime's, so an effect cannot skip governance by construction (ADR 0119 decision 2).
+
+``idempotent`` feeds the kernel's in-doubt rule (``kernel.in-doubt``): an idempotent effect
+whose step has no outcome at recovery is invoked again with the same idempotency key.
+``delta_sink`` is ADR 0119 decision 12's ``Effect.deltaSink``: the configured sink whose
+delivery the runtime owns (the guarded delta channel is a later layer; the field is here so an
+effect declares it where it is registered).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+import attrs
+
+from loom_ref.effects.call import DeltaSink, Mode
+from loom_ref.errors import InvalidArgument
+
+if TYPE_CHECKING:
+    from loom_ref.effects.context import EffectContext
+
+__all__ = ["ALL_MODES", "Effect", "Execute"]
+
+#: An effect body: ``execute(ctx, input) -> output``; raise to fail the attempt.
+Execute = Callable[["EffectContext", Any], Any]
+
+#: Both doors: the default for an effect that does not restrict its modes.
+ALL_MODES: frozenset[Mode] = frozenset(Mode)
+
+
+def _check_tool_id(_inst: object, _attr: object, value: Any) -> None:
+    if not isinstance(value, str) or not value:
+        raise InvalidArgument(f"tool_id must be a non-empty string, got {value!r}")
+
+
+def _check_execute(_inst: object, _attr: object, value: Any) -> None:
+    if not callable(value):
+        raise InvalidArgument(f"execute must be callable, got {type(value).__name__}")
+
+
+def _to_modes(value: object) -> frozenset[Mode]:
+    if isinstance(value, Mode):
+        return frozenset((value,))
+    if isinstance(value, str) or not hasattr(value, "__iter__"):
+        raise InvalidArgument(f"modes must be Mode values, got {value!r}")
+    modes = frozenset(value)
+    if not modes or not all(isinstance(m, Mode) for m in modes):
+        raise InvalidArgument(f"modes must be a non-empty set of Mode values, got {value!r}")
+    return modes
+
+
+def _check_bool(_inst: object, attr: attrs.Attribute[Any], value: object) -> None:
+    if not isinstance(value, bool):
+        raise InvalidArgument(f"{attr.name} must be a bool, got {value!r}")
+
+
+def _check_sink(_inst: object, _attr: object, value: Any) -> None:
+    if value is not None and not callable(value):
+        raise InvalidArgument(f"delta_sink must be callable or None, got {value!r}")
+
+
+@attrs.frozen(kw_only=True)
+class Effect:
+    """One registered effect (spec: effects.registration)."""
+
+    tool_id: str = attrs.field(validator=_check_tool_id)
+    execute: Execute = attrs.field(validator=_check_execute)
+    modes: frozenset[Mode] = attrs.field(default=ALL_MODES, converter=_to_modes)
+    idempotent: bool = attrs.field(default=False, validator=_check_bool)
+    delta_sink: DeltaSink | None = attrs.field(default=None, validator=_check_sink)

@@ -1,0 +1,33 @@
+"""R9 middleware for the governed effect route (see ``spec/effects.md``)."""
+
+from loom_ref.effects.middleware.base import (
+    DeltaGuard,
+    DeltaGuardFactory,
+    Middleware,
+    Next,
+    delta_guard_of,
+    inspects_output,
+)
+from loom_ref.effects.middleware.envelope import EnvelopeMiddleware
+from loom_ref.effects.middleware.rate_limit import RateLimitMiddleware
+from loom_ref.effects.middleware.retry import (
+    NEVER_RETRIED,
+    RetryMiddleware,
+    backoff_delay,
+    jitter_fraction,
+)
+
+__all__ = [
+    "NEVER_RETRIED",
+    "DeltaGuard",
+    "DeltaGuardFactory",
+    "EnvelopeMiddleware",
+    "Middleware",
+    "Next",
+    "RateLimitMiddleware",
+    "RetryMiddleware",
+    "backoff_delay",
+    "delta_guard_of",
+    "inspects_output",
+    "jitter_fraction",
+]

@@ -1,0 +1,297 @@
+"""EffectRuntime: the governed effect host. Every call takes one fixed route.
+
+Spec: ``spec/effects.md``. Theory of operation, rule by rule:
+
+- ``effects.route-order``: every call, durable (``invoke``) or transient (``invoke_transient``),
+  takes the identical route, in this order (ADR 0119 decision 2):
+
+  1. lookup: an unregistered tool id fails with ``effect.unknown-tool`` (``effects.unknown-tool``);
+  2. authorizer (K2), once per call: a deny raises ``effect.denied``;
+  3. the middleware chain (R9), outermost first; the last ``next`` enters the inner route,
+     which runs once per attempt:
+  4. effect-mode check: ``effect.mode-refused``;
+  5. metering admission: ``effect.over-budget``;
+  6. kill switch: ``effect.killed``;
+  7. signal: an aborted signal raises ``effect.aborted`` with the abort reason;
+  8. ``effect.execute(ctx, input)``.
+
+  Stages 1, 2 and 4-7 are fixed checks the runtime runs itself (configured with
+  ``authorizer=``, ``meter=``, ``kill_switch=``); the ``middleware=`` list holds only R9
+  wrappers (retry, rate limit, envelope, ...). There is no second code path: ``invoke`` and
+  ``invoke_transient`` differ only in the mode they accept.
+- ``effects.refusal-untouched``: a call refused at any stage never reaches the effect, so the
+  effect's execute, its sinks and the meter's record are not called for it.
+- ``effects.signal-abort``: an abort observed during the attempt (the signal aborted while the
+  effect ran, whether it then returned or raised) rejects the call with ``effect.aborted`` and
+  the abort reason: settlement after an abort is never success.
+- ``effects.lean-route``: the chain is composed once per effect at registration (the
+  middleware list is fixed when the runtime is built), so a call allocates only its context.
+- ``effects.streaming-refused``: a call that brings a per-call delta sink while a middleware
+  marked ``inspects_output`` has no ``delta_guard`` is completed non-streamed and the runtime
+  warns through ``on_warn`` ("streaming disabled: inspects output without a delta form", ADR
+  0119 decisions 10 and 12). The guarded delta channel itself is installed by the governed
+  streaming layer; until then ``ctx.on_delta`` is ``None``.
+
+The runtime satisfies ``loom_ref.kernel.seam.EffectHost`` structurally: ``invoke(call)``,
+``invoke_transient(call)`` and ``is_idempotent(tool_id)``. The keyword-friendly transient API
+is :meth:`EffectRuntime.call_transient` (ADR 0119's ``invokeTransient(toolId, input,
+{signal, onDelta})``), which builds the :class:`EffectCall` and takes the same route.
+"""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Callable, Iterable
+from typing import Any
+
+from loom_ref.effects.authorizer import AllowAll, Authorizer
+from loom_ref.effects.call import DeltaSink, EffectCall, Mode
+from loom_ref.effects.clock import Clock, ManualClock
+from loom_ref.effects.context import EffectContext
+from loom_ref.effects.effect import Effect
+from loom_ref.effects.errors import (
+    EffectDenied,
+    EffectKilled,
+    ModeRefused,
+    OverBudget,
+    UnknownEffectError,
+)
+from loom_ref.effects.kill_switch import KillSwitch
+from loom_ref.effects.metering import Meter
+from loom_ref.effects.middleware.base import Middleware, Next, delta_guard_of, inspects_output
+from loom_ref.effects.signal import NEVER, AbortedError, Signal
+from loom_ref.errors import InvalidArgument
+
+__all__ = ["STREAMING_DISABLED", "EffectRuntime"]
+
+# Enum member lookups through the class cost a Python-level descriptor call per access;
+# the hot path compares against these module constants instead (spec: effects.lean-route).
+_DURABLE = Mode.DURABLE
+_TRANSIENT = Mode.TRANSIENT
+
+#: The warning text of ``effects.streaming-refused`` (ADR 0119 decision 12's wording).
+STREAMING_DISABLED = "streaming disabled: inspects output without a delta form"
+
+
+def _warn(message: str) -> None:
+    warnings.warn(message, stacklevel=3)
+
+
+def _link(middleware: Middleware, next: Next) -> Next:
+    handle = middleware.handle
+
+    def linked(ctx: EffectContext, input: Any) -> Any:
+        return handle(ctx, input, next)
+
+    return linked
+
+
+class EffectRuntime:
+    """The governed effect host (spec: effects.route-order)."""
+
+    __slots__ = (
+        "_authorize",
+        "_effects",
+        "_routes",
+        "authorizer",
+        "clock",
+        "kill_switch",
+        "meter",
+        "middleware",
+        "on_warn",
+        "streaming_blocked_by",
+    )
+
+    def __init__(
+        self,
+        effects: Iterable[Effect] = (),
+        *,
+        authorizer: Authorizer | None = None,
+        middleware: Iterable[Middleware] = (),
+        meter: Meter | None = None,
+        kill_switch: KillSwitch | None = None,
+        clock: Clock | None = None,
+        on_warn: Callable[[str], None] | None = None,
+    ) -> None:
+        self.authorizer: Authorizer = AllowAll() if authorizer is None else authorizer
+        if not callable(getattr(self.authorizer, "authorize", None)):
+            raise InvalidArgument("authorizer must have an authorize(principal, tool_id, mode)")
+        self.middleware: tuple[Middleware, ...] = tuple(middleware)
+        for mw in self.middleware:
+            if not callable(getattr(mw, "handle", None)):
+                raise InvalidArgument(f"middleware {mw!r} has no handle(ctx, input, next)")
+        if meter is not None and not (
+            callable(getattr(meter, "admit", None)) and callable(getattr(meter, "record", None))
+        ):
+            raise InvalidArgument("meter must have admit(call) and record(call, usage, advisory)")
+        if kill_switch is not None and not isinstance(kill_switch, KillSwitch):
+            raise InvalidArgument(f"kill_switch must be a KillSwitch, got {kill_switch!r}")
+        self.meter = meter
+        self.kill_switch = kill_switch
+        self.clock: Clock = ManualClock() if clock is None else clock
+        if not (
+            callable(getattr(self.clock, "now", None))
+            and callable(getattr(self.clock, "sleep", None))
+        ):
+            raise InvalidArgument("clock must have now() and sleep(seconds)")
+        if on_warn is not None and not callable(on_warn):
+            raise InvalidArgument("on_warn must be callable")
+        self.on_warn: Callable[[str], None] = _warn if on_warn is None else on_warn
+        #: Middleware whose ``inspects_output`` is uncovered by a ``delta_guard``
+        #: (spec: effects.streaming-refused).
+        self.streaming_blocked_by: tuple[Middleware, ...] = tuple(
+            mw for mw in self.middleware if inspects_output(mw) and delta_guard_of(mw) is None
+        )
+        self._authorize = self.authorizer.authorize
+        self._effects: dict[str, Effect] = {}
+        self._routes: dict[str, Next] = {}
+        for effect in effects:
+            self.register(effect)
+
+    # -- registration ---------------------------------------------------------------
+
+    def register(self, effect: Effect) -> Effect:
+        """Register ``effect`` under its tool id and compose its route once
+        (spec: effects.registration, effects.lean-route)."""
+        if not isinstance(effect, Effect):
+            raise InvalidArgument(f"register takes an Effect, got {type(effect).__name__}")
+        if effect.tool_id in self._effects:
+            raise InvalidArgument(f"tool_id {effect.tool_id!r} is already registered")
+        entry = self._inner_route(effect)
+        for mw in reversed(self.middleware):
+            entry = _link(mw, entry)
+        self._effects[effect.tool_id] = effect
+        self._routes[effect.tool_id] = entry
+        return effect
+
+    def get_effect(self, tool_id: str) -> Effect:
+        """The effect registered as ``tool_id`` (``effect.unknown-tool`` if none)."""
+        try:
+            return self._effects[tool_id]
+        except KeyError:
+            raise UnknownEffectError(
+                f"no effect registered as {tool_id!r}", tool_id=tool_id
+            ) from None
+
+    def __contains__(self, tool_id: object) -> bool:
+        return tool_id in self._effects
+
+    def _inner_route(self, effect: Effect) -> Next:
+        """Stages 4-8, run once per attempt (spec: effects.route-order)."""
+        tool_id = effect.tool_id
+        execute = effect.execute
+        # A tuple, compared by identity: Enum hashing is a Python-level call (lean route).
+        modes = tuple(effect.modes)
+        meter = self.meter
+        kill_switch = self.kill_switch
+        transient = _TRANSIENT
+
+        def inner(ctx: EffectContext, input: Any) -> Any:
+            call = ctx.call
+            if call.mode not in modes:  # spec: effects.route-order (4: mode check)
+                raise ModeRefused(
+                    f"{tool_id!r} does not allow {call.mode.value} calls",
+                    tool_id=tool_id,
+                    mode=call.mode.value,
+                )
+            if meter is not None:  # spec: effects.metering-admission (5)
+                decision = meter.admit(call)
+                if not decision.allowed:
+                    raise OverBudget(decision.reason, tool_id=tool_id)
+            if kill_switch is not None:  # spec: effects.kill-switch (6)
+                reason = kill_switch.check(tool_id)
+                if reason is not None:
+                    raise EffectKilled(reason, tool_id=tool_id)
+            signal = ctx.signal
+            if signal.aborted:  # spec: effects.signal-abort (7)
+                raise AbortedError(signal.reason)
+            ctx.attempt += 1  # spec: effects.retry-attempts
+            if ctx._usage is not None:
+                ctx._usage = None
+            try:
+                output = execute(ctx, input)  # (8)
+            except Exception as error:
+                if meter is not None:  # spec: effects.metering-record
+                    meter.record(call, ctx.usage, call.mode is transient)
+                if signal.aborted:  # spec: effects.signal-abort
+                    raise AbortedError(signal.reason) from error
+                raise
+            if meter is not None:
+                meter.record(call, ctx.usage, call.mode is transient)
+            if signal.aborted:
+                raise AbortedError(signal.reason)
+            return output
+
+        return inner
+
+    # -- the route --------------------------------------------------------------------
+
+    def _run(self, call: EffectCall) -> Any:
+        entry = self._routes.get(call.tool_id)
+        if entry is None:  # spec: effects.unknown-tool
+            raise UnknownEffectError(
+                f"no effect registered as {call.tool_id!r}", tool_id=call.tool_id
+            )
+        decision = self._authorize(call.principal, call.tool_id, call.mode)
+        if not decision.allowed:  # spec: effects.authorizer
+            raise EffectDenied(
+                decision.reason,
+                tool_id=call.tool_id,
+                principal=call.principal,
+                mode=call.mode.value,
+            )
+        signal = call.signal
+        ctx = EffectContext(call, NEVER if signal is None else signal, self.clock)
+        if call.on_delta is not None and self.streaming_blocked_by:
+            self.on_warn(STREAMING_DISABLED)  # spec: effects.streaming-refused
+        return entry(ctx, call.input)
+
+    def invoke(self, call: EffectCall) -> Any:
+        """The kernel's durable path: run ``call`` (mode DURABLE) on the route and return the
+        output. The kernel journals around it; ``call.idempotency_key`` reaches the effect
+        as ``ctx.idempotency_key``."""
+        if not isinstance(call, EffectCall) or call.mode is not _DURABLE:
+            raise InvalidArgument(f"invoke takes a durable EffectCall, got {call!r}")
+        return self._run(call)
+
+    def invoke_transient(self, call: EffectCall) -> Any:
+        """The ``EffectHost`` transient path: run ``call`` (mode TRANSIENT); never journaled,
+        and the effect's ``emit`` is a no-op."""
+        if not isinstance(call, EffectCall) or call.mode is not _TRANSIENT:
+            raise InvalidArgument(f"invoke_transient takes a transient EffectCall, got {call!r}")
+        return self._run(call)
+
+    def call_transient(
+        self,
+        tool_id: str,
+        input: Any,
+        *,
+        principal: str,
+        signal: Signal | None = None,
+        on_delta: DeltaSink | None = None,
+    ) -> Any:
+        """The public transient API (ADR 0119 decision 1: ``invokeTransient(toolId, input,
+        {signal, onDelta})``): build the transient :class:`EffectCall` and take the route."""
+        if not isinstance(tool_id, str) or not tool_id:
+            raise InvalidArgument(f"tool_id must be a non-empty string, got {tool_id!r}")
+        if not isinstance(principal, str) or not principal:
+            raise InvalidArgument(f"principal must be a non-empty string, got {principal!r}")
+        if signal is not None and not isinstance(signal, Signal):
+            raise InvalidArgument(f"signal must be a Signal or None, got {signal!r}")
+        if on_delta is not None and not callable(on_delta):
+            raise InvalidArgument("on_delta must be callable or None")
+        call = EffectCall(
+            tool_id=tool_id,
+            input=input,
+            mode=_TRANSIENT,
+            principal=principal,
+            signal=signal,
+            on_delta=on_delta,
+        )
+        return self._run(call)
+
+    def is_idempotent(self, tool_id: str) -> bool:
+        """Whether ``tool_id`` declared itself idempotent; False for an unknown tool id (it
+        cannot be re-invoked, so the kernel parks the step as in-doubt)."""
+        effect = self._effects.get(tool_id)
+        return effect is not None and effect.idempotent
