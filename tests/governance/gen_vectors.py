@@ -1,0 +1,744 @@
+"""The governance conformance vectors: defined here, checked against loom_ref, written as files.
+
+Groups: ``taint.guard``, ``validators.pii``, ``validators.deny``, ``guards.delta``,
+``guards.budget``, ``guards.holdback`` (the hold-back extension: tier ``may``).
+
+Every case states its ``intent`` (the part of the verdict a human decided: ok or not, the rule,
+the sever index, an error code); the ``expect`` written to the file is loom_ref's full answer,
+and generation fails if that answer contradicts the intent. So a bug in loom_ref cannot
+silently become a vector, and ``test_vectors.py`` keeps the files and loom_ref in step.
+
+Rewrite the files: ``python tests/governance/gen_vectors.py --write`` (or ``LOOM_REGEN=1``
+with pytest). Check only: run without ``--write``.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from pathlib import Path
+from typing import Any
+
+from loom_ref.errors import LoomError
+from loom_ref.governance import VECTOR_FUNCTIONS
+
+ROOT = Path(__file__).resolve().parents[2] / "conformance" / "cases"
+GROUPS = (
+    "taint.guard",
+    "validators.pii",
+    "validators.deny",
+    "guards.delta",
+    "guards.budget",
+    "guards.holdback",
+)
+
+Case = dict[str, Any]
+CASES: list[Case] = []
+
+
+def case(
+    group: str,
+    name: str,
+    *,
+    anchor: str,
+    description: str,
+    function: str,
+    input: dict[str, Any],
+    intent: dict[str, Any],
+    tier: str = "must",
+) -> None:
+    """Register one case; ``intent`` is ``{"error": code}`` or a subset of the result."""
+    CASES.append(
+        {
+            "group": group,
+            "name": name,
+            "anchor": anchor,
+            "tier": tier,
+            "description": description,
+            "function": function,
+            "input": input,
+            "intent": intent,
+        }
+    )
+
+
+def tainted(value: Any, origin: str = "llm:planner") -> dict[str, Any]:
+    return {"$tainted": {"value": value, "origin": origin}}
+
+
+def chars(text: str, size: int = 1) -> list[str]:
+    return [text[i : i + size] for i in range(0, len(text), size)]
+
+
+PII = {"kind": "pii"}
+
+# ---- taint.guard --------------------------------------------------------------------------
+T = "taint.guard_request"
+REFUSED = {"ok": False, "code": "governance.tainted-request"}
+case(
+    "taint.guard",
+    "clean-request",
+    anchor="taint.guard-request",
+    function=T,
+    description="A request with no tainted value passes the fence.",
+    input={"request": {"messages": [{"role": "user", "content": "hello"}], "n": 1}},
+    intent={"ok": True},
+)
+case(
+    "taint.guard",
+    "tainted-root",
+    anchor="taint.guard-request",
+    function=T,
+    description='A tainted value as the whole request is refused at path "".',
+    input={"request": tainted("hi")},
+    intent={**REFUSED, "path": "", "origin": "llm:planner"},
+)
+case(
+    "taint.guard",
+    "tainted-message-content",
+    anchor="taint.guard-request",
+    function=T,
+    description="A delta fed back into a prompt's message content is refused; the path names "
+    "the message.",
+    input={
+        "request": {
+            "messages": [
+                {"role": "system", "content": "be brief"},
+                {"role": "user", "content": tainted("partial text")},
+            ]
+        }
+    },
+    intent={**REFUSED, "path": "/messages/1/content"},
+)
+case(
+    "taint.guard",
+    "tainted-deeply-nested",
+    anchor="taint.guard-request",
+    function=T,
+    description="Nesting depth does not hide a tainted value.",
+    input={"request": {"a": [[[[[[[[{"b": [tainted("x", "llm:deep")]}]]]]]]]]}},
+    intent={**REFUSED, "path": "/a/0/0/0/0/0/0/0/0/b/0", "origin": "llm:deep"},
+)
+case(
+    "taint.guard",
+    "tainted-content-part",
+    anchor="taint.guard-request",
+    function=T,
+    description="A tainted part among plain content parts is refused.",
+    input={"request": {"content": ["plain", {"type": "text", "text": tainted("t")}]}},
+    intent={**REFUSED, "path": "/content/1/text"},
+)
+case(
+    "taint.guard",
+    "tainted-object-value",
+    anchor="taint.guard-request",
+    function=T,
+    description="A tainted value may wrap any JSON value, not only a string.",
+    input={"request": {"tool": tainted({"name": "x", "args": [1, 2]}, "llm:router")}},
+    intent={**REFUSED, "path": "/tool", "origin": "llm:router"},
+)
+case(
+    "taint.guard",
+    "tainted-null-value",
+    anchor="taint.guard-request",
+    function=T,
+    description="Even a tainted null is refused: it is the wrapper that is fenced.",
+    input={"request": {"x": tainted(None)}},
+    intent={**REFUSED, "path": "/x"},
+)
+case(
+    "taint.guard",
+    "pointer-escaping",
+    anchor="taint.guard-details",
+    function=T,
+    description="Path segments are RFC 6901 escaped: '/' as ~1 and '~' as ~0.",
+    input={"request": {"a/b": {"c~d": tainted("x")}}},
+    intent={**REFUSED, "path": "/a~1b/c~0d"},
+)
+case(
+    "taint.guard",
+    "first-in-document-order",
+    anchor="taint.guard-details",
+    function=T,
+    description="With several tainted values, the first in document order (object members in "
+    "their order, arrays by index) is reported.",
+    input={"request": {"a": [1, tainted("x", "llm:first")], "b": tainted("y", "llm:second")}},
+    intent={**REFUSED, "path": "/a/1", "origin": "llm:first"},
+)
+case(
+    "taint.guard",
+    "lookalike-is-plain",
+    anchor="taint.vector-encoding",
+    function=T,
+    description='Only an object whose single key is "$tainted" encodes a tainted value; a '
+    "string or another key that looks like it is plain data.",
+    input={"request": {"note": "$tainted", "$taintedish": {"value": 1, "origin": "llm:x"}}},
+    intent={"ok": True},
+)
+case(
+    "taint.guard",
+    "malformed-missing-origin",
+    anchor="taint.vector-encoding",
+    function=T,
+    description='A "$tainted" object without an origin is malformed input.',
+    input={"request": {"x": {"$tainted": {"value": "v"}}}},
+    intent={"error": "argument.invalid"},
+)
+case(
+    "taint.guard",
+    "malformed-extra-key",
+    anchor="taint.vector-encoding",
+    function=T,
+    description='"$tainted" must be the only key of its object.',
+    input={"request": {"$tainted": {"value": "v", "origin": "llm:x"}, "other": 1}},
+    intent={"error": "argument.invalid"},
+)
+case(
+    "taint.guard",
+    "empty-origin",
+    anchor="taint.tainted-value",
+    function=T,
+    description="A tainted value's origin must be a non-empty string.",
+    input={"request": tainted("v", "")},
+    intent={"error": "argument.invalid"},
+)
+case(
+    "taint.guard",
+    "double-wrap",
+    anchor="taint.no-double-wrap",
+    function=T,
+    description="A tainted value is never wrapped again.",
+    input={"request": tainted(tainted("v", "llm:a"), "llm:b")},
+    intent={"error": "argument.invalid"},
+)
+
+# ---- validators.pii -----------------------------------------------------------------------
+OUT = "validators.check_output"
+PII_VIOLATION = {"ok": False, "code": "governance.safety-violation", "validator": "pii"}
+
+
+def pii_case(name: str, anchor: str, description: str, text: str, intent: dict[str, Any]) -> None:
+    case(
+        "validators.pii",
+        name,
+        anchor=anchor,
+        function=OUT,
+        description=description,
+        input={"validator": PII, "text": text},
+        intent=intent,
+    )
+
+
+pii_case(
+    "card-spaces",
+    "validators.pii-card",
+    "A Luhn-valid 16-digit card with spaces.",
+    "card: 4111 1111 1111 1111.",
+    {**PII_VIOLATION, "rule": "card", "span": [6, 25]},
+)
+pii_case(
+    "card-dashes",
+    "validators.pii-card",
+    "A Luhn-valid card with dashes.",
+    "6011-1111-1111-1117",
+    {**PII_VIOLATION, "rule": "card", "span": [0, 19]},
+)
+pii_case(
+    "card-plain-amex",
+    "validators.pii-card",
+    "A 15-digit Luhn-valid number.",
+    "amex 378282246310005 ok",
+    {**PII_VIOLATION, "rule": "card", "span": [5, 20]},
+)
+pii_case(
+    "card-13-digits",
+    "validators.pii-card",
+    "13 digits is the shortest card.",
+    "4222222222222",
+    {**PII_VIOLATION, "rule": "card"},
+)
+pii_case(
+    "card-luhn-fails",
+    "validators.pii-card",
+    "16 digits failing the Luhn check: not a card.",
+    "4111 1111 1111 1112",
+    {"ok": True},
+)
+pii_case(
+    "card-12-digits",
+    "validators.pii-card",
+    "12 digits is too short for a card.",
+    "411111111111",
+    {"ok": True},
+)
+pii_case(
+    "card-20-digits",
+    "validators.pii-card",
+    "A run of 20 digits is not a card, and no 13-19 digit part of it is one.",
+    "41111111111111111111",
+    {"ok": True},
+)
+pii_case(
+    "card-run-is-maximal",
+    "validators.pii-card",
+    "A valid card followed by ' 22' is one 18-digit run, which fails Luhn.",
+    "4111 1111 1111 1111 22",
+    {"ok": True},
+)
+pii_case(
+    "card-double-separator",
+    "validators.pii-card",
+    "Two separators in a row end a run.",
+    "4111  1111 1111 1111",
+    {"ok": True},
+)
+pii_case(
+    "card-non-ascii-digits",
+    "validators.pii-card",
+    "Only ASCII digits count.",
+    "٤١١١١١١١١١١١١١١١",
+    {"ok": True},
+)
+pii_case(
+    "email",
+    "validators.pii-email",
+    "An email address.",
+    "write to bob.smith+x@example.co.uk today",
+    {**PII_VIOLATION, "rule": "email", "span": [9, 34]},
+)
+pii_case(
+    "email-no-tld",
+    "validators.pii-email",
+    "A host without a dotted TLD is not matched.",
+    "root@localhost",
+    {"ok": True},
+)
+pii_case(
+    "ssn",
+    "validators.pii-ssn",
+    "A US SSN ddd-dd-dddd.",
+    "ssn 123-45-6789",
+    {**PII_VIOLATION, "rule": "ssn", "span": [4, 15]},
+)
+pii_case(
+    "ssn-adjacent-digit",
+    "validators.pii-ssn",
+    "An SSN shape touching another digit is not matched.",
+    "1123-45-6789",
+    {"ok": True},
+)
+pii_case(
+    "clean",
+    "validators.pii-card",
+    "Ordinary text with small numbers passes.",
+    "order 12345 shipped on 2026-10-06, qty 3",
+    {"ok": True},
+)
+pii_case(
+    "rule-order",
+    "validators.rule-order",
+    "Rules are tried in order card, email, ssn: the card is reported although the email "
+    "comes first in the text.",
+    "bob@example.com 4111111111111111",
+    {**PII_VIOLATION, "rule": "card", "span": [16, 32]},
+)
+
+# ---- validators.deny ----------------------------------------------------------------------
+DENY_VIOLATION = {"ok": False, "code": "governance.safety-violation", "validator": "deny-patterns"}
+KEYS = {"api-key": "sk-[A-Za-z0-9]{8}", "password": "password=[^ ]{1,32}"}
+
+
+def deny_case(
+    name: str,
+    description: str,
+    validator: dict[str, Any],
+    text: str,
+    intent: dict[str, Any],
+    anchor: str = "validators.deny",
+) -> None:
+    case(
+        "validators.deny",
+        name,
+        anchor=anchor,
+        function=OUT,
+        description=description,
+        input={"validator": {"kind": "deny", **validator}, "text": text},
+        intent=intent,
+    )
+
+
+deny_case(
+    "named-match",
+    "A named pattern matches; the rule is reported by its name.",
+    {"patterns": KEYS},
+    "key=sk-AbCd1234 here",
+    {**DENY_VIOLATION, "rule": "api-key", "span": [4, 15]},
+)
+deny_case(
+    "no-match", "No pattern matches.", {"patterns": KEYS}, "nothing secret here", {"ok": True}
+)
+deny_case(
+    "list-names-by-regex",
+    "A list of patterns names each rule by its regex.",
+    {"patterns": ["hunter[0-9]"]},
+    "pw hunter2",
+    {**DENY_VIOLATION, "rule": "hunter[0-9]", "span": [3, 10]},
+)
+deny_case(
+    "case-sensitive-default",
+    "Patterns are case-sensitive unless flagged.",
+    {"patterns": ["secret"]},
+    "a SECRET b",
+    {"ok": True},
+)
+deny_case(
+    "ignorecase-flag",
+    "The IGNORECASE flag makes matching case-insensitive.",
+    {"patterns": ["secret"], "flags": ["IGNORECASE"]},
+    "a SECRET b",
+    {**DENY_VIOLATION, "rule": "secret", "span": [2, 8]},
+)
+deny_case(
+    "rule-order",
+    "The first rule in order with a match is reported, not the earliest "
+    "match in the text; an object's rules are in name order.",
+    {"patterns": {"second": "aaa", "first": "zzz"}},
+    "aaa zzz",
+    {**DENY_VIOLATION, "rule": "first", "span": [4, 7]},
+    anchor="validators.rule-order",
+)
+deny_case(
+    "bad-regex",
+    "A pattern that does not compile is refused.",
+    {"patterns": ["("]},
+    "x",
+    {"error": "argument.invalid"},
+)
+deny_case(
+    "empty-match-refused",
+    "A pattern that can match empty text is refused: it would match everything.",
+    {"patterns": ["a*"]},
+    "x",
+    {"error": "argument.invalid"},
+    anchor="validators.rule-nonempty",
+)
+
+# ---- guards.delta -------------------------------------------------------------------------
+G = "guards.run"
+SEVERED = "governance.delta-severed"
+
+
+def run_case(
+    group: str,
+    name: str,
+    anchor: str,
+    description: str,
+    input: dict[str, Any],
+    intent: dict[str, Any],
+    tier: str = "must",
+) -> None:
+    case(
+        group,
+        name,
+        anchor=anchor,
+        function=G,
+        description=description,
+        input=input,
+        intent=intent,
+        tier=tier,
+    )
+
+
+run_case(
+    "guards.delta",
+    "clean-stream",
+    "guards.before-delivery",
+    "A clean stream is delivered delta by delta, unchanged.",
+    {"validators": [PII], "deltas": ["Hello", ", wor", "ld!"]},
+    {"delivered": ["Hello", ", wor", "ld!"], "severedAt": None, "code": None},
+)
+run_case(
+    "guards.delta",
+    "card-split-across-deltas",
+    "guards.running-text",
+    "A card split across deltas is seen whole in the running text and severed at the delta "
+    "carrying its last digit, which is not delivered.",
+    {"validators": [PII], "deltas": ["pay 4111 11", "11 1111 11", "11 now"]},
+    {"delivered": ["pay 4111 11", "11 1111 11"], "severedAt": 2, "code": SEVERED, "rule": "card"},
+)
+run_case(
+    "guards.delta",
+    "ssn-char-by-char",
+    "guards.running-text",
+    "An SSN streamed one character at a time is severed at its last digit.",
+    {"validators": [PII], "deltas": chars("ssn: 123-45-6789")},
+    {"severedAt": 15, "code": SEVERED, "rule": "ssn"},
+)
+run_case(
+    "guards.delta",
+    "deny-split",
+    "guards.running-text",
+    "A deny pattern split over three deltas is caught.",
+    {
+        "validators": [{"kind": "deny", "patterns": {"key": "sk-[a-z]{6}"}}],
+        "deltas": ["use sk", "-abc", "def now"],
+    },
+    {"delivered": ["use sk", "-abc"], "severedAt": 2, "code": SEVERED, "rule": "key"},
+)
+run_case(
+    "guards.delta",
+    "first-delta",
+    "guards.before-delivery",
+    "A first delta that holds a match is never delivered.",
+    {"validators": [PII], "deltas": ["123-45-6789 is mine", "more"]},
+    {"delivered": [], "severedAt": 0, "code": SEVERED},
+)
+run_case(
+    "guards.delta",
+    "prefix-delivered",
+    "guards.limit-prefix",
+    "Limit: text before a match completes is delivered -- here the email's prefix up to "
+    "its second TLD letter.",
+    {"validators": [PII], "deltas": ["mail bob@exam", "ple.c", "om"]},
+    {"delivered": ["mail bob@exam", "ple.c"], "severedAt": 2, "rule": "email"},
+)
+run_case(
+    "guards.delta",
+    "card-prefix-of-longer-run",
+    "validators.pii-card",
+    "The delta form cannot wait: a digit run that is a valid card so far severs even though "
+    "more digits follow (the output form would accept the 18-digit run).",
+    {"validators": [PII], "deltas": ["4111 1111 1111 1111", " 22"]},
+    {"delivered": [], "severedAt": 0, "rule": "card"},
+)
+run_case(
+    "guards.delta",
+    "wider-than-window-evades",
+    "guards.limit-window",
+    "Limit: a pattern wider than the window, split across deltas, evades the delta form "
+    "(the output form still sees the whole result).",
+    {
+        "validators": [{"kind": "deny", "patterns": {"key": "KEY-[0-9]{12}"}}],
+        "window": 8,
+        "deltas": chars("id KEY-123456789012 end"),
+    },
+    {"severedAt": None, "code": None},
+    tier="may",
+)
+run_case(
+    "guards.delta",
+    "window-as-wide-as-pattern",
+    "guards.window",
+    "With a window as wide as the pattern the same stream is severed.",
+    {
+        "validators": [{"kind": "deny", "patterns": {"key": "KEY-[0-9]{12}"}}],
+        "window": 16,
+        "deltas": chars("id KEY-123456789012 end"),
+    },
+    {"severedAt": 18, "code": SEVERED, "rule": "key"},
+)
+run_case(
+    "guards.delta",
+    "long-delta-checked-whole",
+    "guards.running-text",
+    "A delta longer than the window is checked whole.",
+    {
+        "validators": [{"kind": "deny", "patterns": ["secret"]}],
+        "window": 4,
+        "deltas": ["ok", "secret and a lot more text after it"],
+    },
+    {"delivered": ["ok"], "severedAt": 1, "code": SEVERED},
+)
+run_case(
+    "guards.delta",
+    "two-validators",
+    "guards.running-text",
+    "Every validator's delta form sees the running text; the first to reject severs.",
+    {
+        "validators": [PII, {"kind": "deny", "patterns": {"word": "forbidden"}}],
+        "deltas": ["this is forb", "idden"],
+    },
+    {"delivered": ["this is forb"], "severedAt": 1, "rule": "word"},
+)
+run_case(
+    "guards.delta",
+    "no-validators",
+    "guards.before-delivery",
+    "With no validators everything is delivered.",
+    {"validators": [], "deltas": ["123-45-6789"]},
+    {"delivered": ["123-45-6789"], "severedAt": None},
+)
+run_case(
+    "guards.delta",
+    "output-only-validator-refused",
+    "validators.fail-closed",
+    "Fail-closed: a validator with no delta form cannot guard a stream.",
+    {"validators": [{"kind": "pii", "delta": False}], "deltas": ["x"]},
+    {"error": "argument.invalid"},
+)
+
+# ---- guards.budget ------------------------------------------------------------------------
+BUDGET = "governance.stream-token-budget"
+run_case(
+    "guards.budget",
+    "exactly-at-budget",
+    "guards.token-budget",
+    "Spending exactly the budget is allowed (ceil(len/4) tokens per delta).",
+    {"maxTokens": 3, "deltas": ["abcd", "efgh", "ijkl"]},
+    {"severedAt": None, "delivered": ["abcd", "efgh", "ijkl"]},
+)
+run_case(
+    "guards.budget",
+    "sever-before-breach",
+    "guards.token-budget",
+    "The delta that would exceed the budget is never delivered.",
+    {"maxTokens": 3, "deltas": ["abcd", "efgh", "ijkl", "m"]},
+    {"delivered": ["abcd", "efgh", "ijkl"], "severedAt": 3, "code": BUDGET, "rule": None},
+)
+run_case(
+    "guards.budget",
+    "rounding-up-per-delta",
+    "guards.token-count",
+    "The default count rounds each delta up: five 1-character deltas are 5 tokens.",
+    {"maxTokens": 4, "deltas": ["a", "b", "c", "d", "e"]},
+    {"severedAt": 4, "code": BUDGET},
+)
+run_case(
+    "guards.budget",
+    "validators-before-budget",
+    "guards.chain-order",
+    "When the validators and the budget would both sever a delta, the validators' sever "
+    "is reported.",
+    {"validators": [PII], "maxTokens": 1, "deltas": ["ab", "123-45-6789"]},
+    {"severedAt": 1, "code": SEVERED},
+)
+
+# ---- guards.holdback (extension) ----------------------------------------------------------
+KEY4 = {"kind": "deny", "patterns": {"key": "KEY-[0-9]{4}"}}
+run_case(
+    "guards.holdback",
+    "clean-released-and-flushed",
+    "guards.hold-back-flush",
+    "Extension: text is released once it cannot start a match (the last max_width-1 = 7 "
+    "characters are held); the rest is flushed on success.",
+    {"validators": [KEY4], "holdBack": True, "deltas": ["hello ", "wor", "ld, all ok"]},
+    {"delivered": ["", "he", "llo world,"], "flushed": " all ok", "severedAt": None},
+    tier="may",
+)
+run_case(
+    "guards.holdback",
+    "secret-prefix-never-released",
+    "guards.hold-back",
+    "Extension: no character of a match reaches the sink; the held text is dropped at the sever.",
+    {"validators": [KEY4], "holdBack": True, "deltas": chars("my KEY-1234 ok", 2)},
+    {"delivered": ["", "", "", "m", "y "], "flushed": None, "severedAt": 5, "code": SEVERED},
+    tier="may",
+)
+run_case(
+    "guards.holdback",
+    "card-held-back",
+    "guards.hold-back",
+    "Extension: with pii, a card's digits are never released before the sever.",
+    {"validators": [PII], "holdBack": True, "deltas": ["x" * 400, "card 4111 ", "1111 1111 1111"]},
+    {"delivered": ["x" * 56, "x" * 10], "severedAt": 2, "rule": "card"},
+    tier="may",
+)
+run_case(
+    "guards.holdback",
+    "unbounded-refused",
+    "guards.hold-back-width",
+    "Extension: hold-back refuses a pattern of unbounded width.",
+    {
+        "validators": [{"kind": "deny", "patterns": ["sk-[a-z]+"]}],
+        "holdBack": True,
+        "deltas": ["x"],
+    },
+    {"error": "argument.invalid"},
+    tier="may",
+)
+run_case(
+    "guards.holdback",
+    "unbounded-with-max-width",
+    "guards.hold-back-width",
+    "Extension: an explicit maxWidth bounds an unbounded pattern for hold-back.",
+    {
+        "validators": [{"kind": "deny", "patterns": ["sk-[a-z]+"], "maxWidth": 6}],
+        "holdBack": True,
+        "deltas": ["abc ", "sk", "-", "ab"],
+    },
+    {"delivered": ["", "a", "b"], "severedAt": 3, "rule": "sk-[a-z]+"},
+    tier="may",
+)
+
+
+# ---- machinery ----------------------------------------------------------------------------
+
+
+def compute(c: Case) -> dict[str, Any]:
+    """loom_ref's answer to a case, in the ``expect`` shape."""
+    try:
+        return {"result": VECTOR_FUNCTIONS[c["function"]](c["input"])}
+    except LoomError as err:
+        return {"error": {"code": err.code}}
+
+
+def check_intent(c: Case, expect: dict[str, Any]) -> None:
+    intent = c["intent"]
+    where = f"{c['group']}/{c['name']}"
+    if "error" in intent:
+        assert expect == {"error": {"code": intent["error"]}}, (where, expect)
+        return
+    assert "result" in expect, (where, expect)
+    for key, value in intent.items():
+        assert expect["result"].get(key) == value, (where, key, expect["result"].get(key), value)
+
+
+def case_file(c: Case) -> tuple[Path, dict[str, Any]]:
+    expect = compute(c)
+    check_intent(c, expect)
+    doc = {
+        "id": f"{c['group']}/{c['name']}",
+        "anchor": c["anchor"],
+        "tier": c["tier"],
+        "description": c["description"],
+        "family": "vector",
+        "function": c["function"],
+        "input": c["input"],
+        "expect": expect,
+    }
+    return ROOT / c["group"] / f"{c['name']}.json", doc
+
+
+def canonical(doc: dict[str, Any]) -> str:
+    return json.dumps(doc, indent=2, sort_keys=True, ensure_ascii=False) + "\n"
+
+
+def write_all() -> int:
+    """Rewrite every case file of our groups (stale files of our groups are removed)."""
+    wanted = {}
+    for c in CASES:
+        path, doc = case_file(c)
+        wanted[path] = canonical(doc)
+    for group in GROUPS:
+        for old in (ROOT / group).glob("*.json") if (ROOT / group).is_dir() else []:
+            if old not in wanted:
+                old.unlink()
+    for path, text in wanted.items():
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+    return len(wanted)
+
+
+def main(argv: list[str]) -> int:
+    if "--write" in argv or os.environ.get("LOOM_REGEN") == "1":
+        print(f"wrote {write_all()} cases under {ROOT}")
+        return 0
+    for c in CASES:
+        case_file(c)
+    print(f"{len(CASES)} cases agree with loom_ref and their intents")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
