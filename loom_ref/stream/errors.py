@@ -1,0 +1,69 @@
+"""The stream layer's errors: all ``StreamError`` subclasses with stable dotted codes.
+
+Rules (``spec/stream.md`` § Errors): a contract violation raised by the strict checker or the
+assembler carries the broken rule's id as its ``code`` (spec: stream.errors.rule-codes);
+malformed wire JSON raises :class:`WireError` with a ``stream.wire.*`` code naming what is wrong,
+never ``KeyError`` or ``TypeError`` (spec: stream.wire.malformed).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from loom_ref.errors import StreamError
+
+__all__ = [
+    "AssemblerError",
+    "ContractViolationError",
+    "ProviderError",
+    "ScriptedFailure",
+    "StreamAborted",
+    "WireError",
+]
+
+
+class ContractViolationError(StreamError):
+    """A chunk sequence broke an adapter-contract rule; ``code`` is the rule id and
+    ``details["index"]`` the offending chunk's index (spec: stream.errors.rule-codes)."""
+
+    code = "stream.contract"
+
+
+class AssemblerError(StreamError):
+    """The assembler met a stream it cannot fold without guessing.
+
+    ``code`` is a contract rule id when the stream broke that rule, or one of the assembler's
+    own codes (``stream.assembler.type-conflict``, ``stream.assembler.unfinished``).
+    """
+
+    code = "stream.assembler"
+
+
+class WireError(StreamError):
+    """Malformed wire JSON; ``code`` is one of ``stream.wire.*`` and ``details["path"]``
+    locates the offending value (spec: stream.wire.malformed)."""
+
+    code = "stream.wire.malformed"
+
+    def __init__(self, message: str, *, code: str, path: str, **details: Any) -> None:
+        super().__init__(f"{path}: {message}", code=code, path=path, **details)
+        self.path = path
+
+
+class ProviderError(StreamError):
+    """A provider request failed at the transport or protocol level (raised from ``stream()``,
+    the first sanctioned error path)."""
+
+    code = "stream.provider.error"
+
+
+class ScriptedFailure(StreamError):
+    """The failure a scripted adapter raises mid-stream when told to."""
+
+    code = "stream.scripted.failure"
+
+
+class StreamAborted(StreamError):
+    """An adapter stopped because its signal aborted."""
+
+    code = "stream.aborted"

@@ -1,0 +1,262 @@
+"""A real adapter for OpenAI-compatible chat-completions streaming endpoints (stdlib only).
+
+Rules (``spec/stream.md`` § The OpenAI-compatible adapter):
+
+- Every request carries the attribution ``User-Agent`` (spec: stream.attribution.user-agent),
+  proven by a wire-level test against a local mock server.
+- The class takes every value injected (base URL, key, identity, timeout); the environment is
+  read only by the explicit factory :meth:`OpenAICompatAdapter.from_env`.
+  (spec: stream.openai.injected-config)
+- Transport failures and non-200 answers RAISE :class:`~loom_ref.stream.errors.ProviderError`
+  (the first sanctioned error path); in-band provider errors and a stream that ends without a
+  ``finish_reason`` END with ``finish error`` (the second). (spec: stream.adapter.two-error-paths)
+- The request asks for ``stream_options.include_usage`` so that the provider reports usage.
+- The signal is checked before the request and between SSE lines; a read blocked on the socket
+  is bounded by ``timeout``.
+
+The chunk mapping itself lives in :mod:`loom_ref.stream.openai_mapping`.
+"""
+
+from __future__ import annotations
+
+import http.client
+import json
+import os
+import urllib.parse
+from collections.abc import Iterator, Mapping
+from typing import TYPE_CHECKING, Any
+
+from loom_ref.errors import InvalidArgument
+from loom_ref.stream.adapter import LlmAdapter, LlmRequest
+from loom_ref.stream.blocks import (
+    Message,
+    ReasoningBlock,
+    Role,
+    TextBlock,
+    ToolCallBlock,
+    ToolResultBlock,
+)
+from loom_ref.stream.chunks import StreamChunk
+from loom_ref.stream.errors import ProviderError, StreamAborted
+from loom_ref.stream.identity import APP_IDENTITY, AppIdentity, attribution_headers
+from loom_ref.stream.openai_mapping import MALFORMED_EVENT, ChatCompletionsMapper
+from loom_ref.stream.sse import SseDecoder
+
+if TYPE_CHECKING:
+    from loom_ref.effects.signal import Signal
+
+__all__ = [
+    "ENV_API_KEY",
+    "ENV_BASE_URL",
+    "HTTP_STATUS",
+    "TRANSPORT",
+    "OpenAICompatAdapter",
+    "build_chat_body",
+]
+
+HTTP_STATUS = "stream.provider.http-status"
+"""Error code: the endpoint answered with a status other than 200."""
+
+TRANSPORT = "stream.provider.transport"
+"""Error code: the connection failed or broke."""
+
+ENV_BASE_URL = ("LOOM_LLM_BASE_URL", "OPENAI_BASE_URL")
+ENV_API_KEY = ("LOOM_LLM_API_KEY", "OPENAI_API_KEY")
+
+
+def _text_of(message: Message) -> str:
+    return "".join(b.text for b in message.content if isinstance(b, TextBlock))
+
+
+def _message_json(message: Message) -> list[dict[str, Any]]:
+    """One protocol message as one or more chat-completions messages."""
+    role = message.role
+    if role is Role.SYSTEM:
+        if any(not isinstance(b, TextBlock) for b in message.content):
+            raise InvalidArgument("a system message holds text blocks only")
+        return [{"role": "system", "content": _text_of(message)}]
+    if role is Role.ASSISTANT:
+        if any(isinstance(b, ToolResultBlock) for b in message.content):
+            raise InvalidArgument("an assistant message cannot hold a tool result")
+        out: dict[str, Any] = {"role": "assistant", "content": _text_of(message) or None}
+        calls = [
+            {
+                "id": b.id,
+                "type": "function",
+                "function": {"name": b.name, "arguments": b.arguments},
+            }
+            for b in message.content
+            if isinstance(b, ToolCallBlock)
+        ]
+        if calls:
+            out["tool_calls"] = calls
+        return [out]  # reasoning blocks are not sent back
+    # user and tool messages: text runs become user messages, tool results tool messages
+    result: list[dict[str, Any]] = []
+    run: list[str] = []
+    for block in message.content:
+        if isinstance(block, TextBlock):
+            if role is Role.TOOL:
+                raise InvalidArgument("a tool message holds tool results only")
+            run.append(block.text)
+        elif isinstance(block, ToolResultBlock):
+            if run:
+                result.append({"role": "user", "content": "".join(run)})
+                run = []
+            result.append({"role": "tool", "tool_call_id": block.call_id, "content": block.content})
+        elif isinstance(block, ReasoningBlock | ToolCallBlock):
+            raise InvalidArgument(f"a {role.value} message cannot hold a {block.type.value} block")
+    if run:
+        result.append({"role": "user", "content": "".join(run)})
+    return result
+
+
+def build_chat_body(request: LlmRequest) -> dict[str, Any]:
+    """The JSON body of a streaming ``/chat/completions`` request for ``request``."""
+    if not isinstance(request, LlmRequest):
+        raise InvalidArgument(f"request must be an LlmRequest, got {type(request).__name__}")
+    body: dict[str, Any] = {
+        "model": request.model,
+        "messages": [m for message in request.messages for m in _message_json(message)],
+        "stream": True,
+        "stream_options": {"include_usage": True},
+    }
+    if request.tools:
+        body["tools"] = [
+            {
+                "type": "function",
+                "function": {
+                    "name": t.name,
+                    "description": t.description,
+                    "parameters": dict(t.parameters),
+                },
+            }
+            for t in request.tools
+        ]
+    if request.max_tokens is not None:
+        body["max_tokens"] = request.max_tokens
+    if request.temperature is not None:
+        body["temperature"] = request.temperature
+    return body
+
+
+class OpenAICompatAdapter(LlmAdapter):
+    """Streams ``POST {base_url}/chat/completions`` over ``http.client`` and maps its SSE
+    chunks onto the protocol (spec: stream.openai.injected-config)."""
+
+    def __init__(
+        self,
+        *,
+        base_url: str,
+        api_key: str | None = None,
+        identity: AppIdentity = APP_IDENTITY,
+        timeout: float = 60.0,
+    ) -> None:
+        if not isinstance(base_url, str):
+            raise InvalidArgument(f"base_url must be a str, got {type(base_url).__name__}")
+        parts = urllib.parse.urlsplit(base_url)
+        if parts.scheme not in ("http", "https") or not parts.hostname:
+            raise InvalidArgument(f"base_url must be an http(s) URL, got {base_url!r}")
+        if api_key is not None and (not isinstance(api_key, str) or not api_key):
+            raise InvalidArgument("api_key must be a non-empty str or None")
+        if not isinstance(identity, AppIdentity):
+            raise InvalidArgument("identity must be an AppIdentity")
+        if isinstance(timeout, bool) or not isinstance(timeout, (int, float)) or timeout <= 0:
+            raise InvalidArgument(f"timeout must be a positive number, got {timeout!r}")
+        self._scheme = parts.scheme
+        self._host = parts.hostname
+        self._port = parts.port
+        self._path = parts.path.rstrip("/") + "/chat/completions"
+        self._api_key = api_key
+        self._identity = identity
+        self._timeout = float(timeout)
+
+    @classmethod
+    def from_env(
+        cls,
+        environ: Mapping[str, str] = os.environ,
+        *,
+        identity: AppIdentity = APP_IDENTITY,
+        timeout: float = 60.0,
+    ) -> OpenAICompatAdapter:
+        """Build from ``LOOM_LLM_BASE_URL``/``OPENAI_BASE_URL`` and
+        ``LOOM_LLM_API_KEY``/``OPENAI_API_KEY`` in ``environ`` (the only place that reads it)."""
+        base_url = next((environ[k] for k in ENV_BASE_URL if environ.get(k)), None)
+        if base_url is None:
+            raise InvalidArgument(f"set one of {', '.join(ENV_BASE_URL)}")
+        api_key = next((environ[k] for k in ENV_API_KEY if environ.get(k)), None)
+        return cls(base_url=base_url, api_key=api_key, identity=identity, timeout=timeout)
+
+    @property
+    def url(self) -> str:
+        """The endpoint this adapter posts to."""
+        port = f":{self._port}" if self._port else ""
+        return f"{self._scheme}://{self._host}{port}{self._path}"
+
+    def request_headers(self) -> dict[str, str]:
+        """Headers of every request, the attribution ``User-Agent`` first."""
+        headers = attribution_headers(self._identity)  # spec: stream.attribution.user-agent
+        headers["Content-Type"] = "application/json"
+        headers["Accept"] = "text/event-stream"
+        if self._api_key is not None:
+            headers["Authorization"] = f"Bearer {self._api_key}"
+        return headers
+
+    def _connect(self) -> http.client.HTTPConnection:
+        if self._scheme == "https":
+            return http.client.HTTPSConnection(self._host, self._port, timeout=self._timeout)
+        return http.client.HTTPConnection(self._host, self._port, timeout=self._timeout)
+
+    def stream(self, request: LlmRequest, signal: Signal) -> Iterator[StreamChunk]:
+        """Stream one chat completion (spec: stream.adapter.seam)."""
+        body = json.dumps(build_chat_body(request)).encode("utf-8")
+        return self._stream(body, signal)
+
+    def _stream(self, body: bytes, signal: Signal) -> Iterator[StreamChunk]:
+        if signal.aborted:
+            raise StreamAborted(f"aborted: {signal.reason}", reason=signal.reason)
+        connection = self._connect()
+        try:
+            try:
+                connection.request("POST", self._path, body=body, headers=self.request_headers())
+                response = connection.getresponse()
+            except (OSError, http.client.HTTPException) as error:
+                raise ProviderError(
+                    f"request to {self.url} failed: {error}", code=TRANSPORT
+                ) from error
+            if response.status != 200:
+                detail = response.read(2048).decode("utf-8", "replace")
+                raise ProviderError(
+                    f"{self.url} answered {response.status}: {detail}",
+                    code=HTTP_STATUS,
+                    status=response.status,
+                )
+            decoder = SseDecoder()
+            mapper = ChatCompletionsMapper()
+            while True:
+                if signal.aborted:
+                    raise StreamAborted(f"aborted: {signal.reason}", reason=signal.reason)
+                try:
+                    raw = response.readline()
+                except (OSError, http.client.HTTPException) as error:
+                    raise ProviderError(
+                        f"reading the stream failed: {error}", code=TRANSPORT
+                    ) from error
+                if not raw:
+                    break  # the connection closed
+                event = decoder.feed_line(raw.decode("utf-8", "replace"))
+                if event is None:
+                    continue
+                if event.data.strip() == "[DONE]":
+                    break  # the provider's end-of-stream marker
+                try:
+                    payload = json.loads(event.data)
+                except ValueError as error:
+                    raise ProviderError(
+                        f"an event's data is not JSON: {error}", code=MALFORMED_EVENT
+                    ) from error
+                yield from mapper.feed(payload)
+            # spec: stream.openai.defer-usage-and-finish — at the end-of-stream marker
+            yield from mapper.end()
+        finally:
+            connection.close()

@@ -1,0 +1,289 @@
+"""The BlockAssembler: folds grammar streams to their model; splitting deltas changes nothing."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from loom_ref.errors import InvalidArgument
+from loom_ref.stream import (
+    AssemblerError,
+    BlockAssembler,
+    BlockEnd,
+    BlockStart,
+    BlockType,
+    ContentBlock,
+    FinishChunk,
+    FinishKind,
+    FinishReason,
+    Message,
+    ReasoningBlock,
+    ReasoningDelta,
+    Role,
+    StreamChunk,
+    TextBlock,
+    TextDelta,
+    TokenUsage,
+    ToolCallBlock,
+    ToolCallDelta,
+    ToolResultBlock,
+    UsageChunk,
+    assemble,
+    check,
+)
+
+from .strategies import GeneratedStream, split_deltas, strip_blocks, valid_streams
+
+SETTINGS = settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+STOP = FinishChunk(reason=FinishReason.stop())
+
+
+@SETTINGS
+@given(valid_streams())
+def test_assembles_to_the_grammar_model(stream: GeneratedStream) -> None:
+    result = assemble(stream.chunks)
+    assert result.message == Message(role=Role.ASSISTANT, content=stream.blocks)
+    assert result.finish == stream.reason
+    assert result.usage == stream.usage
+
+
+@SETTINGS
+@given(valid_streams(), st.data())
+def test_splitting_deltas_never_changes_the_message(
+    stream: GeneratedStream, data: st.DataObject
+) -> None:
+    split = data.draw(split_deltas(stream.chunks))
+    assert check(split) == ()
+    assert assemble(split) == assemble(stream.chunks)
+
+
+def _delta_only_model(chunks: tuple[StreamChunk, ...], reason: FinishReason) -> list[ContentBlock]:
+    """What a delta-only stream folds to, computed independently of the assembler."""
+    order: list[float] = []
+    kinds: dict[float, type] = {}
+    text: dict[float, str] = {}
+    ids: dict[float, str] = {}
+    names: dict[float, str] = {}
+    for c in chunks:
+        if isinstance(c, (TextDelta, ReasoningDelta, ToolCallDelta)):
+            if c.index not in kinds:
+                order.append(c.index)
+                kinds[c.index] = type(c)
+                text[c.index] = ""
+            if isinstance(c, ToolCallDelta):
+                text[c.index] += c.arguments_delta
+                ids.setdefault(c.index, c.id)
+                if c.name is not None:
+                    names.setdefault(c.index, c.name)
+            else:
+                text[c.index] += c.text
+    out: list[ContentBlock] = []
+    for i in order:
+        if kinds[i] is TextDelta:
+            out.append(TextBlock(text=text[i]))
+        elif kinds[i] is ReasoningDelta:
+            out.append(ReasoningBlock(text=text[i]))
+        elif reason.kind in (FinishKind.STOP, FinishKind.TOOL_CALLS):
+            out.append(ToolCallBlock(id=ids[i], name=names.get(i, ""), arguments=text[i]))
+    return out
+
+
+@SETTINGS
+@given(valid_streams(), st.data())
+def test_delta_only_streams_are_tolerated_and_split_invariant(
+    stream: GeneratedStream, data: st.DataObject
+) -> None:
+    bare = strip_blocks(stream.chunks)
+    expected = _delta_only_model(bare, stream.reason)
+    assert list(assemble(bare).message.content) == expected
+    split = data.draw(split_deltas(bare))
+    assert assemble(split) == assemble(bare)
+
+
+@SETTINGS
+@given(valid_streams(), st.data())
+def test_stragglers_after_block_end_are_ignored(
+    stream: GeneratedStream, data: st.DataObject
+) -> None:
+    ends = [i for i, c in enumerate(stream.chunks) if isinstance(c, BlockEnd)]
+    if not ends:
+        return
+    end = data.draw(st.sampled_from(ends))
+    chunk = stream.chunks[end]
+    assert isinstance(chunk, BlockEnd)
+    stragglers: list[StreamChunk] = [
+        TextDelta(index=chunk.index, text="late"),
+        ReasoningDelta(index=chunk.index, text="late"),
+        ToolCallDelta(index=chunk.index, id="other", name="other", arguments_delta="late"),
+        BlockStart(index=chunk.index, block_type=BlockType.TEXT),
+        BlockEnd(index=chunk.index, block=TextBlock(text="second end")),
+    ]
+    extra = data.draw(st.lists(st.sampled_from(stragglers), min_size=1, max_size=3))
+    at = data.draw(st.integers(min_value=end + 1, max_value=len(stream.chunks) - 1))
+    mutated = [*stream.chunks[:at], *extra, *stream.chunks[at:]]
+    assert assemble(mutated) == assemble(stream.chunks)
+
+
+def test_block_end_carries_the_block() -> None:
+    chunks = [
+        BlockStart(index=0, block_type=BlockType.TEXT),
+        TextDelta(index=0, text="draft"),
+        BlockEnd(index=0, block=TextBlock(text="final")),
+        STOP,
+    ]
+    assert assemble(chunks).message.content == (TextBlock(text="final"),)
+
+
+def test_first_seen_order_not_index_order() -> None:
+    chunks = [
+        TextDelta(index=7, text="a"),
+        ReasoningDelta(index=2, text="b"),
+        TextDelta(index=7, text="c"),
+        STOP,
+    ]
+    assert assemble(chunks).message.content == (TextBlock(text="ac"), ReasoningBlock(text="b"))
+
+
+@pytest.mark.parametrize(
+    ("reason", "kept"),
+    [
+        (FinishReason.stop(), True),
+        (FinishReason.tool_calls(), True),
+        (FinishReason.max_tokens(), False),
+        (FinishReason.error("boom"), False),
+        (FinishReason.aborted("stop"), False),
+    ],
+)
+def test_unended_tool_calls_are_dropped_unless_the_finish_is_normal(
+    reason: FinishReason, kept: bool
+) -> None:
+    chunks = [
+        TextDelta(index=0, text="partial"),
+        BlockStart(index=1, block_type=BlockType.TOOL_CALL),
+        ToolCallDelta(index=1, id="c1", name="f", arguments_delta='{"a":'),
+        BlockStart(index=2, block_type=BlockType.TOOL_CALL),
+        ToolCallDelta(index=2, id="c2", name="g", arguments_delta="{}"),
+        BlockEnd(index=2, block=ToolCallBlock(id="c2", name="g", arguments="{}")),
+        FinishChunk(reason=reason),
+    ]
+    content = assemble(chunks).message.content
+    open_call = ToolCallBlock(id="c1", name="f", arguments='{"a":')
+    assert content[0] == TextBlock(text="partial")  # interrupted text is kept
+    assert content[-1] == ToolCallBlock(id="c2", name="g", arguments="{}")  # ended call is kept
+    assert (open_call in content) is kept
+
+
+def test_arguments_are_never_parsed() -> None:
+    raw = '{"a": 1,, nonsense'
+    chunks = [ToolCallDelta(index=0, id="c", name="f", arguments_delta=raw), STOP]
+    assert assemble(chunks).message.content == (ToolCallBlock(id="c", name="f", arguments=raw),)
+
+
+def test_unended_tool_result_has_no_content_and_is_dropped() -> None:
+    chunks = [
+        BlockStart(index=0, block_type=BlockType.TOOL_RESULT),
+        FinishChunk(reason=FinishReason.error("x")),
+    ]
+    assert assemble(chunks).message.content == ()
+    ended = [
+        BlockEnd(index=0, block=ToolResultBlock(call_id="c", content="ok", is_error=True)),
+        STOP,
+    ]
+    assert assemble(ended).message.content == (
+        ToolResultBlock(call_id="c", content="ok", is_error=True),
+    )
+
+
+def test_blocks_snapshot_before_finish_and_unfinished_error() -> None:
+    assembler = BlockAssembler()
+    assembler.feed(TextDelta(index=0, text="he"))
+    assembler.feed(ToolCallDelta(index=1, id="c", arguments_delta="{"))
+    assert assembler.blocks() == (
+        TextBlock(text="he"),
+        ToolCallBlock(id="c", name="", arguments="{"),
+    )
+    assert not assembler.finished
+    with pytest.raises(AssemblerError) as caught:
+        assembler.message()
+    assert caught.value.code == "stream.assembler.unfinished"
+    assembler.feed(UsageChunk(usage=TokenUsage(input_tokens=3, output_tokens=4)))
+    assembler.feed(FinishChunk(reason=FinishReason.max_tokens()))
+    assert assembler.message().content == (TextBlock(text="he"),)
+    assert assembler.usage == TokenUsage(input_tokens=3, output_tokens=4)
+    assert assembler.finish_reason == FinishReason.max_tokens()
+
+
+USAGE = UsageChunk(usage=TokenUsage(input_tokens=1, output_tokens=1))
+
+
+@pytest.mark.parametrize(
+    ("chunks", "code"),
+    [
+        ([STOP, TextDelta(index=0, text="x")], "stream.nothing-after-finish"),
+        ([STOP, USAGE], "stream.usage-before-finish"),
+        ([STOP, STOP], "stream.single-finish"),
+        ([USAGE, USAGE, STOP], "stream.single-usage"),
+        ([TextDelta(index=-1, text="x"), STOP], "stream.index-non-negative-integer"),
+        ([TextDelta(index=0.5, text="x"), STOP], "stream.index-non-negative-integer"),
+        (
+            [TextDelta(index=0, text="x"), ReasoningDelta(index=0, text="y"), STOP],
+            "stream.assembler.type-conflict",
+        ),
+        (
+            [
+                BlockStart(index=0, block_type=BlockType.TEXT),
+                BlockEnd(index=0, block=ReasoningBlock(text="y")),
+                STOP,
+            ],
+            "stream.assembler.type-conflict",
+        ),
+        (
+            [
+                ToolCallDelta(index=0, id="a", arguments_delta=""),
+                ToolCallDelta(index=0, id="b", arguments_delta=""),
+            ],
+            "stream.tool-call-identity-stable",
+        ),
+        (
+            [
+                ToolCallDelta(index=0, id="a", name="f", arguments_delta=""),
+                ToolCallDelta(index=0, id="a", name="g", arguments_delta=""),
+            ],
+            "stream.tool-call-identity-stable",
+        ),
+        (
+            [ToolCallDelta(index=0, id="a", arguments_delta={"a": 1}), STOP],  # type: ignore[arg-type]
+            "stream.tool-arguments-raw-json",
+        ),
+        (
+            [BlockEnd(index=0, block=ToolCallBlock(id="a", name="f", arguments=[1])), STOP],  # type: ignore[arg-type]
+            "stream.tool-arguments-raw-json",
+        ),
+        ([TextDelta(index=0, text="x")], "stream.assembler.unfinished"),
+    ],
+)
+def test_assembler_fails_closed_with_a_stable_code(chunks: list[StreamChunk], code: str) -> None:
+    with pytest.raises(AssemblerError) as caught:
+        assemble(chunks)
+    assert caught.value.code == code
+
+
+def test_resent_same_name_is_fine() -> None:
+    chunks = [
+        ToolCallDelta(index=0, id="a", name="f", arguments_delta="{"),
+        ToolCallDelta(index=0, id="a", name="f", arguments_delta="}"),
+        STOP,
+    ]
+    assert assemble(chunks).message.content == (ToolCallBlock(id="a", name="f", arguments="{}"),)
+
+
+@pytest.mark.parametrize("bad", [None, "abc", [1]])
+def test_bad_arguments_raise_invalid_argument(bad: object) -> None:
+    with pytest.raises(InvalidArgument):
+        assemble(bad)  # type: ignore[arg-type]
+
+
+def test_result_is_cached_after_finish() -> None:
+    assembler = BlockAssembler().feed_all([TextDelta(index=0, text="x"), STOP])
+    assert assembler.blocks() is assembler.blocks()
