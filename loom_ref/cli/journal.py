@@ -14,6 +14,7 @@ Both read without taking the writer's lock.
 from __future__ import annotations
 
 import json
+import sys
 from typing import Any, TextIO
 
 from loom_ref.errors import InvalidArgument
@@ -121,7 +122,7 @@ def check(path: str, out: TextIO) -> int:
 
 def register(subparsers: Any) -> None:
     """Add the ``journal`` command and its ``show`` / ``check`` subcommands to an argparse
-    subparsers object; each sets ``func(args, out) -> exit status``."""
+    subparsers object; each sets ``func(args) -> exit status``."""
     parser = subparsers.add_parser("journal", help="inspect a journal file",
                                    description="Inspect one execution's journal file.")
     sub = parser.add_subparsers(dest="journal_command", required=True)
@@ -130,10 +131,10 @@ def register(subparsers: Any) -> None:
     p_show.add_argument("file")
     p_show.add_argument("--at", type=int, default=None, metavar="SEQ",
                         help="fold only the first SEQ events (the state at that point)")
-    p_show.set_defaults(func=lambda a, out: show(a.file, a.at, out))
+    p_show.set_defaults(func=lambda a: show(a.file, a.at, sys.stdout))
     p_check = sub.add_parser("check", help="verify checksums, sequence and schema",
                              description="Verify a journal; exit 0 clean, 1 torn tail, "
                                          "2 corrupt.")
     p_check.add_argument("file")
-    p_check.set_defaults(func=lambda a, out: check(a.file, out))
+    p_check.set_defaults(func=lambda a: check(a.file, sys.stdout))
 
