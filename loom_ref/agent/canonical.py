@@ -1,0 +1,29 @@
+"""Canonical JSON: the one serialisation the agent loop measures and hashes.
+
+Spec: ``spec/agent.md`` (``agent.canonical-json``): *the canonical JSON of a value is
+``json.dumps(value, ensure_ascii=False, separators=(",", ":"), sort_keys=True,
+allow_nan=False)``, encoded as UTF-8.* The transcript's byte count (``agent.byte-count``) and
+the claim-check reference (``agent.claim-check-ref``) are both defined over it, so another
+implementation reproduces them from the rule alone.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+__all__ = ["canonical_bytes", "canonical_json"]
+
+_encode = json.JSONEncoder(
+    ensure_ascii=False, separators=(",", ":"), sort_keys=True, allow_nan=False
+).encode
+
+
+def canonical_json(value: Any) -> str:
+    """The canonical JSON text of ``value`` (spec: agent.canonical-json)."""
+    return _encode(value)
+
+
+def canonical_bytes(value: Any) -> bytes:
+    """The UTF-8 bytes of :func:`canonical_json`."""
+    return _encode(value).encode("utf-8")

@@ -1,0 +1,77 @@
+"""The transcript: the message list an agent loop re-sends each turn, and its running byte count.
+
+Spec: ``spec/agent.md``.
+
+- ``agent.transcript-json``: the transcript is a list of messages in the stream layer's wire
+  form (``{"role": ..., "content": [blocks]}``); it is journaled as each turn's STEP_STARTED
+  input, so it holds JSON values only.
+- ``agent.byte-count``: the loop keeps a running UTF-8 byte count of the transcript, *"updated
+  at every message push (O(1) amortized per message, never a re-serialization of the array)"*
+  (ADR 0087, amendment 2026-09-27). A message's size is the UTF-8 length of its canonical JSON
+  (``agent.canonical-json``); the count is the sum of the sizes of the messages held. A push
+  measures only the pushed message; a fold subtracts the folded sizes and adds the summary's.
+  The per-message sizes are kept so the kept-suffix rule (``agent.kept-suffix-bytes``) reads
+  the newest sizes without measuring anything again.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+from loom_ref.agent.canonical import canonical_bytes
+
+__all__ = ["Transcript", "message_bytes"]
+
+
+def message_bytes(message: Any) -> int:
+    """The size of one message: UTF-8 bytes of its canonical JSON (spec: agent.byte-count)."""
+    return len(canonical_bytes(message))
+
+
+class Transcript:
+    """Messages (wire-form JSON) with their sizes and the running total ``bytes``."""
+
+    __slots__ = ("bytes", "messages", "sizes")
+
+    def __init__(self, messages: Iterable[Any] = ()) -> None:
+        self.messages: list[Any] = []
+        self.sizes: list[int] = []
+        self.bytes = 0
+        for message in messages:
+            self.push(message)
+
+    def __len__(self) -> int:
+        return len(self.messages)
+
+    def push(self, message: Any) -> int:
+        """Append ``message``; measure it alone and add its size (spec: agent.byte-count).
+        Returns the new total."""
+        size = message_bytes(message)
+        self.messages.append(message)
+        self.sizes.append(size)
+        self.bytes += size
+        return self.bytes
+
+    def fold(self, count: int, summary: Any) -> list[Any]:
+        """Replace the oldest ``count`` messages by ``summary``; return the folded messages.
+
+        Work is proportional to the messages moved, never to a re-serialisation of the rest.
+        """
+        if not 0 < count <= len(self.messages):
+            raise ValueError(f"cannot fold {count} of {len(self.messages)} messages")
+        folded = self.messages[:count]
+        folded_bytes = sum(self.sizes[:count])
+        size = message_bytes(summary)
+        self.messages[:count] = [summary]
+        self.sizes[:count] = [size]
+        self.bytes += size - folded_bytes
+        return folded
+
+    def snapshot(self) -> list[Any]:
+        """A shallow copy of the messages, for one turn's model input."""
+        return list(self.messages)
+
+    def newest_sizes(self) -> Sequence[int]:
+        """The per-message sizes, oldest first (read-only view for the compaction rules)."""
+        return self.sizes
