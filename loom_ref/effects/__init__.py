@@ -6,8 +6,18 @@ Public names only; each lives in its own module.
 from loom_ref.effects.authorizer import AllowAll, Authorizer, Grant, GrantAuthorizer
 from loom_ref.effects.call import DeltaSink, EffectCall, Mode
 from loom_ref.effects.clock import Clock, ManualClock
+from loom_ref.effects.collect import LLM_ABORTED, LLM_ERROR, LlmStreamFailed, collect_stream
 from loom_ref.effects.context import EffectContext
 from loom_ref.effects.decision import ALLOW, Decision
+from loom_ref.effects.deltas import (
+    SILENT,
+    SINK_RAISED,
+    DeltaChannel,
+    EffectDelta,
+    SilentChannel,
+    delta_origin,
+    delta_to_json,
+)
 from loom_ref.effects.effect import ALL_MODES, Effect, Execute
 from loom_ref.effects.errors import (
     EffectDenied,
@@ -19,6 +29,7 @@ from loom_ref.effects.errors import (
     UnknownEffectError,
 )
 from loom_ref.effects.kill_switch import KillSwitch
+from loom_ref.effects.llm_effect import create_llm_effect, llm_request
 from loom_ref.effects.metering import BudgetMeter, Meter, MeterRecord
 from loom_ref.effects.middleware import (
     NEVER_RETRIED,
@@ -28,21 +39,35 @@ from loom_ref.effects.middleware import (
     Middleware,
     Next,
     RateLimitMiddleware,
+    RedactionMiddleware,
     RetryMiddleware,
+    SafetyMiddleware,
+    StreamBudgetMiddleware,
     backoff_delay,
     jitter_fraction,
+    output_texts,
+    pattern_redactor,
+    redaction_middleware,
+    safety_middleware,
+    stream_budget_middleware,
 )
 from loom_ref.effects.runtime import STREAMING_DISABLED, EffectRuntime
 from loom_ref.effects.scope import SCOPE_CLOSED, DecideScope, TransientHost
 from loom_ref.effects.signal import NEVER, AbortedError, CompositeSignal, Signal, any_of
+from loom_ref.effects.vectors import VECTOR_FUNCTIONS
 
 __all__ = [
     "ALLOW",
     "ALL_MODES",
+    "LLM_ABORTED",
+    "LLM_ERROR",
     "NEVER",
     "NEVER_RETRIED",
     "SCOPE_CLOSED",
+    "SILENT",
+    "SINK_RAISED",
     "STREAMING_DISABLED",
+    "VECTOR_FUNCTIONS",
     "AbortedError",
     "AllowAll",
     "Authorizer",
@@ -51,12 +76,14 @@ __all__ = [
     "CompositeSignal",
     "DecideScope",
     "Decision",
+    "DeltaChannel",
     "DeltaGuard",
     "DeltaGuardFactory",
     "DeltaSink",
     "Effect",
     "EffectCall",
     "EffectContext",
+    "EffectDelta",
     "EffectDenied",
     "EffectKilled",
     "EffectRefusal",
@@ -66,6 +93,7 @@ __all__ = [
     "Grant",
     "GrantAuthorizer",
     "KillSwitch",
+    "LlmStreamFailed",
     "ManualClock",
     "Meter",
     "MeterRecord",
@@ -76,11 +104,25 @@ __all__ = [
     "OverBudget",
     "RateLimitMiddleware",
     "RateLimited",
+    "RedactionMiddleware",
     "RetryMiddleware",
+    "SafetyMiddleware",
     "Signal",
+    "SilentChannel",
+    "StreamBudgetMiddleware",
     "TransientHost",
     "UnknownEffectError",
     "any_of",
     "backoff_delay",
+    "collect_stream",
+    "create_llm_effect",
+    "delta_origin",
+    "delta_to_json",
     "jitter_fraction",
+    "llm_request",
+    "output_texts",
+    "pattern_redactor",
+    "redaction_middleware",
+    "safety_middleware",
+    "stream_budget_middleware",
 ]

@@ -20,8 +20,8 @@ from loom_ref.effects.signal import Signal
 __all__ = ["DeltaSink", "EffectCall", "Mode"]
 
 #: A per-call delta sink (ADR 0119 decision 1: ``onDelta: DeltaSink = (chunk: EffectDelta)
-#: => void``). Typed loosely here because the delta record belongs to the governed-streaming
-#: layer; a sink is synchronous and fire-and-forget.
+#: => void``); the record is :class:`loom_ref.effects.deltas.EffectDelta`. Typed loosely so
+#: this module does not import the channel; a sink is synchronous and fire-and-forget.
 DeltaSink = Callable[[Any], None]
 
 

@@ -14,6 +14,10 @@ Spec: ``spec/effects.md``. Rules enforced here:
   a no-op (ADR 0119 decision 3: "a transient call's emit is a no-op").
 - ``effects.usage``: ``report_usage`` accumulates what the effect spent in this attempt; the
   runtime hands it to the meter when the attempt ends.
+- ``deltas.channel``: under the runtime ``on_delta`` is never ``None``: it is the call's
+  guarded delta channel (``spec/deltas.md``), or the shared silent channel when there is
+  nothing to deliver or streaming was refused. ``None`` means "no runtime": only then may an
+  effect call its configured sink itself (ADR 0119 #12).
 
 The context is a live per-call handle, not a record: the runtime mutates ``attempt`` and the
 usage between attempts. It is deliberately small, because it is the one object the route
@@ -23,12 +27,15 @@ allocates per call (``effects.lean-route``).
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from loom_ref.effects.call import DeltaSink, EffectCall, Mode
 from loom_ref.effects.clock import Clock
 from loom_ref.effects.signal import Signal
 from loom_ref.errors import InvalidArgument
+
+if TYPE_CHECKING:
+    from loom_ref.effects.deltas import DeltaChannel
 
 __all__ = ["EffectContext"]
 
@@ -43,16 +50,27 @@ class EffectContext:
     injected clock (middleware and effects read time only from it).
     """
 
-    __slots__ = ("_emitted", "_usage", "attempt", "call", "clock", "on_delta", "signal")
+    __slots__ = (
+        "_channel",
+        "_emitted",
+        "_usage",
+        "attempt",
+        "call",
+        "clock",
+        "on_delta",
+        "signal",
+    )
 
     def __init__(self, call: EffectCall, signal: Signal, clock: Clock) -> None:
         self.call = call
         self.signal = signal
         self.clock = clock
         self.attempt = 0
-        #: The guarded delta channel (ADR 0119 decision 12). Owned by the governed-streaming
-        #: layer; ``None`` until that layer installs it.
+        #: The guarded delta channel (ADR 0119 decision 12; spec: deltas.channel). The runtime
+        #: installs it on every call; ``None`` only outside a runtime.
         self.on_delta: DeltaSink | None = None
+        #: The live channel the runtime drives per attempt (``None`` when silent).
+        self._channel: DeltaChannel | None = None
         self._emitted: list[Any] | None = None
         self._usage: dict[str, int] | None = None
 

@@ -9,8 +9,9 @@ runtime's, so an effect cannot skip governance by construction (ADR 0119 decisio
 ``idempotent`` feeds the kernel's in-doubt rule (``kernel.in-doubt``): an idempotent effect
 whose step has no outcome at recovery is invoked again with the same idempotency key.
 ``delta_sink`` is ADR 0119 decision 12's ``Effect.deltaSink``: the configured sink whose
-delivery the runtime owns (the guarded delta channel is a later layer; the field is here so an
-effect declares it where it is registered).
+delivery the runtime owns. The runtime feeds it from the call's guarded delta channel, after
+the per-call sink, with text and reset chunks only (``spec/deltas.md``: deltas.channel); an
+effect calls it itself only when there is no runtime (``ctx.on_delta`` is ``None``).
 """
 
 from __future__ import annotations

@@ -26,11 +26,18 @@ Spec: ``spec/effects.md``. Theory of operation, rule by rule:
   the abort reason: settlement after an abort is never success.
 - ``effects.lean-route``: the chain is composed once per effect at registration (the
   middleware list is fixed when the runtime is built), so a call allocates only its context.
-- ``effects.streaming-refused``: a call that brings a per-call delta sink while a middleware
-  marked ``inspects_output`` has no ``delta_guard`` is completed non-streamed and the runtime
-  warns through ``on_warn`` ("streaming disabled: inspects output without a delta form", ADR
-  0119 decisions 10 and 12). The guarded delta channel itself is installed by the governed
-  streaming layer; until then ``ctx.on_delta`` is ``None``.
+- ``effects.streaming-refused`` / ``deltas.fail-closed``: while a middleware marked
+  ``inspects_output`` has no ``delta_guard``, every call's channel is the silent one: neither
+  the per-call sink nor the effect's configured sink receives anything, the call completes
+  non-streamed, and a call that had a sink to refuse warns once through ``on_warn``
+  ("streaming disabled: inspects output without a delta form", ADR 0119 decisions 10, 12).
+- ``deltas.channel``: otherwise the runtime puts the call's guarded delta channel on
+  ``ctx.on_delta`` (``loom_ref.effects.deltas``), on durable and transient calls alike,
+  starts each attempt on it (``deltas.reset``), raises a sever the effect swallowed
+  (``deltas.sever-sticky``), and after the whole route succeeded flushes and sends the
+  terminal chunk (``deltas.terminal``); once the call settles it delivers nothing more
+  (``deltas.live-window``). A call with no sink and no delta guard gets the shared silent
+  channel (``effects.lean-route``).
 
 The runtime satisfies ``loom_ref.kernel.seam.EffectHost`` structurally: ``invoke(call)``,
 ``invoke_transient(call)`` and ``is_idempotent(tool_id)``. The keyword-friendly transient API
@@ -48,6 +55,7 @@ from loom_ref.effects.authorizer import AllowAll, Authorizer
 from loom_ref.effects.call import DeltaSink, EffectCall, Mode
 from loom_ref.effects.clock import Clock, ManualClock
 from loom_ref.effects.context import EffectContext
+from loom_ref.effects.deltas import SILENT, DeltaChannel
 from loom_ref.effects.effect import Effect
 from loom_ref.effects.errors import (
     EffectDenied,
@@ -58,7 +66,13 @@ from loom_ref.effects.errors import (
 )
 from loom_ref.effects.kill_switch import KillSwitch
 from loom_ref.effects.metering import Meter
-from loom_ref.effects.middleware.base import Middleware, Next, delta_guard_of, inspects_output
+from loom_ref.effects.middleware.base import (
+    DeltaGuardFactory,
+    Middleware,
+    Next,
+    delta_guard_of,
+    inspects_output,
+)
 from loom_ref.effects.signal import NEVER, AbortedError, Signal
 from loom_ref.errors import InvalidArgument
 
@@ -92,6 +106,7 @@ class EffectRuntime:
     __slots__ = (
         "_authorize",
         "_effects",
+        "_guard_factories",
         "_routes",
         "authorizer",
         "clock",
@@ -142,9 +157,13 @@ class EffectRuntime:
         self.streaming_blocked_by: tuple[Middleware, ...] = tuple(
             mw for mw in self.middleware if inspects_output(mw) and delta_guard_of(mw) is None
         )
+        #: Per-attempt delta guard factories, in middleware order (spec: deltas.guard-order).
+        self._guard_factories: tuple[DeltaGuardFactory, ...] = tuple(
+            factory for factory in map(delta_guard_of, self.middleware) if factory is not None
+        )
         self._authorize = self.authorizer.authorize
         self._effects: dict[str, Effect] = {}
-        self._routes: dict[str, Next] = {}
+        self._routes: dict[str, tuple[Next, DeltaSink | None]] = {}
         for effect in effects:
             self.register(effect)
 
@@ -161,7 +180,7 @@ class EffectRuntime:
         for mw in reversed(self.middleware):
             entry = _link(mw, entry)
         self._effects[effect.tool_id] = effect
-        self._routes[effect.tool_id] = entry
+        self._routes[effect.tool_id] = (entry, effect.delta_sink)
         return effect
 
     def get_effect(self, tool_id: str) -> Effect:
@@ -208,6 +227,9 @@ class EffectRuntime:
             ctx.attempt += 1  # spec: effects.retry-attempts
             if ctx._usage is not None:
                 ctx._usage = None
+            channel = ctx._channel
+            if channel is not None:
+                channel.begin_attempt(ctx)  # spec: deltas.reset
             try:
                 output = execute(ctx, input)  # (8)
             except Exception as error:
@@ -220,6 +242,8 @@ class EffectRuntime:
                 meter.record(call, ctx.usage, call.mode is transient)
             if signal.aborted:
                 raise AbortedError(signal.reason)
+            if channel is not None and channel.severed is not None:
+                raise channel.severed  # spec: deltas.sever-sticky -- the effect swallowed it
             return output
 
         return inner
@@ -227,8 +251,8 @@ class EffectRuntime:
     # -- the route --------------------------------------------------------------------
 
     def _run(self, call: EffectCall) -> Any:
-        entry = self._routes.get(call.tool_id)
-        if entry is None:  # spec: effects.unknown-tool
+        route = self._routes.get(call.tool_id)
+        if route is None:  # spec: effects.unknown-tool
             raise UnknownEffectError(
                 f"no effect registered as {call.tool_id!r}", tool_id=call.tool_id
             )
@@ -240,11 +264,35 @@ class EffectRuntime:
                 principal=call.principal,
                 mode=call.mode.value,
             )
-        signal = call.signal
-        ctx = EffectContext(call, NEVER if signal is None else signal, self.clock)
-        if call.on_delta is not None and self.streaming_blocked_by:
-            self.on_warn(STREAMING_DISABLED)  # spec: effects.streaming-refused
-        return entry(ctx, call.input)
+        entry, configured = route
+        signal = NEVER if call.signal is None else call.signal
+        ctx = EffectContext(call, signal, self.clock)
+        per_call = call.on_delta
+        if self.streaming_blocked_by:  # spec: deltas.fail-closed, effects.streaming-refused
+            if per_call is not None or configured is not None:
+                self.on_warn(STREAMING_DISABLED)
+            ctx.on_delta = SILENT
+            return entry(ctx, call.input)
+        if per_call is None and configured is None and not self._guard_factories:
+            ctx.on_delta = SILENT  # spec: effects.lean-route -- nothing to deliver or guard
+            return entry(ctx, call.input)
+        channel = DeltaChannel(  # spec: deltas.channel
+            tool_id=call.tool_id,
+            signal=signal,
+            per_call=per_call,
+            configured=configured,
+            factories=self._guard_factories,
+            on_warn=self.on_warn,
+        )
+        ctx.on_delta = channel
+        ctx._channel = channel
+        try:
+            output = entry(ctx, call.input)
+        except BaseException:
+            channel.settle()  # spec: deltas.live-window -- never a terminal on failure
+            raise
+        channel.succeed()  # spec: deltas.terminal -- after the middleware output phase
+        return output
 
     def invoke(self, call: EffectCall) -> Any:
         """The kernel's durable path: run ``call`` (mode DURABLE) on the route and return the

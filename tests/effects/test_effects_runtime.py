@@ -8,6 +8,7 @@ import pytest
 
 from loom_ref.effects import (
     NEVER,
+    SILENT,
     STREAMING_DISABLED,
     Effect,
     EffectCall,
@@ -63,7 +64,8 @@ def test_durable_context_carries_the_call() -> None:
     assert ctx.idempotency_key == "e1/t#1"
     assert ctx.attempt == 1
     assert ctx.clock is clock
-    assert ctx.on_delta is None
+    # ADR 0119 #12: under a runtime the channel is always present (silent: nothing to deliver)
+    assert ctx.on_delta is SILENT
     assert ctx.signal is NEVER
 
 
@@ -285,7 +287,8 @@ def test_streaming_refused_warns_once_per_call_with_a_sink() -> None:
     sink: list[Any] = []
     assert runtime.call_transient("t", 1, principal="p", on_delta=sink.append) == "ok"
     assert warnings == [STREAMING_DISABLED]
-    assert seen[1].on_delta is None and sink == []
+    # ADR 0119 #12: the refused channel is a silent no-op, never None (spec: deltas.fail-closed)
+    assert seen[1].on_delta is SILENT and sink == []
 
 
 def test_a_delta_guard_covers_an_inspector() -> None:

@@ -15,9 +15,12 @@ Spec: ``spec/effects.md``. Rules:
   streamed text bypasses it (ADR 0119 decision 13). Both attributes are optional on a
   middleware object; the runtime reads them with the defaults ``False`` and ``None``.
 
-``delta_guard`` is a factory the governed-streaming layer calls once per attempt to get a
-guard over that attempt's running text (ADR 0119 decision 10). It is declared here so
-middleware can carry it; this layer never calls it.
+``delta_guard`` is a factory the runtime's delta channel calls once per attempt, at the
+start of the attempt, to get a guard over that attempt's running text (ADR 0119 decision 10;
+``spec/deltas.md``: deltas.guard-order). The guard is a callable ``guard(text)``, an object
+with ``check(text)`` (a governance ``DeltaGuard``), or an object with ``feed(text) ->
+released`` and ``flush() -> rest`` (a ``HoldBackGuard``, the hold-back extension); it raises
+to sever. A factory may return ``None``: nothing to check in that attempt.
 """
 
 from __future__ import annotations
@@ -40,8 +43,9 @@ __all__ = [
 #: ``next(ctx, input) -> output``: the rest of the chain, then the inner route.
 Next = Callable[["EffectContext", Any], Any]
 
-#: A per-attempt guard over the running delta text: raise to sever the stream.
-DeltaGuard = Callable[[str], None]
+#: A per-attempt guard over the running delta text: raise to sever the stream. Typed loosely:
+#: a callable, a ``check`` object or a ``feed``/``flush`` object (see the module rules).
+DeltaGuard = Any
 
 #: Called once per attempt with the call's context; returns that attempt's guard.
 DeltaGuardFactory = Callable[["EffectContext"], DeltaGuard]

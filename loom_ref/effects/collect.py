@@ -1,0 +1,124 @@
+"""collect_stream: fold a model's chunk stream inside an effect, feeding the delta channel.
+
+Spec: ``spec/deltas.md`` § The stream collector. Rules enforced here:
+
+- ``deltas.collect-signal``: "collectStream also checks the signal in its loop and severs at
+  the next chunk" (ADR 0119 #6): before each chunk the collector reads ``ctx.signal``; once
+  it has aborted it closes the source and raises ``effect.aborted`` with the reason.
+- ``deltas.collect-text``: each non-empty text delta is written to ``ctx.on_delta`` as it
+  arrives, after the assembler accepted the chunk. Reasoning and tool-call deltas are NOT
+  delivered (loom-ref choice: the seed's live view is text; reasoning belongs to the returned
+  message, and delivering it would show sinks text that the reconstruction rule does not
+  cover). A guard's sever propagates: the collector never catches it (ADR 0119: "an effect
+  MUST NOT catch it around the call").
+- ``deltas.collect-finish``: a ``finish`` of kind ``error`` raises ``effect.llm-error`` and
+  one of kind ``aborted`` raises ``effect.llm-aborted`` (a turn error: never a normal
+  message); the end-of-stream chunk is written only after a successful finish, carrying the
+  stream's usage, which is also reported with ``ctx.report_usage``.
+- ``deltas.no-runtime``: when ``ctx.on_delta`` is ``None`` (no runtime stands between the
+  effect and its sinks) the collector delivers directly: text chunks to the call's per-call
+  sink, then to ``configured``; the end chunk to the per-call sink only. Nothing guards this
+  path, and a sink's exception propagates: only the runtime isolates sinks.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from typing import TYPE_CHECKING
+
+from loom_ref.effects.deltas import EffectDelta, delta_origin
+from loom_ref.effects.signal import AbortedError
+from loom_ref.errors import EffectError, InvalidArgument
+from loom_ref.stream.assembler import AssembledStream, BlockAssembler
+from loom_ref.stream.chunks import FinishChunk, StreamChunk, TextDelta
+from loom_ref.stream.finish import FinishKind
+from loom_ref.stream.wire import usage_to_json
+
+if TYPE_CHECKING:
+    from loom_ref.effects.call import DeltaSink
+    from loom_ref.effects.context import EffectContext
+
+__all__ = ["LLM_ABORTED", "LLM_ERROR", "LlmStreamFailed", "collect_stream"]
+
+LLM_ERROR = "effect.llm-error"
+LLM_ABORTED = "effect.llm-aborted"
+
+
+class LlmStreamFailed(EffectError):
+    """The model's stream ended with ``finish error`` (``effect.llm-error``) or ``finish
+    aborted`` (``effect.llm-aborted``); ``details["failure"]`` is ``{code, message}``
+    (spec: deltas.collect-finish)."""
+
+    code = LLM_ERROR
+
+
+def _direct(ctx: EffectContext, configured: DeltaSink | None) -> Callable[[object], None]:
+    """The no-runtime writer (spec: deltas.no-runtime)."""
+    origin = delta_origin(ctx.tool_id)
+    per_call = ctx.call.on_delta
+
+    def write(chunk: object) -> None:
+        if isinstance(chunk, EffectDelta):  # the end chunk: the per-call sink only
+            if per_call is not None:
+                per_call(chunk)
+            return
+        assert isinstance(chunk, str)
+        delta = EffectDelta.text(chunk, origin)
+        for sink in (per_call, configured):
+            if sink is not None:
+                sink(delta)
+
+    return write
+
+
+def _close(source: object) -> None:
+    close = getattr(source, "close", None)
+    if callable(close):
+        close()
+
+
+def collect_stream(
+    chunks: Iterable[StreamChunk],
+    ctx: EffectContext,
+    *,
+    configured: DeltaSink | None = None,
+) -> AssembledStream:
+    """Fold ``chunks`` with a ``BlockAssembler``, writing text deltas to ``ctx.on_delta``;
+    return the assembled stream or raise for a failed finish (see the module rules).
+
+    ``configured`` is the effect's configured sink, used only when there is no runtime.
+    """
+    if isinstance(chunks, str | bytes) or not isinstance(chunks, Iterable):
+        raise InvalidArgument(f"chunks must be an iterable of StreamChunk, got {chunks!r}")
+    write = ctx.on_delta if ctx.on_delta is not None else _direct(ctx, configured)
+    signal = ctx.signal
+    assembler = BlockAssembler()
+    source = iter(chunks)
+    try:
+        for chunk in source:
+            if signal.aborted:  # spec: deltas.collect-signal
+                raise AbortedError(signal.reason)
+            assembler.feed(chunk)
+            if type(chunk) is TextDelta and chunk.text:
+                write(chunk.text)  # spec: deltas.collect-text (a sever propagates)
+            elif isinstance(chunk, FinishChunk):
+                break
+    finally:
+        _close(source)
+    if signal.aborted:
+        raise AbortedError(signal.reason)
+    result = assembler.result()
+    failure = result.finish.failure
+    if result.finish.failed and failure is not None:  # spec: deltas.collect-finish
+        aborted = result.finish.kind is FinishKind.ABORTED
+        raise LlmStreamFailed(
+            f"the model stream ended with finish {result.finish.kind.value}"
+            + (f" ({failure.code})" if failure.code else "")
+            + f": {failure.message}",
+            code=LLM_ABORTED if aborted else LLM_ERROR,
+            failure={"code": failure.code, "message": failure.message},
+        )
+    if result.usage is not None:
+        ctx.report_usage(usage_to_json(result.usage))
+    write(EffectDelta.end(delta_origin(ctx.tool_id), result.usage))
+    return result
