@@ -21,8 +21,8 @@ import attrs
 
 from loom_ref.effects.call import DeltaSink, EffectCall
 from loom_ref.effects.context import EffectContext
-from loom_ref.effects.signal import NEVER, Signal
 from loom_ref.errors import InvalidArgument
+from loom_ref.signals import NEVER, Signal
 
 __all__ = ["MISSING", "Invocation", "unpack"]
 

@@ -20,6 +20,7 @@ from loom_ref.effects.deltas import (
 )
 from loom_ref.effects.effect import ALL_MODES, Effect, Execute
 from loom_ref.effects.errors import (
+    AbortedError,
     EffectDenied,
     EffectKilled,
     EffectRefusal,
@@ -53,8 +54,8 @@ from loom_ref.effects.middleware import (
 )
 from loom_ref.effects.runtime import STREAMING_DISABLED, EffectRuntime
 from loom_ref.effects.scope import SCOPE_CLOSED, DecideScope, TransientHost
-from loom_ref.effects.signal import NEVER, AbortedError, CompositeSignal, Signal, any_of
 from loom_ref.effects.vectors import VECTOR_FUNCTIONS
+from loom_ref.signals import NEVER, CompositeSignal, Signal, any_of
 
 __all__ = [
     "ALLOW",

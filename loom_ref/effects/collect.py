@@ -27,7 +27,7 @@ from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING
 
 from loom_ref.effects.deltas import EffectDelta, delta_origin
-from loom_ref.effects.signal import AbortedError
+from loom_ref.effects.errors import AbortedError
 from loom_ref.errors import EffectError, InvalidArgument
 from loom_ref.stream.assembler import AssembledStream, BlockAssembler
 from loom_ref.stream.chunks import FinishChunk, StreamChunk, TextDelta

@@ -31,8 +31,8 @@ from typing import TYPE_CHECKING, Any
 
 from loom_ref.effects.call import DeltaSink, EffectCall, Mode
 from loom_ref.effects.clock import Clock
-from loom_ref.effects.signal import Signal
 from loom_ref.errors import InvalidArgument
+from loom_ref.signals import Signal
 
 if TYPE_CHECKING:
     from loom_ref.effects.deltas import DeltaChannel

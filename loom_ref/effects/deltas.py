@@ -44,7 +44,7 @@ if TYPE_CHECKING:
     from loom_ref.effects.call import DeltaSink
     from loom_ref.effects.context import EffectContext
     from loom_ref.effects.middleware.base import DeltaGuardFactory
-    from loom_ref.effects.signal import Signal
+    from loom_ref.signals import Signal
 
 __all__ = [
     "SILENT",

@@ -5,8 +5,7 @@ Spec: ``spec/effects.md``. Rules enforced through these types:
 - ``effects.refusal-codes``: each stage of the route refuses with its own error class and
   stable code: ``effect.denied`` (authorizer), ``effect.rate-limited`` (rate-limit
   middleware), ``effect.mode-refused`` (mode check), ``effect.over-budget`` (metering
-  admission), ``effect.killed`` (kill switch), ``effect.aborted`` (signal; the class lives
-  in :mod:`loom_ref.effects.signal` beside the signal it reports).
+  admission), ``effect.killed`` (kill switch), ``effect.aborted`` (signal).
 - ``effects.refusal-never-retried``: every refusal subclasses :class:`EffectRefusal`, and the
   retry middleware never retries an :class:`EffectRefusal`.
 - ``effects.unknown-tool``: a call to a tool id nobody registered fails with
@@ -72,3 +71,15 @@ class UnknownEffectError(EffectError):
     """No effect is registered under the requested tool id (``effects.unknown-tool``)."""
 
     code = "effect.unknown-tool"
+
+
+class AbortedError(EffectRefusal):
+    """A call was refused or severed because its signal aborted; ``reason`` is the abort
+    reason (ADR 0119 decision 8: "An abort mid-stream rejects the call with the abort
+    reason")."""
+
+    code = "effect.aborted"
+
+    def __init__(self, reason: object) -> None:
+        super().__init__(f"aborted: {reason}", reason=reason)
+        self.reason = reason

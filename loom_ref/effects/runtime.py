@@ -58,6 +58,7 @@ from loom_ref.effects.context import EffectContext
 from loom_ref.effects.deltas import SILENT, DeltaChannel
 from loom_ref.effects.effect import Effect
 from loom_ref.effects.errors import (
+    AbortedError,
     EffectDenied,
     EffectKilled,
     ModeRefused,
@@ -73,8 +74,8 @@ from loom_ref.effects.middleware.base import (
     delta_guard_of,
     inspects_output,
 )
-from loom_ref.effects.signal import NEVER, AbortedError, Signal
 from loom_ref.errors import InvalidArgument
+from loom_ref.signals import NEVER, Signal
 
 __all__ = ["STREAMING_DISABLED", "EffectRuntime"]
 

@@ -23,8 +23,9 @@ from types import TracebackType
 from typing import Any, Protocol
 
 from loom_ref.effects.call import DeltaSink, EffectCall, Mode
-from loom_ref.effects.signal import AbortedError, Signal, any_of
+from loom_ref.effects.errors import AbortedError
 from loom_ref.errors import InvalidArgument
+from loom_ref.signals import Signal, any_of
 
 __all__ = ["SCOPE_CLOSED", "DecideScope", "TransientHost"]
 

@@ -49,10 +49,10 @@ from loom_ref.effects.middleware.redaction import pattern_redactor, redaction_mi
 from loom_ref.effects.middleware.retry import RetryMiddleware, backoff_delay
 from loom_ref.effects.middleware.safety import safety_middleware, stream_budget_middleware
 from loom_ref.effects.runtime import STREAMING_DISABLED, EffectRuntime
-from loom_ref.effects.signal import Signal
 from loom_ref.errors import EffectError, InvalidArgument, LoomError
 from loom_ref.governance.guards import DEFAULT_WINDOW
 from loom_ref.governance.vectors import decode_validator
+from loom_ref.signals import Signal
 from loom_ref.stream.wire import usage_from_json
 
 __all__ = [

@@ -16,7 +16,7 @@ from typing import Any
 
 import attrs
 
-from loom_ref.effects.signal import Signal
+from loom_ref.signals import Signal
 
 __all__ = ["Choice", "Command", "Decide", "Execute", "Stream", "Suspend"]
 

@@ -18,9 +18,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from loom_ref.effects.signal import Signal
 from loom_ref.errors import InvalidArgument
 from loom_ref.kernel.commands import Decide, Execute, Stream, Suspend
+from loom_ref.signals import Signal
 
 __all__ = ["ExecutionContext"]
 

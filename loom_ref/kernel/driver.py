@@ -38,7 +38,6 @@ from typing import Any
 
 from loom_ref.effects.call import EffectCall, Mode
 from loom_ref.effects.scope import DecideScope
-from loom_ref.effects.signal import any_of
 from loom_ref.errors import EffectError, InvalidArgument, LoomError
 from loom_ref.journal.events import Event, EventKind, PayloadError
 from loom_ref.journal.fold import Status
@@ -50,6 +49,7 @@ from loom_ref.kernel.history import Recorded, index_history
 from loom_ref.kernel.result import ExecutionResult
 from loom_ref.kernel.seam import EffectHost
 from loom_ref.kernel.workflow import Workflow
+from loom_ref.signals import any_of
 
 __all__ = ["drive", "error_json"]
 

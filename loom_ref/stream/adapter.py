@@ -31,7 +31,7 @@ from loom_ref.stream.chunks import FinishChunk, StreamChunk
 from loom_ref.stream.finish import FinishReason
 
 if TYPE_CHECKING:  # the stream layer is the lowest: no runtime import of effects
-    from loom_ref.effects.signal import Signal
+    from loom_ref.signals import Signal
 
 __all__ = [
     "ADAPTER_RAISED",

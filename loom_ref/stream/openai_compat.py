@@ -43,7 +43,7 @@ from loom_ref.stream.openai_mapping import MALFORMED_EVENT, ChatCompletionsMappe
 from loom_ref.stream.sse import SseDecoder
 
 if TYPE_CHECKING:
-    from loom_ref.effects.signal import Signal
+    from loom_ref.signals import Signal
 
 __all__ = [
     "ENV_API_KEY",

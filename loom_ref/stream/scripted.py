@@ -25,7 +25,7 @@ from loom_ref.stream.chunks import StreamChunk, is_chunk
 from loom_ref.stream.errors import ScriptedFailure, StreamAborted
 
 if TYPE_CHECKING:
-    from loom_ref.effects.signal import Signal
+    from loom_ref.signals import Signal
 
 __all__ = ["EXHAUSTED", "Script", "ScriptedAdapter"]
 

@@ -16,9 +16,9 @@ import attrs
 
 from loom_ref.agent import AgentLoopConfig, agent_loop, create_agent_model_effect
 from loom_ref.effects.call import EffectCall
-from loom_ref.effects.signal import Signal
 from loom_ref.journal import Crash, FaultInjectingStore, MemoryStore
 from loom_ref.kernel import EffectRegistry, ExecutionContext, Runtime, Workflow
+from loom_ref.signals import Signal
 from loom_ref.stream import (
     BlockEnd,
     BlockStart,

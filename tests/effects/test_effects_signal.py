@@ -22,13 +22,10 @@ def test_abort_is_idempotent_first_reason_wins() -> None:
     assert late == ["first"]
 
 
-def test_throw_if_aborted_carries_the_reason() -> None:
-    signal = Signal()
-    signal.throw_if_aborted()
+def test_aborted_error_carries_the_reason() -> None:
     reason = {"why": "user"}
-    signal.abort(reason)
     with pytest.raises(AbortedError) as info:
-        signal.throw_if_aborted()
+        raise AbortedError(reason)
     assert info.value.reason is reason
     assert info.value.code == "effect.aborted"
     assert info.value.details["reason"] is reason

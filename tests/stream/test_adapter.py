@@ -8,8 +8,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from loom_ref.effects.signal import Signal
 from loom_ref.errors import InvalidArgument, StreamError
+from loom_ref.signals import Signal
 from loom_ref.stream import (
     BlockStart,
     BlockType,
@@ -31,8 +31,7 @@ from loom_ref.stream import (
     consume,
     guard_stream,
 )
-
-from .strategies import GeneratedStream, valid_streams
+from loom_ref.testing.strategies import GeneratedStream, valid_streams
 
 SETTINGS = settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 REQUEST = LlmRequest(model="m", messages=[Message(role=Role.USER, content=[TextBlock(text="hi")])])

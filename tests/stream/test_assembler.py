@@ -32,8 +32,7 @@ from loom_ref.stream import (
     assemble,
     check,
 )
-
-from .strategies import GeneratedStream, split_deltas, strip_blocks, valid_streams
+from loom_ref.testing.strategies import GeneratedStream, split_deltas, strip_blocks, valid_streams
 
 SETTINGS = settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 STOP = FinishChunk(reason=FinishReason.stop())

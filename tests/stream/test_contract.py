@@ -31,8 +31,7 @@ from loom_ref.stream import (
     check_strict,
     enforce,
 )
-
-from .strategies import GeneratedStream, valid_streams
+from loom_ref.testing.strategies import GeneratedStream, valid_streams
 
 SETTINGS = settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 USAGE = UsageChunk(usage=TokenUsage(input_tokens=1, output_tokens=1))

@@ -15,8 +15,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from loom_ref.effects.signal import Signal
 from loom_ref.errors import InvalidArgument
+from loom_ref.signals import Signal
 from loom_ref.stream import (
     AppIdentity,
     BlockEnd,

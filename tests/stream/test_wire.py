@@ -35,8 +35,7 @@ from loom_ref.stream import (
     message_to_json,
 )
 from loom_ref.stream.wire import WIRE_CODES
-
-from .strategies import GeneratedStream, valid_streams
+from loom_ref.testing.strategies import GeneratedStream, valid_streams
 
 SETTINGS = settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 

@@ -1,5 +1,9 @@
 """Cancellation signals: a plain object in the spirit of the AbortSignal the seeds assume.
 
+A base module, below every layer (like :mod:`loom_ref.errors`): the stream protocol's adapters,
+the effect runtime and the kernel all take signals. Aborting is reported by the layer that
+refuses the call (``loom_ref.effects.AbortedError``, code ``effect.aborted``).
+
 Spec: ``spec/effects.md`` (``effects.signal-compose``): *a call's signal is the composition of
 the execution's cancel, the caller's signal and the scope's lifetime* (ADR 0119 decision 8:
 "The call's signal is the scope's composition (execution cancel + the decider's signal + the
@@ -22,24 +26,11 @@ from __future__ import annotations
 import contextlib
 from collections.abc import Callable
 
-from loom_ref.effects.errors import EffectRefusal
 from loom_ref.errors import InvalidArgument
 
-__all__ = ["NEVER", "AbortedError", "CompositeSignal", "Signal", "any_of"]
+__all__ = ["NEVER", "CompositeSignal", "Signal", "any_of"]
 
 Listener = Callable[[object], None]
-
-
-class AbortedError(EffectRefusal):
-    """A call was refused or severed because its signal aborted; ``reason`` is the abort
-    reason (ADR 0119 decision 8: "An abort mid-stream rejects the call with the abort
-    reason")."""
-
-    code = "effect.aborted"
-
-    def __init__(self, reason: object) -> None:
-        super().__init__(f"aborted: {reason}", reason=reason)
-        self.reason = reason
 
 
 class Signal:
@@ -78,11 +69,6 @@ class Signal:
         """Forget ``listener`` (compared with ``==``); a listener never added is ignored."""
         with contextlib.suppress(ValueError):
             self._listeners.remove(listener)
-
-    def throw_if_aborted(self) -> None:
-        """Raise :class:`AbortedError` carrying the reason if this signal has aborted."""
-        if self.aborted:
-            raise AbortedError(self.reason)
 
     def __repr__(self) -> str:
         return f"Signal(aborted={self.aborted!r}, reason={self.reason!r})"
