@@ -5,7 +5,6 @@ spec: guards.running-text, guards.before-delivery, guards.hold-back, guards.hold
 
 from __future__ import annotations
 
-import itertools
 import re
 
 from hypothesis import given, settings
@@ -21,20 +20,9 @@ from loom_ref.governance import (
     deny_patterns,
     pii_validator,
 )
+from loom_ref.testing.strategies import splits
 
-# ---- strategies -----------------------------------------------------------------------------
-
-
-@st.composite
-def splits(draw: st.DrawFn, text: str) -> list[str]:
-    """``text`` cut into non-empty deltas at arbitrary points."""
-    if not text:
-        return []
-    cuts: set[int] = set()
-    if len(text) > 1:
-        cuts = draw(st.sets(st.integers(1, len(text) - 1), max_size=len(text)))
-    points = [0, *sorted(cuts), len(text)]
-    return [text[a:b] for a, b in itertools.pairwise(points)]
+# ---- strategies (splits: the kit's, loom_ref.testing.strategies) ---------------------------
 
 
 # Monotone deny patterns: literals and one-character classes over a small alphabet, no anchors
