@@ -8,6 +8,8 @@ loom_ref depends on attrs only, so it carries its own validator for the keywords
 ``items``, ``minItems``, ``maxItems``, ``minLength``, ``maxLength``, ``minimum``, ``maximum``,
 ``pattern``, ``anyOf``, ``oneOf``, ``$ref`` to ``#/$defs/<name>``, ``$defs``, and the
 annotations ``$schema``, ``$id``, ``title``, ``description``, ``default``, ``examples``.
+A ``$ref`` may also name another document, ``<doc>#/$defs/<name>``, resolved in the
+``registry`` passed to :func:`validate` (the conformance schemas share one ``defs.json``).
 
 A schema using any other keyword is refused when it is checked (:func:`check_schema`), so an
 unsupported keyword can never pass a payload silently (fail closed). Booleans are not numbers
@@ -75,17 +77,62 @@ def _is(value: Any, name: str) -> bool:
     return isinstance(value, _TYPES[name])
 
 
-def validate(value: Any, schema: Any, *, root: Any = None) -> list[dict[str, str]]:
+def validate(
+    value: Any, schema: Any, *, root: Any = None, registry: Mapping[str, Any] | None = None
+) -> list[dict[str, str]]:
     """Every way ``value`` fails ``schema``, as ``[{"path": "/a/0", "message": ...}]``.
 
-    An empty list means the value is valid.
+    An empty list means the value is valid. ``registry`` maps document names to schemas, for
+    ``$ref`` values of the form ``<doc>#/$defs/<name>``.
     """
     problems: list[dict[str, str]] = []
-    _validate(value, schema, "", problems, schema if root is None else root)
+    _validate(value, schema, "", problems, schema if root is None else root, registry or {})
     return problems
 
 
-def _validate(value: Any, schema: Any, path: str, out: list[dict[str, str]], root: Any) -> None:
+def _resolve(ref: str, root: Any, registry: Mapping[str, Any]) -> tuple[Any, Any] | None:
+    doc_name, sep, pointer = ref.partition("#")
+    doc = root if not doc_name else registry.get(doc_name)
+    prefix = "/$defs/"
+    if not sep or not isinstance(doc, Mapping) or not pointer.startswith(prefix):
+        return None
+    defs = doc.get("$defs", {})
+    name = pointer[len(prefix):]
+    if name not in defs:
+        return None
+    return defs[name], doc
+
+
+_SCALARS = frozenset({str, int, float, bool, type(None), list, tuple})
+
+
+def _has_const(props: Mapping[str, Any], name: str) -> bool:
+    sub = props.get(name)
+    return type(sub) is dict and "const" in sub
+
+
+class _Stop(Exception):
+    pass
+
+
+class _Probe(list[dict[str, str]]):
+    """A problem list that stops validation at its first problem."""
+
+    def append(self, item: dict[str, str]) -> None:
+        raise _Stop
+
+
+def _matches(value: Any, schema: Any, root: Any, registry: Mapping[str, Any]) -> bool:
+    """Whether ``value`` is valid against ``schema``, stopping at the first problem."""
+    try:
+        _validate(value, schema, "", _Probe(), root, registry)
+    except _Stop:
+        return False
+    return True
+
+
+def _validate(value: Any, schema: Any, path: str, out: list[dict[str, str]], root: Any,
+              registry: Mapping[str, Any]) -> None:
     def fail(message: str) -> None:
         out.append({"path": path or "/", "message": message})
 
@@ -96,11 +143,11 @@ def _validate(value: Any, schema: Any, path: str, out: list[dict[str, str]], roo
         return
     ref = schema.get("$ref")
     if ref is not None:
-        prefix = "#/$defs/"
-        if not ref.startswith(prefix) or ref[len(prefix):] not in root.get("$defs", {}):
+        target = _resolve(ref, root, registry)
+        if target is None:
             fail(f"unresolvable $ref {ref!r}")
             return
-        _validate(value, root["$defs"][ref[len(prefix):]], path, out, root)
+        _validate(value, target[0], path, out, target[1], registry)
     types = schema.get("type")
     if types is not None:
         names = [types] if isinstance(types, str) else list(types)
@@ -130,20 +177,27 @@ def _validate(value: Any, schema: Any, path: str, out: list[dict[str, str]], roo
             fail(f"more than {schema['maxItems']} items")
         if "items" in schema:
             for i, item in enumerate(value):
-                _validate(item, schema["items"], f"{path}/{i}", out, root)
-    if isinstance(value, Mapping):
+                _validate(item, schema["items"], f"{path}/{i}", out, root, registry)
+    if type(value) is dict or (type(value) not in _SCALARS and isinstance(value, Mapping)):
         props = schema.get("properties", {})
         for name in schema.get("required", []):
             if name not in value:
                 fail(f"missing required property {name!r}")
         extra = schema.get("additionalProperties", True)
-        for name, item in value.items():
+        # members with a ``const`` (discriminators such as ``op``) first, so that a probe of
+        # a oneOf alternative fails before it descends into nested values
+        for name, item in sorted(value.items(), key=lambda kv: not _has_const(props, kv[0])):
             if name in props:
-                _validate(item, props[name], f"{path}/{name}", out, root)
+                _validate(item, props[name], f"{path}/{name}", out, root, registry)
             elif extra is not True:
-                _validate(item, extra, f"{path}/{name}", out, root)
+                _validate(item, extra, f"{path}/{name}", out, root, registry)
     for key in ("anyOf", "oneOf"):
         if key in schema:
-            matches = sum(1 for sub in schema[key] if not validate(value, sub, root=root))
+            matches = 0
+            for sub in schema[key]:
+                if _matches(value, sub, root, registry):
+                    matches += 1
+                    if key == "anyOf" or matches > 1:
+                        break
             if matches == 0 or (key == "oneOf" and matches > 1):
                 fail(f"matches {matches} of the {key} alternatives")

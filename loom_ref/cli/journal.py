@@ -17,7 +17,7 @@ import json
 import sys
 from typing import Any, TextIO
 
-from loom_ref.errors import InvalidArgument
+from loom_ref.errors import InvalidArgument, JournalError
 from loom_ref.journal.events import Event, EventKind
 from loom_ref.journal.fold import ExecutionState, fold
 from loom_ref.journal.store import read_journal_file
@@ -107,9 +107,13 @@ def show(path: str, at: int | None, out: TextIO) -> int:
 
 
 def check(path: str, out: TextIO) -> int:
-    """Verify the whole file; 0 clean, 1 torn tail, 2 corrupt (raised as a LoomError)."""
-    parsed = read_journal_file(path)
-    state = fold(parsed.events)  # spec: journal.transitions
+    """Verify the whole file; exit 0 clean, 1 torn tail, 2 corrupt or unreadable."""
+    try:
+        parsed = read_journal_file(path)
+        state = fold(parsed.events)  # spec: journal.transitions
+    except JournalError as err:  # spec: journal.corrupt-line -- one line, file and line
+        print(f"{err}", file=out)
+        return 2
     if parsed.torn is not None:
         print(f"journal.torn-tail: {path}: line {parsed.torn.line} is torn "
               f"({parsed.torn.size} bytes); {len(parsed.events)} events before it are intact",

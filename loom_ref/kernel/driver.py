@@ -191,7 +191,17 @@ class _Drive:
                 "the body diverged from its journal", expected=rec.describe(),
                 actual=_describe(cmd),
             )
-        if self.journal is None:  # read-only replay: history ends here
+        if self.journal is None:  # read-only replay: history ends here ...
+            if isinstance(cmd, Decide) and self.terminal is not None:
+                # ... unless the execution ended right after a decider threw: run it again,
+                # as for a hole mid-history (spec: kernel.decider-throws)
+                try:
+                    self.run_decider(cmd)
+                except Exception as exc:
+                    return None, exc
+                raise NondeterminismError(
+                    "a decision the journal never recorded returned a choice",
+                    expected=_terminal(self.terminal), actual=_describe(cmd))
             raise _Park(Status.RUNNING)
         return self.live(cmd)
 
@@ -333,6 +343,8 @@ class _Drive:
 
     def finish_replay(self, output: Any, exc: Exception | None) -> ExecutionResult:
         term = self.terminal
+        if term is None:  # spec: kernel.replay-readonly -- the history ends here
+            return self.result(Status.RUNNING)
         if exc is None:
             if term is None or term.kind is not K.EXECUTION_COMPLETED or _copy(output) != _copy(
                 term.payload["output"]

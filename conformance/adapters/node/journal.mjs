@@ -1,0 +1,287 @@
+// A minimal Loom journal in JavaScript: the line format with CRC-32, the reader (torn tail,
+// corruption by line), an in-memory byte store with a single-writer rule, and fold().
+// Written from spec/journal.md; it shares no code with loom_ref.
+
+export class LoomError extends Error {
+  constructor(code, message, details = {}) {
+    super(message);
+    this.code = code;
+    this.details = details;
+  }
+  toJSON() {
+    return { code: this.code, message: this.message };
+  }
+}
+
+const CRC_TABLE = (() => {
+  const table = new Uint32Array(256);
+  for (let n = 0; n < 256; n++) {
+    let c = n;
+    for (let k = 0; k < 8; k++) c = c & 1 ? 0xedb88320 ^ (c >>> 1) : c >>> 1;
+    table[n] = c >>> 0;
+  }
+  return table;
+})();
+
+export function crc32(bytes) {
+  let c = 0xffffffff;
+  for (const b of bytes) c = CRC_TABLE[(c ^ b) & 0xff] ^ (c >>> 8);
+  return (c ^ 0xffffffff) >>> 0;
+}
+
+const enc = new TextEncoder();
+const dec = new TextDecoder("utf-8", { fatal: true });
+const SUFFIX = 18; // ,"crc":"xxxxxxxx"}
+
+function seal(obj) {
+  const body = enc.encode(JSON.stringify(obj).slice(0, -1));
+  const crc = crc32(body).toString(16).padStart(8, "0");
+  return Buffer.concat([Buffer.from(body), Buffer.from(`,"crc":"${crc}"}\n`)]);
+}
+
+export const encodeHeader = (eid) =>
+  seal({ schema: "loom-ref.journal", version: 1, executionId: eid });
+export const encodeLine = (seq, kind, payload) => seal({ seq, kind, payload });
+
+export const REQUIRED = {
+  EXECUTION_STARTED: ["executionId", "workflow", "input"],
+  STEP_STARTED: ["stepId", "toolId", "input", "idempotencyKey"],
+  STEP_COMPLETED: ["stepId", "output"],
+  STEP_FAILED: ["stepId", "error"],
+  STEP_IN_DOUBT: ["stepId"],
+  DECISION_RECORDED: ["decisionId", "choice"],
+  STREAM_APPENDED: ["streamId", "data"],
+  EXECUTION_SUSPENDED: ["gateId", "on", "correlationKey"],
+  RESUME_RECEIVED: ["gateId", "payload"],
+  EXECUTION_RESUMED: ["gateId"],
+  EXECUTION_COMPLETED: ["output"],
+  EXECUTION_FAILED: ["error"],
+};
+
+const isObject = (v) => v !== null && typeof v === "object" && !Array.isArray(v);
+
+export function checkPayload(kind, payload) {
+  if (!(kind in REQUIRED)) throw new LoomError("journal.bad-payload", `unknown kind ${kind}`);
+  if (!isObject(payload)) throw new LoomError("journal.bad-payload", "payload is not an object");
+  for (const name of REQUIRED[kind]) {
+    if (!(name in payload)) throw new LoomError("journal.bad-payload", `${kind} lacks ${name}`);
+  }
+}
+
+function decodeLine(line) {
+  const opener = Buffer.from(',"crc":"');
+  if (line.length <= SUFFIX || !line.subarray(-SUFFIX, -10).equals(opener) ||
+      line.subarray(-2).toString("latin1") !== '"}') {
+    throw new LoomError("journal.malformed-line", "line does not end with a crc member");
+  }
+  const hex = line.subarray(-10, -2).toString("latin1");
+  if (!/^[0-9a-fA-F]{8}$/.test(hex)) throw new LoomError("journal.malformed-line", "bad crc");
+  if (crc32(line.subarray(0, -SUFFIX)) !== parseInt(hex, 16)) {
+    throw new LoomError("journal.bad-checksum", "checksum mismatch");
+  }
+  let obj;
+  try {
+    obj = JSON.parse(dec.decode(line));
+  } catch (e) {
+    throw new LoomError("journal.malformed-line", `not JSON: ${e.message}`);
+  }
+  if (!isObject(obj)) throw new LoomError("journal.malformed-line", "not an object");
+  delete obj.crc;
+  return obj;
+}
+
+export function parseJournal(buf) {
+  const lastNl = buf.lastIndexOf(0x0a);
+  const goodSize = lastNl + 1;
+  const lines = [];
+  let start = 0;
+  for (let i = 0; i < goodSize; i++) {
+    if (buf[i] === 0x0a) {
+      lines.push(buf.subarray(start, i));
+      start = i + 1;
+    }
+  }
+  const torn = goodSize < buf.length ? { line: lines.length + 1, size: buf.length - goodSize } : null;
+  if (!lines.length) return { executionId: null, events: [], torn, goodSize };
+  const corrupt = (line, reason, message) =>
+    new LoomError("journal.corrupt", `line ${line}: ${message}`, { line, reason });
+  let header;
+  try {
+    header = decodeLine(lines[0]);
+  } catch (e) {
+    throw corrupt(1, e.code, e.message);
+  }
+  if (header.schema !== "loom-ref.journal" || header.version !== 1) {
+    throw corrupt(1, "journal.bad-header", "not a loom-ref.journal v1 header");
+  }
+  if (typeof header.executionId !== "string") {
+    throw corrupt(1, "journal.bad-header", "header has no executionId");
+  }
+  const events = [];
+  for (let i = 1; i < lines.length; i++) {
+    const lineno = i + 1;
+    let obj;
+    try {
+      obj = decodeLine(lines[i]);
+      checkPayload(obj.kind, obj.payload);
+    } catch (e) {
+      throw corrupt(lineno, e.code, e.message);
+    }
+    if (obj.seq !== lineno - 1 || !Number.isInteger(obj.seq)) {
+      throw corrupt(lineno, "journal.seq-gap", `expected seq ${lineno - 1}`);
+    }
+    if (Object.keys(obj).length !== 3) throw corrupt(lineno, "journal.malformed-line", "members");
+    events.push({ seq: obj.seq, kind: obj.kind, payload: obj.payload });
+  }
+  return { executionId: header.executionId, events, torn, goodSize };
+}
+
+export class Crash {
+  constructor(after) {
+    this.after = after;
+  }
+}
+
+// One journal per execution id, held as the bytes a file would hold.
+export class MemoryStore {
+  constructor() {
+    this.data = new Map();
+    this.writers = new Set();
+  }
+  exists(eid) {
+    return this.data.has(eid);
+  }
+  read(eid) {
+    if (!this.data.has(eid)) throw new LoomError("journal.not-found", `no journal ${eid}`);
+    const parsed = parseJournal(this.data.get(eid));
+    if (parsed.executionId !== null && parsed.executionId !== eid) {
+      throw new LoomError("journal.corrupt", "header names another execution",
+        { line: 1, reason: "journal.bad-header" });
+    }
+    return parsed;
+  }
+  claim(eid) {
+    if (this.writers.has(eid)) throw new LoomError("journal.locked", `${eid} has a writer`);
+    this.writers.add(eid);
+  }
+  create(eid, fault) {
+    if (this.data.has(eid)) throw new LoomError("journal.exists", `${eid} exists`);
+    this.data.set(eid, encodeHeader(eid));
+    this.claim(eid);
+    return new Journal(this, eid, [], null, fault);
+  }
+  open(eid, fault) {
+    const parsed = this.read(eid);
+    this.claim(eid);
+    let buf = this.data.get(eid).subarray(0, parsed.goodSize);
+    if (parsed.executionId === null) buf = encodeHeader(eid);
+    this.data.set(eid, Buffer.from(buf));
+    return new Journal(this, eid, parsed.events, parsed.torn, fault);
+  }
+}
+
+// A writer. `fault` = {after, torn, count, onAppend}: crash after the after-th append.
+class Journal {
+  constructor(store, eid, events, torn, fault) {
+    Object.assign(this, { store, eid, events: [...events], torn, fault, open: true });
+  }
+  write(bytes) {
+    this.store.data.set(this.eid, Buffer.concat([this.store.data.get(this.eid), bytes]));
+  }
+  append(kind, payload) {
+    if (!this.open) throw new LoomError("journal.closed", "closed");
+    checkPayload(kind, payload);
+    const seq = this.events.length + 1;
+    const line = encodeLine(seq, kind, payload);
+    const fault = this.fault;
+    if (fault) fault.count += 1;
+    if (fault && fault.count === fault.after && fault.torn) {
+      this.write(line.subarray(0, 17));
+      this.open = false;
+      throw new Crash(fault.count);
+    }
+    this.write(line);
+    const event = { seq, kind, payload: JSON.parse(JSON.stringify(payload)) };
+    this.events.push(event);
+    if (fault && fault.onAppend) fault.onAppend(event);
+    if (fault && fault.count === fault.after) throw new Crash(fault.count);
+    return event;
+  }
+  close() {
+    this.open = false;
+    this.store.writers.delete(this.eid);
+  }
+}
+
+// -- fold ------------------------------------------------------------------------------------
+const RUNNING_NEXT = {
+  STEP_STARTED: "running", STEP_COMPLETED: "running", STEP_FAILED: "running",
+  DECISION_RECORDED: "running", STREAM_APPENDED: "running", STEP_IN_DOUBT: "in-doubt",
+  EXECUTION_SUSPENDED: "suspended", EXECUTION_COMPLETED: "completed",
+  EXECUTION_FAILED: "failed",
+};
+export const TRANSITIONS = {
+  "not-started": { EXECUTION_STARTED: "running" },
+  running: RUNNING_NEXT,
+  suspended: { RESUME_RECEIVED: "suspended", EXECUTION_RESUMED: "running" },
+  "in-doubt": { STEP_COMPLETED: "running", STEP_FAILED: "running", EXECUTION_FAILED: "failed" },
+  completed: {},
+  failed: {},
+};
+
+export function fold(events) {
+  const s = {
+    status: "not-started", seq: 0, executionId: null, workflow: null, input: null,
+    frames: {}, decisions: {}, waitingGate: null, pendingResume: false, inDoubtStep: null,
+    output: null, error: null,
+  };
+  const illegal = (ev, why) =>
+    new LoomError("journal.illegal-transition", `seq ${ev.seq}: ${why}`);
+  for (const ev of events) {
+    const next = TRANSITIONS[s.status][ev.kind];
+    if (next === undefined) throw illegal(ev, `${ev.kind} while ${s.status}`);
+    const p = ev.payload;
+    switch (ev.kind) {
+      case "EXECUTION_STARTED":
+        Object.assign(s, { executionId: p.executionId, workflow: p.workflow, input: p.input });
+        break;
+      case "STEP_STARTED":
+        s.frames[p.stepId] = { status: "started", tool: p.toolId };
+        break;
+      case "STEP_COMPLETED":
+      case "STEP_FAILED":
+      case "STEP_IN_DOUBT": {
+        const frame = s.frames[p.stepId];
+        if (!frame) throw illegal(ev, `outcome of unknown step ${p.stepId}`);
+        frame.status = { STEP_COMPLETED: "completed", STEP_FAILED: "failed",
+          STEP_IN_DOUBT: "in-doubt" }[ev.kind];
+        s.inDoubtStep = ev.kind === "STEP_IN_DOUBT" ? p.stepId : null;
+        break;
+      }
+      case "DECISION_RECORDED":
+        s.decisions[p.decisionId] = p.choice;
+        break;
+      case "EXECUTION_SUSPENDED":
+        s.waitingGate = p.gateId;
+        s.pendingResume = false;
+        break;
+      case "RESUME_RECEIVED":
+        if (p.gateId !== s.waitingGate || s.pendingResume) throw illegal(ev, "gate not waiting");
+        s.pendingResume = true;
+        break;
+      case "EXECUTION_RESUMED":
+        s.waitingGate = null;
+        s.pendingResume = false;
+        break;
+      case "EXECUTION_COMPLETED":
+        s.output = p.output;
+        break;
+      case "EXECUTION_FAILED":
+        s.error = p.error;
+        break;
+    }
+    s.status = next;
+    s.seq = ev.seq;
+  }
+  return s;
+}

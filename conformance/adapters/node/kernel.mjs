@@ -1,0 +1,445 @@
+// A minimal Loom kernel in JavaScript: generator bodies, the four commands, step identity,
+// replay (serve and compare), in-doubt steps, and the runtime's start / resume / recover /
+// resolve / replay. Written from spec/kernel.md; it shares no code with loom_ref.
+
+import { Crash, LoomError, fold } from "./journal.mjs";
+
+const copy = (v) => (v === undefined ? null : JSON.parse(JSON.stringify(v)));
+
+export class Ctx {
+  constructor() {
+    this.perTool = new Map();
+    this.streams = 0;
+  }
+  execute(tool, input, stepId) {
+    if (stepId === undefined) {
+      const n = (this.perTool.get(tool) || 0) + 1;
+      this.perTool.set(tool, n);
+      stepId = `${tool}#${n}`;
+    }
+    return { kind: "execute", id: stepId, tool, input: input === undefined ? null : input };
+  }
+  decide(id, decider, extra = {}) {
+    return { kind: "decide", id, decider, extra };
+  }
+  suspend(gate, on = null, correlationKey = null) {
+    return { kind: "suspend", id: gate, on, correlationKey };
+  }
+  stream(data) {
+    this.streams += 1;
+    return { kind: "stream", id: `stream#${this.streams}`, data };
+  }
+}
+
+// The journal read as the commands a body issued (spec: kernel.replay-compare).
+function indexHistory(events) {
+  const records = [];
+  const steps = new Map();
+  let terminal = null;
+  for (const ev of events) {
+    const p = ev.payload;
+    switch (ev.kind) {
+      case "STEP_STARTED": {
+        const rec = { kind: "execute", id: p.stepId, tool: p.toolId, seq: ev.seq, start: ev };
+        steps.set(p.stepId, rec);
+        records.push(rec);
+        break;
+      }
+      case "STEP_COMPLETED":
+      case "STEP_FAILED":
+        steps.get(p.stepId).outcome = ev;
+        break;
+      case "STEP_IN_DOUBT":
+        steps.get(p.stepId).marked = true;
+        break;
+      case "DECISION_RECORDED":
+        records.push({ kind: "decide", id: p.decisionId, seq: ev.seq, start: ev });
+        break;
+      case "STREAM_APPENDED":
+        records.push({ kind: "stream", id: p.streamId, seq: ev.seq, start: ev });
+        break;
+      case "EXECUTION_SUSPENDED":
+        records.push({ kind: "suspend", id: p.gateId, seq: ev.seq, start: ev });
+        break;
+      case "RESUME_RECEIVED":
+        records[records.length - 1].outcome = ev;
+        break;
+      case "EXECUTION_COMPLETED":
+      case "EXECUTION_FAILED":
+        terminal = ev;
+        break;
+    }
+  }
+  return { records, terminal };
+}
+
+class Park {
+  constructor(status, fields = {}) {
+    this.status = status;
+    this.fields = fields;
+  }
+}
+
+const errorJson = (e, fallback) =>
+  e instanceof LoomError ? { code: e.code, message: e.message }
+    : { code: fallback, message: String(e && e.message) };
+
+class StepFailed extends LoomError {
+  constructor(error) {
+    super(error.code, error.message);
+    this.error = error;
+  }
+  toJSON() {
+    return this.error;
+  }
+}
+
+// One drive of a body against its journal; `journal` null means a read-only replay.
+class Drive {
+  constructor({ workflow, events, journal, effects, eid, input, retryStep, warn }) {
+    Object.assign(this, { workflow, journal, effects, eid, input, retryStep, warn });
+    Object.assign(this, indexHistory(events));
+    this.cursor = 0;
+    this.seen = new Set();
+  }
+
+  append(kind, payload) {
+    return this.journal.append(kind, payload);
+  }
+
+  run() {
+    const gen = this.workflow.body(new Ctx(), copy(this.input));
+    let send = null;
+    let toThrow = null;
+    for (;;) {
+      let step;
+      try {
+        step = toThrow === null ? gen.next(send) : gen.throw(toThrow);
+      } catch (e) {
+        if (e instanceof Crash || !(e instanceof LoomError)) throw e;
+        return this.finish(undefined, e);
+      }
+      if (step.done) return this.finish(step.value, null);
+      send = null;
+      toThrow = null;
+      try {
+        [send, toThrow] = this.handle(step.value);
+      } catch (e) {
+        if (e instanceof Park) return { status: e.status, ...e.fields };
+        if (e instanceof LoomError && e.code === "kernel.nondeterminism" && this.journal) {
+          this.append("EXECUTION_FAILED", { error: e.toJSON() });
+        }
+        throw e;
+      }
+    }
+  }
+
+  diverged(expected, actual) {
+    const e = new LoomError("kernel.nondeterminism",
+      `diverged: expected ${JSON.stringify(expected)}, got ${JSON.stringify(actual)}`);
+    e.toJSON = () => ({ code: e.code, message: e.message, expected, actual });
+    return e;
+  }
+
+  handle(cmd) {
+    if (this.seen.has(cmd.id)) {
+      return [null, new LoomError("kernel.duplicate-id", `id ${cmd.id} used twice`)];
+    }
+    this.seen.add(cmd.id);
+    if (this.cursor < this.records.length) {
+      const rec = this.records[this.cursor];
+      if (rec.kind === cmd.kind && rec.id === cmd.id &&
+          (cmd.kind !== "execute" || rec.tool === cmd.tool)) {
+        this.cursor += 1;
+        return this.serve(rec, cmd);
+      }
+      if (cmd.kind === "decide") { // a hole left by a decider that threw
+        try {
+          this.runDecider(cmd);
+        } catch (e) {
+          if (e instanceof LoomError) return [null, e];
+          throw e;
+        }
+      }
+      throw this.diverged({ seq: rec.seq, command: rec.kind, id: rec.id, toolId: rec.tool },
+        { command: cmd.kind, id: cmd.id, toolId: cmd.tool });
+    }
+    if (!this.journal) {
+      // read-only replay: the history ends here, unless the execution ended right after a
+      // decider threw -- then the decider runs again, as for a hole mid-history
+      if (cmd.kind === "decide" && this.terminal !== null) {
+        try {
+          this.runDecider(cmd);
+        } catch (e) {
+          if (e instanceof LoomError) return [null, e];
+          throw e;
+        }
+        throw this.diverged({ seq: this.terminal.seq, kind: this.terminal.kind },
+          { command: cmd.kind, id: cmd.id });
+      }
+      throw new Park("running");
+    }
+    return this.live(cmd);
+  }
+
+  serve(rec, cmd) {
+    if (rec.kind === "execute") {
+      if (!rec.outcome) return this.inDoubt(rec, cmd);
+      const p = rec.outcome.payload;
+      if (rec.outcome.kind === "STEP_COMPLETED") return [copy(p.output), null];
+      return [null, new StepFailed(p.error)];
+    }
+    if (rec.kind === "suspend") {
+      if (!rec.outcome) throw new Park("suspended", { waitingOn: rec.id });
+      return [copy(rec.outcome.payload.payload), null];
+    }
+    if (rec.kind === "decide") return [copy(rec.start.payload.choice), null];
+    return [null, null];
+  }
+
+  inDoubt(rec, cmd) {
+    if (!this.journal) {
+      throw new Park(rec.marked ? "in-doubt" : "running", { inDoubtStep: rec.id });
+    }
+    if (rec.id === this.retryStep || this.effects.isIdempotent(rec.tool)) {
+      const p = rec.start.payload;
+      return this.invoke(cmd, p.input, p.idempotencyKey);
+    }
+    if (!rec.marked) {
+      this.append("STEP_IN_DOUBT", { stepId: rec.id });
+      this.warn(`kernel.in-doubt: step ${rec.id} has no outcome`);
+    }
+    throw new Park("in-doubt", { inDoubtStep: rec.id });
+  }
+
+  live(cmd) {
+    if (cmd.kind === "execute") {
+      const key = `${this.eid}/${cmd.id}`;
+      this.append("STEP_STARTED",
+        { stepId: cmd.id, toolId: cmd.tool, input: cmd.input, idempotencyKey: key });
+      return this.invoke(cmd, cmd.input, key);
+    }
+    if (cmd.kind === "decide") {
+      let answer;
+      try {
+        answer = this.runDecider(cmd);
+      } catch (e) {
+        if (e instanceof LoomError) return [null, e];
+        throw e;
+      }
+      const payload = { decisionId: cmd.id, choice: answer.value };
+      if (answer.policy !== undefined) {
+        payload.policy = { id: answer.policy, propensity: answer.propensity ?? null };
+      }
+      for (const [k, v] of Object.entries(cmd.extra)) if (v !== null && v !== undefined) payload[k] = v;
+      this.append("DECISION_RECORDED", payload);
+      return [copy(answer.value), null];
+    }
+    if (cmd.kind === "suspend") {
+      this.append("EXECUTION_SUSPENDED",
+        { gateId: cmd.id, on: cmd.on, correlationKey: cmd.correlationKey });
+      throw new Park("suspended", { waitingOn: cmd.id });
+    }
+    this.append("STREAM_APPENDED", { streamId: cmd.id, data: cmd.data });
+    return [null, null];
+  }
+
+  runDecider(cmd) {
+    const scope = { invokeTransient: (tool, input) => this.effects.invokeTransient(tool, input) };
+    return cmd.decider(scope);
+  }
+
+  invoke(cmd, input, key) {
+    let output;
+    try {
+      output = this.effects.invoke({ tool: cmd.tool, stepId: cmd.id, key, input: copy(input) });
+    } catch (e) {
+      if (!(e instanceof LoomError)) throw e;
+      const error = errorJson(e, "effect.failed");
+      this.append("STEP_FAILED", { stepId: cmd.id, error });
+      return [null, new StepFailed(error)];
+    }
+    this.append("STEP_COMPLETED", { stepId: cmd.id, output });
+    return [copy(output), null];
+  }
+
+  finish(output, exc) {
+    if (this.cursor < this.records.length) {
+      const rec = this.records[this.cursor];
+      const e = this.diverged({ seq: rec.seq, command: rec.kind, id: rec.id },
+        { command: exc ? "raise" : "return" });
+      if (this.journal) this.append("EXECUTION_FAILED", { error: e.toJSON() });
+      throw e;
+    }
+    const error = exc ? (exc instanceof StepFailed ? exc.error : errorJson(exc, "kernel.body-error"))
+      : null;
+    if (!this.journal) {
+      const t = this.terminal;
+      if (t === null) return { status: "running" };
+      if (!exc && t.kind === "EXECUTION_COMPLETED" &&
+          JSON.stringify(copy(output)) === JSON.stringify(t.payload.output)) {
+        return { status: "completed", output: copy(output) };
+      }
+      if (exc && t.kind === "EXECUTION_FAILED" && t.payload.error.code === error.code) {
+        return { status: "failed", error };
+      }
+      throw this.diverged({ seq: t.seq, kind: t.kind }, { command: exc ? "raise" : "return" });
+    }
+    if (!exc) {
+      this.append("EXECUTION_COMPLETED", { output: output === undefined ? null : output });
+      return { status: "completed", output: copy(output) };
+    }
+    this.append("EXECUTION_FAILED", { error });
+    return { status: "failed", error };
+  }
+}
+
+export function validate(value, schema, path = "") {
+  if (schema === true) return [];
+  if (schema === false) return [`${path || "/"}: nothing allowed`];
+  const out = [];
+  const typeOf = (v) => (v === null ? "null" : Array.isArray(v) ? "array"
+    : typeof v === "number" ? (Number.isInteger(v) ? "integer" : "number") : typeof v);
+  if (schema.type !== undefined) {
+    const names = [].concat(schema.type);
+    const t = typeOf(value);
+    if (!names.some((n) => n === t || (n === "number" && t === "integer"))) {
+      return [`${path || "/"}: expected ${names.join(" or ")}`];
+    }
+  }
+  if ("const" in schema && JSON.stringify(value) !== JSON.stringify(schema.const)) out.push(path);
+  if (schema.enum && !schema.enum.some((e) => JSON.stringify(e) === JSON.stringify(value))) {
+    out.push(path);
+  }
+  if (typeof value === "string") {
+    if (value.length < (schema.minLength ?? 0)) out.push(path);
+    if (schema.maxLength !== undefined && value.length > schema.maxLength) out.push(path);
+    if (schema.pattern !== undefined && !new RegExp(schema.pattern, "u").test(value)) out.push(path);
+  }
+  if (typeof value === "number") {
+    if (schema.minimum !== undefined && value < schema.minimum) out.push(path);
+    if (schema.maximum !== undefined && value > schema.maximum) out.push(path);
+  }
+  if (Array.isArray(value)) {
+    if (value.length < (schema.minItems ?? 0)) out.push(path);
+    if (schema.maxItems !== undefined && value.length > schema.maxItems) out.push(path);
+    if (schema.items !== undefined) value.forEach((v, i) => out.push(...validate(v, schema.items, `${path}/${i}`)));
+  }
+  if (typeOf(value) === "object") {
+    const props = schema.properties || {};
+    for (const name of schema.required || []) if (!(name in value)) out.push(`${path}/${name}`);
+    const extra = schema.additionalProperties ?? true;
+    for (const [k, v] of Object.entries(value)) {
+      if (k in props) out.push(...validate(v, props[k], `${path}/${k}`));
+      else if (extra !== true) out.push(...validate(v, extra, `${path}/${k}`));
+    }
+  }
+  for (const key of ["anyOf", "oneOf"]) {
+    if (schema[key]) {
+      const n = schema[key].filter((s) => validate(value, s).length === 0).length;
+      if (n === 0 || (key === "oneOf" && n > 1)) out.push(path);
+    }
+  }
+  return out;
+}
+
+export class Runtime {
+  constructor({ store, effects, workflows, warn, fault }) {
+    Object.assign(this, { store, effects, warn, fault });
+    this.workflows = new Map(workflows.map((w) => [w.name, w]));
+  }
+  workflow(name) {
+    const wf = this.workflows.get(name);
+    if (!wf) throw new LoomError("kernel.unknown-workflow", `no workflow ${name}`);
+    return wf;
+  }
+  open(eid) {
+    const journal = this.store.open(eid, this.fault);
+    if (journal.torn) this.warn(`journal.torn-tail: line ${journal.torn.line} was torn`);
+    return journal;
+  }
+  drive(journal, state, retryStep = null) {
+    return new Drive({ workflow: this.workflow(state.workflow), events: journal.events, journal,
+      effects: this.effects, eid: journal.eid, input: state.input, retryStep, warn: this.warn })
+      .run();
+  }
+  withJournal(eid, fn) {
+    const journal = this.open(eid);
+    try {
+      return fn(journal, fold(journal.events));
+    } finally {
+      journal.close();
+    }
+  }
+  start(name, input, eid) {
+    const wf = this.workflow(name);
+    let journal;
+    if (this.store.exists(eid)) {
+      journal = this.open(eid);
+      if (journal.events.length) {
+        journal.close();
+        throw new LoomError("kernel.execution-exists", `${eid} has started`);
+      }
+    } else {
+      journal = this.store.create(eid, this.fault);
+    }
+    try {
+      journal.append("EXECUTION_STARTED", { executionId: eid, workflow: wf.name, input: input ?? null });
+      return this.drive(journal, fold(journal.events));
+    } finally {
+      journal.close();
+    }
+  }
+  recover(eid) {
+    return this.withJournal(eid, (journal, state) => {
+      if (state.status === "not-started") throw new LoomError("kernel.not-started", eid);
+      if (state.status === "suspended" && state.pendingResume) {
+        journal.append("EXECUTION_RESUMED", { gateId: state.waitingGate });
+        state = fold(journal.events);
+      }
+      if (state.status !== "running") return fromState(state);
+      return this.drive(journal, state);
+    });
+  }
+  resume(eid, gate, payload) {
+    return this.withJournal(eid, (journal, state) => {
+      if (state.status !== "suspended" || state.waitingGate !== gate || state.pendingResume) {
+        throw new LoomError("kernel.gate-not-waiting", `gate ${gate} is not waiting`);
+      }
+      const schema = (this.workflow(state.workflow).resumeSchemas || {})[gate];
+      if (schema !== undefined && validate(payload, schema).length) {
+        throw new LoomError("kernel.invalid-resume", `bad payload for ${gate}`);
+      }
+      journal.append("RESUME_RECEIVED", { gateId: gate, payload: payload ?? null });
+      journal.append("EXECUTION_RESUMED", { gateId: gate });
+      return this.drive(journal, fold(journal.events));
+    });
+  }
+  resolve(eid, step, how) {
+    return this.withJournal(eid, (journal, state) => {
+      if (state.status !== "in-doubt" || state.inDoubtStep !== step) {
+        throw new LoomError("kernel.not-in-doubt", `${step} is not in doubt`);
+      }
+      if (how.retry) return this.drive(journal, state, step);
+      if (how.error) journal.append("STEP_FAILED", { stepId: step, error: how.error });
+      else journal.append("STEP_COMPLETED", { stepId: step, output: how.output ?? null });
+      return this.drive(journal, fold(journal.events));
+    });
+  }
+  replay(eid) {
+    const events = this.store.read(eid).events;
+    const state = fold(events);
+    if (state.workflow === null) throw new LoomError("kernel.not-started", eid);
+    return new Drive({ workflow: this.workflow(state.workflow), events, journal: null,
+      effects: this.effects, eid, input: state.input, retryStep: null, warn: this.warn }).run();
+  }
+}
+
+function fromState(s) {
+  const out = { status: s.status };
+  if (s.status === "completed") out.output = s.output;
+  if (s.status === "failed") out.error = s.error;
+  if (s.status === "suspended") out.waitingOn = s.waitingGate;
+  if (s.status === "in-doubt") out.inDoubtStep = s.inDoubtStep;
+  return out;
+}

@@ -1,0 +1,346 @@
+#!/usr/bin/env node
+// The loom conformance protocol over a minimal JavaScript kernel: proof that the protocol and
+// the cases are language-neutral. No npm dependencies.
+//
+//   node conformance/adapters/node/loom-adapter.mjs
+//   loom-ref conformance --impl "node conformance/adapters/node/loom-adapter.mjs"
+//
+// Implements the vectors journal.parse and journal.fold, and scenarios (the body language,
+// scripted effects and deciders, every action, crash and torn-write options). It declares no
+// other capability, so the runner reports every other group as skipped.
+
+import { createInterface } from "node:readline";
+import { Crash, LoomError, MemoryStore, checkPayload, fold, parseJournal } from "./journal.mjs";
+import { Runtime } from "./kernel.mjs";
+
+const CAPABILITIES = ["scenario", "crash", "torn-write", "journal.parse", "journal.fold"];
+const copy = (v) => (v === undefined ? null : JSON.parse(JSON.stringify(v)));
+class ScenarioBug extends Error {}
+
+// -- the scripted world (INTERPRETING.md section 6) ----------------------------------------
+class World {
+  constructor(effects = {}, deciders = {}) {
+    Object.assign(this, { effects, deciders, counts: {}, deciderCounts: {}, drifts: {}, trace: [] });
+  }
+  next(table, name, script) {
+    const n = table[name] || 0;
+    table[name] = n + 1;
+    return script[Math.min(n, script.length - 1)];
+  }
+  answer(tool, input) {
+    if (!(tool in this.effects)) throw new LoomError("effect.unknown-tool", `no effect ${tool}`);
+    const e = this.next(this.counts, tool, this.effects[tool].script);
+    if ("raise" in e) throw new LoomError(e.raise.code, e.raise.message);
+    return "echo" in e ? copy(input) : copy(e.return);
+  }
+  host(failing) {
+    return {
+      invoke: ({ tool, stepId, key, input }) => {
+        if (!(tool in this.effects)) throw new LoomError("effect.unknown-tool", `no effect ${tool}`);
+        this.trace.push({ call: { tool, stepId, idempotencyKey: key, input: copy(input) } });
+        if (failing) throw new LoomError("conformance.called-on-replay", "replay called an effect");
+        return this.answer(tool, input);
+      },
+      invokeTransient: (tool, input) => {
+        if (!(tool in this.effects)) throw new LoomError("effect.unknown-tool", `no effect ${tool}`);
+        this.trace.push({ transient: { tool, input: copy(input) } });
+        if (failing) throw new LoomError("conformance.called-on-replay", "replay called an effect");
+        return this.answer(tool, input);
+      },
+      isIdempotent: (tool) => Boolean(this.effects[tool] && this.effects[tool].idempotent),
+    };
+  }
+  decider(name, decisionId) {
+    return (scope) => {
+      this.trace.push({ decider: { decisionId } });
+      if (!(name in this.deciders)) throw new ScenarioBug(`no decider ${name}`);
+      const e = this.next(this.deciderCounts, name, this.deciders[name].script);
+      if ("raise" in e) throw new LoomError(e.raise.code, e.raise.message);
+      if ("choice" in e) return { value: copy(e.choice), policy: e.policy, propensity: e.propensity ?? null };
+      if ("invokeTransient" in e) {
+        return { value: scope.invokeTransient(e.invokeTransient.tool, copy(e.invokeTransient.input)) };
+      }
+      return { value: copy(e.return) };
+    };
+  }
+  drift(name, values) {
+    const n = this.drifts[name] || 0;
+    this.drifts[name] = n + 1;
+    return copy(values[Math.min(n, values.length - 1)]);
+  }
+}
+
+// -- the body language (INTERPRETING.md section 5) -----------------------------------------
+const jsonEqual = (a, b) => {
+  if (typeof a === "boolean" || typeof b === "boolean") return a === b;
+  if (Array.isArray(a)) return Array.isArray(b) && a.length === b.length && a.every((x, i) => jsonEqual(x, b[i]));
+  if (a && typeof a === "object") {
+    if (!b || typeof b !== "object" || Array.isArray(b)) return false;
+    const ka = Object.keys(a);
+    return ka.length === Object.keys(b).length && ka.every((k) => k in b && jsonEqual(a[k], b[k]));
+  }
+  return a === b;
+};
+const walk = (v, path) => {
+  for (const k of path) {
+    if (v && typeof v === "object" && !Array.isArray(v) && typeof k === "string") v = k in v ? v[k] : null;
+    else if (Array.isArray(v) && Number.isInteger(k)) v = v.at(k) ?? null;
+    else return null;
+  }
+  return v;
+};
+
+function evaluate(x, env) {
+  if (Array.isArray(x)) return x.map((v) => evaluate(v, env));
+  if (x === null || typeof x !== "object") return x;
+  const keys = Object.keys(x);
+  if (!(keys.length === 1 && keys[0].startsWith("$"))) {
+    return Object.fromEntries(keys.map((k) => [k, evaluate(x[k], env)]));
+  }
+  const arg = x[keys[0]];
+  switch (keys[0]) {
+    case "$literal": return arg;
+    case "$var":
+      if (!(arg in env.vars)) throw new ScenarioBug(`unbound ${arg}`);
+      return env.vars[arg];
+    case "$input": return walk(env.input, arg || []);
+    case "$get": return walk(evaluate(arg[0], env), arg.slice(1));
+    case "$eq": return jsonEqual(evaluate(arg[0], env), evaluate(arg[1], env));
+    case "$not": return !truthy(evaluate(arg, env));
+    case "$add": return arg.reduce((s, v) => s + evaluate(v, env), 0);
+    case "$concat": return arg.map((v) => evaluate(v, env)).join("");
+    case "$drift": return env.drift(arg.name, arg.values);
+    default: throw new ScenarioBug(`unknown operator ${keys[0]}`);
+  }
+}
+const truthy = (v) => !(v === false || v === null || v === 0 || v === "" ||
+  (Array.isArray(v) && !v.length) || (v && typeof v === "object" && !Object.keys(v).length));
+
+class Return {
+  constructor(value) {
+    this.value = value;
+  }
+}
+
+function* block(ctx, body, env, world) {
+  for (const ins of body) {
+    let result = null;
+    switch (ins.op) {
+      case "execute":
+        result = yield ctx.execute(ins.tool, evaluate(ins.input ?? null, env), ins.stepId);
+        break;
+      case "decide": {
+        const extra = {};
+        for (const k of ["context", "alternatives"]) if (k in ins) extra[k] = evaluate(ins[k], env);
+        result = yield ctx.decide(ins.id, world.decider(ins.decider ?? ins.id, ins.id), extra);
+        break;
+      }
+      case "suspend":
+        result = yield ctx.suspend(ins.gate, ins.on ?? null, ins.correlationKey ?? null);
+        break;
+      case "stream":
+        yield ctx.stream(evaluate(ins.data, env));
+        break;
+      case "set":
+        env.vars[ins.var] = evaluate(ins.value, env);
+        break;
+      case "if":
+        yield* block(ctx, truthy(evaluate(ins.cond, env)) ? ins.then : (ins.else || []), env, world);
+        break;
+      case "repeat":
+        for (let i = 0; i < ins.times; i++) {
+          if (ins.as) env.vars[ins.as] = i;
+          yield* block(ctx, ins.body, env, world);
+        }
+        break;
+      case "try":
+        try {
+          yield* block(ctx, ins.body, env, world);
+        } catch (e) {
+          if (!(e instanceof LoomError)) throw e;
+          if (ins.catch.as) env.vars[ins.catch.as] = { code: e.code };
+          yield* block(ctx, ins.catch.body, env, world);
+        }
+        break;
+      case "return":
+        throw new Return(evaluate(ins.value ?? null, env));
+      case "raise":
+        throw new LoomError(ins.code, ins.message);
+      default:
+        throw new ScenarioBug(`unknown op ${ins.op}`);
+    }
+    if (ins.as && ["execute", "decide", "suspend"].includes(ins.op)) env.vars[ins.as] = result;
+  }
+}
+
+function compile(workflow, world) {
+  return {
+    name: workflow.name,
+    resumeSchemas: workflow.resumeSchemas || {},
+    body: function* (ctx, input) {
+      const env = { vars: {}, input, drift: (n, v) => world.drift(n, v) };
+      try {
+        yield* block(ctx, workflow.body, env, world);
+      } catch (e) {
+        if (e instanceof Return) return e.value;
+        throw e;
+      }
+      return null;
+    },
+  };
+}
+
+// -- scenarios (INTERPRETING.md section 6) --------------------------------------------------
+const errorObs = (e) => {
+  const out = { code: e.code };
+  for (const k of ["line", "reason"]) if (e.details && e.details[k] !== undefined) out[k] = e.details[k];
+  return out;
+};
+
+function runScenario(c) {
+  const eid = c.executionId || "e1";
+  const world = new World(c.effects, c.deciders);
+  const workflow = compile(c.workflow, world);
+  const store = new MemoryStore();
+  let held = null;
+  const actions = c.actions.map((a) => {
+    world.trace = [];
+    const warnings = [];
+    const fault = { after: a.crash ? a.crash.afterEvent : 0, torn: Boolean(a.crash && a.crash.torn),
+      count: 0, onAppend: (ev) => world.trace.push({ event: { kind: ev.kind, payload: copy(ev.payload) } }) };
+    const rt = new Runtime({ store, effects: world.host(a.do === "replay"), workflows: [workflow],
+      warn: (m) => warnings.push(m.split(":")[0].trim()), fault });
+    let obs;
+    try {
+      obs = { result: outcome(act(a, rt)) };
+    } catch (e) {
+      if (e instanceof Crash) obs = { crashed: true };
+      else if (e instanceof LoomError) obs = { raised: errorObs(e) };
+      else throw e;
+    }
+    return { ...obs, trace: world.trace, warnings };
+  });
+  function act(a, rt) {
+    switch (a.do) {
+      case "start": return rt.start(a.workflow ?? workflow.name, a.input, eid);
+      case "resume": return rt.resume(eid, a.gate, a.payload);
+      case "recover": return rt.recover(eid);
+      case "resolve": return rt.resolve(eid, a.step, a);
+      case "replay": return rt.replay(eid);
+      default: return raw(a);
+    }
+  }
+  function raw(a) {
+    if (a.do === "holdWriter") {
+      store.open(eid, null);
+      held = eid;
+    } else if (a.do === "releaseWriter") {
+      store.writers.delete(held);
+      held = null;
+    } else {
+      const buf = store.data.get(eid);
+      if (a.do === "appendBytes") {
+        store.data.set(eid, Buffer.concat([buf, Buffer.from(a.text, "utf8")]));
+      } else {
+        const lines = [];
+        let s = 0;
+        for (let i = 0; i <= buf.length; i++) {
+          if (i === buf.length || buf[i] === 0x0a) {
+            lines.push(buf.subarray(s, i));
+            s = i + 1;
+          }
+        }
+        const n = a.line - 1;
+        if (a.do === "tear") {
+          const keep = a.whole ? lines[n].length : Math.max(1, Math.floor(lines[n].length / 2));
+          const head = lines.slice(0, n).map((l) => Buffer.concat([l, Buffer.from("\n")]));
+          store.data.set(eid, Buffer.concat([...head, lines[n].subarray(0, keep)]));
+        } else {
+          const line = Buffer.from(lines[n]);
+          const digits = line.subarray(-10, -2).toString("latin1") === "00000000" ? "ffffffff" : "00000000";
+          line.write(digits, line.length - 10, "latin1");
+          lines[n] = line;
+          store.data.set(eid, Buffer.concat(lines.flatMap((l, i) => (i ? [Buffer.from("\n"), l] : [l]))));
+        }
+      }
+    }
+    return null;
+  }
+  if (held) store.writers.delete(held);
+  let journal = null;
+  if (store.exists(eid)) {
+    try {
+      const parsed = store.read(eid);
+      journal = { events: parsed.events.map((e) => ({ kind: e.kind, payload: e.payload })),
+        tornTail: parsed.torn !== null };
+    } catch (e) {
+      if (!(e instanceof LoomError)) throw e;
+      journal = { error: errorObs(e) };
+    }
+  }
+  return { actions: actions.map((o) => (o.result === null ? { done: true, trace: o.trace, warnings: o.warnings } : o)), journal };
+}
+
+function outcome(r) {
+  if (r === null) return null;
+  const out = { status: r.status };
+  if (r.status === "completed") out.output = copy(r.output);
+  if (r.status === "failed") out.error = { code: r.error.code };
+  if (r.status === "suspended") out.waitingOn = r.waitingOn;
+  if (r.status === "in-doubt") out.inDoubtStep = r.inDoubtStep;
+  return out;
+}
+
+// -- vectors (INTERPRETING.md section 3) ----------------------------------------------------
+const VECTORS = {
+  "journal.parse": (input) => {
+    const p = parseJournal(Buffer.from(input.text, "utf8"));
+    return { executionId: p.executionId, events: p.events, torn: p.torn };
+  },
+  "journal.fold": (input) => {
+    const events = input.events.map((e, i) => {
+      checkPayload(e.kind, e.payload);
+      return { seq: e.seq ?? i + 1, kind: e.kind, payload: e.payload };
+    });
+    const s = fold(events);
+    return { status: s.status, seq: s.seq, waitingOn: s.waitingGate, pendingResume: s.pendingResume,
+      inDoubtStep: s.inDoubtStep, output: s.output, error: s.error,
+      steps: Object.fromEntries(Object.entries(s.frames).map(([k, f]) => [k, f.status])),
+      decisions: s.decisions };
+  },
+};
+
+function run(c) {
+  try {
+    if (c.family === "vector") {
+      const fn = VECTORS[c.function];
+      if (!fn) return { skipped: { reason: `no function ${c.function}` } };
+      try {
+        return { observations: { result: copy(fn(c.input)) } };
+      } catch (e) {
+        if (e instanceof LoomError) return { observations: { error: errorObs(e) } };
+        throw e;
+      }
+    }
+    return { observations: runScenario(c) };
+  } catch (e) {
+    return { errored: { message: `${e.constructor.name}: ${e.message}`, context: { stack: String(e.stack) } } };
+  }
+}
+
+const rl = createInterface({ input: process.stdin });
+rl.on("line", (line) => {
+  if (!line.trim()) return;
+  const msg = JSON.parse(line);
+  let reply;
+  if (msg.cmd === "start") {
+    reply = { protocol: 1, implementation: { name: "loom-node-mini", version: "0.1.0",
+      language: "javascript", capabilities: CAPABILITIES } };
+  } else if (msg.cmd === "run") {
+    reply = { seq: msg.seq, ...run(msg.case) };
+  } else {
+    reply = { ok: true };
+  }
+  process.stdout.write(JSON.stringify(reply) + "\n");
+  if (msg.cmd === "stop") rl.close();
+});

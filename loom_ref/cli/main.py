@@ -1,0 +1,57 @@
+"""``loom-ref``: the command line, an argparse dispatcher over one module per subcommand.
+
+Each module named in :data:`SUBCOMMANDS` exposes ``register(subparsers)``, which adds its
+parser and sets ``func`` (``func(args) -> int``) as the parser's default. Adding a subcommand
+is adding a module and its name here; this file holds no command's logic.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+from collections.abc import Sequence
+
+from loom_ref import __version__
+from loom_ref.errors import InvalidArgument, LoomError
+
+__all__ = ["SUBCOMMANDS", "build_parser", "main"]
+
+#: The modules that each register one subcommand, in the order ``--help`` lists them.
+SUBCOMMANDS: tuple[str, ...] = (
+    "loom_ref.cli.conformance",
+    "loom_ref.cli.journal",
+)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The ``loom-ref`` parser with every subcommand registered."""
+    parser = argparse.ArgumentParser(
+        prog="loom-ref",
+        description="loom-ref: reference implementation, executable specification and "
+                    "conformance suite for Loom's durable agent runtime.",
+    )
+    parser.add_argument("--version", action="version", version=f"loom-ref {__version__}")
+    subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
+    for name in SUBCOMMANDS:
+        importlib.import_module(name).register(subparsers)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run ``loom-ref`` with ``argv`` (default: ``sys.argv[1:]``); return the exit status."""
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    func = getattr(args, "func", None)
+    if func is None:
+        parser.print_help()
+        return 2
+    try:
+        return int(func(args))
+    except LoomError as err:  # one clear line with the stable code, never a traceback
+        sys.stderr.write(f"loom-ref: {err}\n")
+        return 2 if isinstance(err, InvalidArgument) else 1
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

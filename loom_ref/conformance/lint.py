@@ -1,0 +1,112 @@
+"""``loom-ref conformance lint``: the checks that keep the suite honest.
+
+Rules (``conformance/INTERPRETING.md`` section 10). For every file under ``cases/``:
+
+- it lives at ``<group>/<name>.json`` and its id is ``"<group>/<name>"`` (so every file is
+  consumed by a run: the runner loads exactly these, and audits that each one ran);
+- it is canonical JSON and valid against ``schemas/case.json``; ids are unique;
+- the anchor it pins exists in ``spec/*.md`` (written ``{#anchor.id}``);
+- a scenario's body uses known operators only, every decider it names is scripted, and it
+  expects one observation per action; patterns in expectations are well-formed.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from collections.abc import Mapping
+from typing import Any
+
+from loom_ref.conformance.case import canonical_json, expected_id, find_case_files
+from loom_ref.conformance.interpreter import check_body
+from loom_ref.conformance.match import check_patterns
+from loom_ref.conformance.schemas import SchemaSet, describe
+
+__all__ = ["ANCHOR_RE", "lint", "spec_anchors"]
+
+ANCHOR_RE = re.compile(r"\{#([A-Za-z0-9][A-Za-z0-9._-]*)\}")
+
+
+def spec_anchors(spec_dir: str) -> set[str]:
+    """Every anchor defined in ``spec_dir/*.md``."""
+    anchors: set[str] = set()
+    if not os.path.isdir(spec_dir):
+        return anchors
+    for name in sorted(os.listdir(spec_dir)):
+        if name.endswith(".md"):
+            with open(os.path.join(spec_dir, name), encoding="utf-8") as f:
+                anchors.update(ANCHOR_RE.findall(f.read()))
+    return anchors
+
+
+def _deciders_named(body: Any) -> set[str]:
+    names: set[str] = set()
+    if isinstance(body, list):
+        for ins in body:
+            if not isinstance(ins, Mapping):
+                continue
+            if ins.get("op") == "decide":
+                names.add(str(ins.get("decider", ins.get("id"))))
+            for key in ("then", "else", "body"):
+                names |= _deciders_named(ins.get(key))
+            catch = ins.get("catch")
+            if isinstance(catch, Mapping):
+                names |= _deciders_named(catch.get("body"))
+    return names
+
+
+def _semantic(data: Mapping[str, Any]) -> list[str]:
+    problems: list[str] = []
+    expect = data["expect"]
+    if data["family"] == "vector":
+        return check_patterns(expect, "expect")
+    body = data["workflow"]["body"]
+    problems += check_body(body, "workflow.body")
+    scripted = set(data.get("deciders", {}))
+    problems += [f"decider {n!r} is used but not scripted"
+                 for n in sorted(_deciders_named(body) - scripted)]
+    if len(expect["actions"]) != len(data["actions"]):
+        problems.append(f"{len(data['actions'])} actions but {len(expect['actions'])} "
+                        "expected observations")
+    problems += check_patterns(expect, "expect")
+    return problems
+
+
+def lint(cases_dir: str, spec_dir: str, schemas: SchemaSet) -> list[str]:
+    """Every problem found, one line each, ``<file>: <problem>``; [] means clean."""
+    anchors = spec_anchors(spec_dir)
+    problems: list[str] = []
+    seen: dict[str, str] = {}
+    files = find_case_files(cases_dir)
+    if not files:
+        problems.append(f"{cases_dir}: no case files")
+    for path in files:
+        rel = os.path.relpath(path, os.path.dirname(cases_dir))
+        want_id = expected_id(cases_dir, path)
+        if want_id is None:
+            problems.append(f"{rel}: not at cases/<group>/<name>.json, so no run consumes it")
+            continue
+        try:
+            with open(path, encoding="utf-8") as f:
+                text = f.read()
+            data = json.loads(text)
+        except (OSError, ValueError) as exc:
+            problems.append(f"{rel}: not JSON: {exc}")
+            continue
+        if text != canonical_json(data):
+            problems.append(f"{rel}: not canonical JSON (indent 2, sorted keys, final newline)")
+        shape = schemas.problems("case", data)
+        if shape:
+            problems.append(f"{rel}: schema: {describe(shape)}")
+            continue
+        if data["id"] != want_id:
+            problems.append(f"{rel}: id {data['id']!r} should be {want_id!r}")
+        if data["id"] in seen:
+            problems.append(f"{rel}: id {data['id']!r} also used by {seen[data['id']]}")
+        seen[data["id"]] = rel
+        if data["anchor"] not in anchors:
+            problems.append(f"{rel}: anchor {data['anchor']!r} is not defined in "
+                            f"{os.path.relpath(spec_dir)}/*.md")
+        problems += [f"{rel}: {p}" for p in _semantic(data)]
+    return problems

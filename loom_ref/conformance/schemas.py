@@ -1,0 +1,83 @@
+"""The JSON Schemas of case files and protocol messages, loaded from ``conformance/schemas``.
+
+Rules (``conformance/INTERPRETING.md`` section 4): every message the runner sends or receives
+is checked against its schema; a message that fails is a protocol error of the implementation
+(the case is *errored*, never passed). The schemas share ``defs.json`` through ``$ref`` values
+of the form ``defs.json#/$defs/<name>``; :mod:`loom_ref.schema` resolves them through a
+registry of the loaded documents.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Mapping
+from typing import Any
+
+from loom_ref.errors import ConformanceError
+from loom_ref.schema import check_schema, validate
+
+__all__ = ["MESSAGE_SCHEMAS", "SchemaSet", "conformance_root"]
+
+#: Protocol message name -> schema file.
+MESSAGE_SCHEMAS: Mapping[str, str] = {
+    "start": "protocol.start.json",
+    "start-reply": "protocol.start-reply.json",
+    "run": "protocol.run.json",
+    "run-reply": "protocol.run-reply.json",
+    "stop": "protocol.stop.json",
+    "stop-reply": "protocol.stop-reply.json",
+    "case": "case.json",
+}
+
+
+def conformance_root(start: str | None = None) -> str:
+    """The ``conformance/`` directory: next to the ``loom_ref`` package in a checkout, else
+    under the current directory. Raises :class:`ConformanceError` if neither exists."""
+    here = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    for base in (start, here, os.getcwd()):
+        if base is None:
+            continue
+        candidate = os.path.join(base, "conformance")
+        if os.path.isdir(os.path.join(candidate, "schemas")):
+            return candidate
+    raise ConformanceError(
+        "cannot find the conformance/ directory (pass --cases and run from a checkout)",
+        code="conformance.no-suite",
+    )
+
+
+class SchemaSet:
+    """The loaded schemas of one suite directory."""
+
+    def __init__(self, schema_dir: str) -> None:
+        self.dir = schema_dir
+        self.docs: dict[str, Any] = {}
+        for name in sorted(os.listdir(schema_dir)):
+            if name.endswith(".json"):
+                with open(os.path.join(schema_dir, name), encoding="utf-8") as f:
+                    doc = json.load(f)
+                check_schema(doc, where=name)
+                self.docs[name] = doc
+        missing = [f for f in MESSAGE_SCHEMAS.values() if f not in self.docs]
+        if missing:
+            raise ConformanceError(f"{schema_dir} lacks {missing}", code="conformance.no-suite")
+
+    def problems(self, kind: str, value: Any) -> list[dict[str, str]]:
+        """Every way ``value`` fails the schema of ``kind`` (a key of MESSAGE_SCHEMAS)."""
+        doc = self.docs[MESSAGE_SCHEMAS[kind]]
+        return validate(value, doc, registry=self.docs)
+
+    def problems_def(self, name: str, value: Any) -> list[dict[str, str]]:
+        """Every way ``value`` fails ``defs.json#/$defs/<name>``."""
+        return validate(value, {"$ref": f"defs.json#/$defs/{name}"}, registry=self.docs)
+
+
+def describe(problems: list[dict[str, str]], limit: int = 5) -> str:
+    """One line listing the first ``limit`` problems."""
+    text = "; ".join(f"{p['path']}: {p['message']}" for p in problems[:limit])
+    more = len(problems) - limit
+    return text + (f"; and {more} more" if more > 0 else "")
+
+
+__all__ += ["describe"]

@@ -1,0 +1,320 @@
+"""Definitions of the journal.* cases: parse and fold vectors, and journal scenarios."""
+
+from __future__ import annotations
+
+import json
+import zlib
+from typing import Any
+
+from loom_ref.journal.codec import encode_header, encode_line
+
+from .gen_cases import scenario, vector
+
+
+def sealed(body: str) -> str:
+    """A line from ``body`` (a JSON object text without its closing brace), with its crc."""
+    return f'{body},"crc":"{zlib.crc32(body.encode("utf-8")):08x}"}}\n'
+
+
+def header(eid: str = "e1") -> str:
+    return encode_header(eid).decode("utf-8")
+
+
+def ev(seq: int, kind: str, payload: Any) -> str:
+    return encode_line(seq, kind, payload).decode("utf-8")
+
+
+START = ("EXECUTION_STARTED", {"executionId": "e1", "workflow": "w", "input": {"n": 1}})
+STEP = ("STEP_STARTED", {"stepId": "add#1", "toolId": "add", "input": {"n": 1},
+                         "idempotencyKey": "e1/add#1"})
+DONE = ("STEP_COMPLETED", {"stepId": "add#1", "output": 2})
+END = ("EXECUTION_COMPLETED", {"output": 2})
+
+
+def journal(*events: tuple[str, Any], eid: str = "e1") -> str:
+    return header(eid) + "".join(ev(i, k, p) for i, (k, p) in enumerate(events, start=1))
+
+
+FOUR = journal(START, STEP, DONE, END)
+
+
+def parsed(n: int, torn: Any = None) -> dict[str, Any]:
+    evs = [START, STEP, DONE, END]
+    return {"result": {"executionId": "e1", "torn": torn,
+                       "events": [{"seq": i, "kind": k, "payload": p}
+                                  for i, (k, p) in enumerate(evs[:n], start=1)]}}
+
+
+def corrupt(line: int, reason: str):  # type: ignore[no-untyped-def]
+    return lambda obs: obs.get("error") == {"code": "journal.corrupt", "line": line,
+                                            "reason": reason}
+
+
+P = "journal.parse"
+DEFINITIONS: list[dict[str, Any]] = [
+    vector("journal.format/complete", "journal.line-shape",
+           "A header and four checksummed event lines parse to four events, no torn tail.",
+           function=P, input={"text": FOUR}, claim=parsed(4)),
+    vector("journal.format/unicode", "journal.checksum",
+           "The crc covers the UTF-8 bytes of the line, non-ASCII text included.",
+           function=P, input={"text": journal(("EXECUTION_STARTED", {
+               "executionId": "e1", "workflow": "w", "input": "héllo ✓ 日本"}))},
+           claim=lambda o: o["result"]["events"][0]["payload"]["input"] == "héllo ✓ 日本"),
+    vector("journal.format/empty", "journal.header",
+           "An empty journal has no header and no events.",
+           function=P, input={"text": ""},
+           claim={"result": {"executionId": None, "events": [], "torn": None}}),
+    vector("journal.format/header-only", "journal.header",
+           "A header alone names the execution and holds no events.",
+           function=P, input={"text": header("order-7")},
+           claim={"result": {"executionId": "order-7", "events": [], "torn": None}}),
+    vector("journal.format/torn-last-line", "journal.torn-tail",
+           "Bytes after the last newline are a torn tail: reported with its line and size, and "
+           "not read as an event.",
+           function=P, input={"text": FOUR[:-30]},
+           claim=parsed(3, {"line": 5, "size": len(ev(4, *END)) - 30})),
+    vector("journal.format/torn-newline-only", "journal.line-terminator",
+           "A line without its terminating newline does not exist yet, even if it is complete.",
+           function=P, input={"text": FOUR[:-1]},
+           claim=parsed(3, {"line": 5, "size": len(ev(4, *END)) - 1})),
+    vector("journal.format/bad-checksum", "journal.corrupt-line",
+           "A complete line whose crc does not match is a hard error naming the line.",
+           function=P, input={"text": FOUR.replace('"output":2}', '"output":3}', 1)},
+           claim=corrupt(4, "journal.bad-checksum")),
+    vector("journal.format/bad-checksum-then-torn", "journal.corrupt-line",
+           "A bad complete line is an error even when a torn tail follows it.",
+           function=P, input={"text": FOUR.replace('"n":1},"idem', '"n":9},"idem', 1)[:-5]},
+           claim=corrupt(3, "journal.bad-checksum")),
+    vector("journal.format/bad-schema", "journal.header",
+           "A header naming another schema is refused (line 1).",
+           function=P, input={"text": sealed('{"schema":"other","version":1,"executionId":"e1"')
+                              + FOUR.split("\n", 1)[1]},
+           claim=corrupt(1, "journal.bad-header")),
+    vector("journal.format/bad-version", "journal.header",
+           "A header of another version is refused (line 1).",
+           function=P, input={"text": sealed(
+               '{"schema":"loom-ref.journal","version":2,"executionId":"e1"')},
+           claim=corrupt(1, "journal.bad-header")),
+    vector("journal.format/header-without-id", "journal.header",
+           "A header without an executionId is refused (line 1).",
+           function=P, input={"text": sealed('{"schema":"loom-ref.journal","version":1')},
+           claim=corrupt(1, "journal.bad-header")),
+    vector("journal.format/seq-gap", "journal.seq",
+           "seq must run 1, 2, 3 with no gaps: seq 3 where 2 belongs is an error on line 3.",
+           function=P, input={"text": header() + ev(1, *START) + ev(3, *STEP)},
+           claim=corrupt(3, "journal.seq-gap")),
+    vector("journal.format/seq-repeat", "journal.seq",
+           "A repeated seq is an error on the line that repeats it.",
+           function=P, input={"text": header() + ev(1, *START) + ev(1, *STEP)},
+           claim=corrupt(3, "journal.seq-gap")),
+    vector("journal.format/seq-not-integer", "journal.seq",
+           "seq must be an integer.",
+           function=P, input={"text": header() + ev(1, *START) + sealed(
+               '{"seq":"2","kind":"STEP_COMPLETED","payload":{"stepId":"a","output":1}')},
+           claim=corrupt(3, "journal.seq-gap")),
+    vector("journal.format/unknown-kind", "journal.event-kinds",
+           "An event kind outside the closed set is a corrupt journal, not an extension.",
+           function=P, input={"text": header() + ev(1, *START) + ev(2, "STEP_SKIPPED",
+                                                                    {"stepId": "a"})},
+           claim=corrupt(3, "journal.bad-payload")),
+    vector("journal.format/missing-payload-field", "journal.payload-shape",
+           "A STEP_STARTED without its idempotencyKey is a corrupt line.",
+           function=P, input={"text": header() + ev(1, *START) + ev(2, "STEP_STARTED", {
+               "stepId": "a", "toolId": "t", "input": None})},
+           claim=corrupt(3, "journal.bad-payload")),
+    vector("journal.format/payload-not-object", "journal.payload-shape",
+           "A payload must be an object.",
+           function=P, input={"text": header() + ev(1, "EXECUTION_STARTED", [1, 2])},
+           claim=corrupt(2, "journal.bad-payload")),
+    vector("journal.format/no-crc", "journal.line-shape",
+           "A line that does not end with its crc member is malformed.",
+           function=P, input={"text": header() + json.dumps(
+               {"seq": 1, "kind": START[0], "payload": START[1]}) + "\n"},
+           claim=corrupt(2, "journal.malformed-line")),
+    vector("journal.format/not-json", "journal.line-shape",
+           "A line whose crc matches but which is not JSON is malformed.",
+           function=P, input={"text": header() + sealed('{"seq":1,"kind":')},
+           claim=corrupt(2, "journal.malformed-line")),
+    vector("journal.format/extra-member", "journal.line-shape",
+           "An event line has exactly seq, kind, payload and crc.",
+           function=P, input={"text": header() + sealed(
+               '{"seq":1,"kind":"EXECUTION_STARTED","payload":{"executionId":"e1",'
+               '"workflow":"w","input":null},"at":"2026-01-01"')},
+           claim=corrupt(2, "journal.malformed-line")),
+    vector("journal.format/any-writer", "journal.checksum",
+           "Any JSON writer makes a valid line: members in another order and with spaces parse, "
+           "because the crc covers the bytes before the fixed suffix.",
+           function=P, input={"text": header() + sealed(
+               '{ "payload": {"input": null, "workflow": "w", "executionId": "e1"}, '
+               '"kind": "EXECUTION_STARTED", "seq": 1')},
+           claim=lambda o: o["result"]["events"][0]["kind"] == "EXECUTION_STARTED"),
+]
+
+F = "journal.fold"
+
+
+def events(*items: tuple[str, Any]) -> dict[str, Any]:
+    return {"events": [{"kind": k, "payload": p} for k, p in items]}
+
+
+def folded(**fields: Any):  # type: ignore[no-untyped-def]
+    return lambda obs: all(obs["result"].get(k) == v for k, v in fields.items())
+
+
+def illegal(obs: Any) -> bool:
+    return obs.get("error", {}).get("code") == "journal.illegal-transition"
+
+
+SUSP = ("EXECUTION_SUSPENDED", {"gateId": "g", "on": None, "correlationKey": None})
+DEFINITIONS += [
+    vector("journal.fold/empty", "journal.fold", "No events: not started.", function=F,
+           input=events(), claim=folded(status="not-started", seq=0)),
+    vector("journal.fold/completed", "journal.fold",
+           "A completed run folds to completed with its output and its step frame.",
+           function=F, input=events(START, STEP, DONE, END),
+           claim=folded(status="completed", seq=4, output=2, steps={"add#1": "completed"})),
+    vector("journal.fold/prefix", "journal.fold",
+           "Folding a prefix gives the state at that point: a started step, still running.",
+           function=F, input=events(START, STEP),
+           claim=folded(status="running", seq=2, steps={"add#1": "started"})),
+    vector("journal.fold/suspended", "journal.fold", "A suspension waits on its gate.",
+           function=F, input=events(START, SUSP),
+           claim=folded(status="suspended", waitingOn="g", pendingResume=False)),
+    vector("journal.fold/pending-resume", "journal.transitions",
+           "A resume received but not yet acted on: suspended, with a pending resume.",
+           function=F, input=events(START, SUSP, ("RESUME_RECEIVED", {"gateId": "g",
+                                                                    "payload": 1})),
+           claim=folded(status="suspended", waitingOn="g", pendingResume=True)),
+    vector("journal.fold/in-doubt", "journal.transitions",
+           "STEP_IN_DOUBT parks the execution on that step.",
+           function=F, input=events(START, STEP, ("STEP_IN_DOUBT", {"stepId": "add#1"})),
+           claim=folded(status="in-doubt", inDoubtStep="add#1", steps={"add#1": "in-doubt"})),
+    vector("journal.fold/resolved", "journal.transitions",
+           "An outcome of the in-doubt step makes the execution running again.",
+           function=F, input=events(START, STEP, ("STEP_IN_DOUBT", {"stepId": "add#1"}), DONE),
+           claim=folded(status="running", inDoubtStep=None, steps={"add#1": "completed"})),
+    vector("journal.fold/decision", "journal.fold", "Decisions are folded by id.",
+           function=F, input=events(START, ("DECISION_RECORDED", {"decisionId": "d",
+                                                                 "choice": [1]})),
+           claim=folded(decisions={"d": [1]})),
+    vector("journal.fold/failed", "journal.fold", "EXECUTION_FAILED ends with its error.",
+           function=F, input=events(START, ("EXECUTION_FAILED", {"error": {
+               "code": "x.y", "message": "m"}})),
+           claim=folded(status="failed", error={"code": "x.y", "message": "m"})),
+    vector("journal.fold/after-completed", "journal.transitions",
+           "Nothing may follow EXECUTION_COMPLETED.", function=F,
+           input=events(START, END, STEP), claim=illegal),
+    vector("journal.fold/step-before-start", "journal.transitions",
+           "The first event must be EXECUTION_STARTED.", function=F, input=events(STEP),
+           claim=illegal),
+    vector("journal.fold/outcome-of-unknown-step", "journal.transitions",
+           "A step outcome for a step that never started is illegal.", function=F,
+           input=events(START, DONE), claim=illegal),
+    vector("journal.fold/resume-other-gate", "journal.transitions",
+           "A resume for a gate that is not waiting is illegal.", function=F,
+           input=events(START, SUSP, ("RESUME_RECEIVED", {"gateId": "h", "payload": 1})),
+           claim=illegal),
+    vector("journal.fold/step-while-suspended", "journal.transitions",
+           "A suspended execution takes no step events.", function=F,
+           input=events(START, SUSP, STEP), claim=illegal),
+    vector("journal.fold/twice-started", "journal.transitions",
+           "EXECUTION_STARTED appears once.", function=F, input=events(START, START),
+           claim=illegal),
+]
+
+# -- scenarios over the stored journal -----------------------------------------------------
+ECHO = {"add": {"script": [{"echo": True}]}}
+GATED = [{"op": "execute", "tool": "add", "input": {"$input": []}, "as": "a"},
+         {"op": "suspend", "gate": "go", "as": "p"},
+         {"op": "return", "value": {"a": {"$var": "a"}, "p": {"$var": "p"}}}]
+STARTED = ["EXECUTION_STARTED", "STEP_STARTED", "STEP_COMPLETED", "EXECUTION_SUSPENDED"]
+RESUMED = ["RESUME_RECEIVED", "EXECUTION_RESUMED", "EXECUTION_COMPLETED"]
+SUSPENDED = {"status": "suspended", "waitingOn": "go"}
+DONE_OK = {"status": "completed", "output": {"a": 5, "p": "ok"}}
+DEFINITIONS += [
+    scenario("journal.durability/torn-tail-recovered", "journal.torn-tail",
+             "The last line lost its newline in a crash: recovery reports the torn tail, treats "
+             "the line as not written and writes it again.",
+             body=GATED, effects=ECHO,
+             actions=[{"do": "start", "input": 5}, {"do": "tear", "line": 5, "whole": True},
+                      {"do": "recover"},
+                      {"do": "resume", "gate": "go", "payload": "ok"}],
+             claims=[{"result": SUSPENDED, "calls": ["add#1"], "events": STARTED},
+                     {"done": True},
+                     {"result": SUSPENDED, "events": ["EXECUTION_SUSPENDED"], "calls": [],
+                      "warnings": ["journal.torn-tail"]},
+                     {"result": DONE_OK, "events": RESUMED}],
+             journal=STARTED + RESUMED),
+    scenario("journal.durability/torn-mid-step", "journal.torn-tail",
+             "A crash tore STEP_COMPLETED: the step has no outcome, the effect is idempotent, so "
+             "recovery calls it again with the same key.",
+             body=GATED, effects={"add": {"idempotent": True, "script": [{"echo": True}]}},
+             actions=[{"do": "start", "input": 5}, {"do": "tear", "line": 4},
+                      {"do": "recover"}],
+             claims=[{"result": SUSPENDED, "calls": ["add#1"], "events": STARTED},
+                     {"done": True},
+                     {"result": SUSPENDED, "calls": ["add#1"],
+                      "events": ["STEP_COMPLETED", "EXECUTION_SUSPENDED"],
+                      "warnings": ["journal.torn-tail"]}],
+             journal=STARTED),
+    scenario("journal.durability/garbage-tail", "journal.torn-tail",
+             "Garbage after the last newline is a torn tail, reported and dropped; the "
+             "execution carries on.",
+             body=GATED, effects=ECHO,
+             actions=[{"do": "start", "input": 5}, {"do": "appendBytes", "text": '{"seq":5,"ki'},
+                      {"do": "resume", "gate": "go", "payload": "ok"}],
+             claims=[{"result": SUSPENDED, "events": STARTED}, {"done": True},
+                     {"result": DONE_OK, "events": RESUMED, "warnings": ["journal.torn-tail"]}],
+             journal=STARTED + RESUMED),
+    scenario("journal.durability/torn-tail-visible", "journal.torn-tail",
+             "A torn tail is reported by a reader too, never skipped silently.",
+             body=GATED, effects=ECHO,
+             actions=[{"do": "start", "input": 5}, {"do": "tear", "line": 5}],
+             claims=[{"result": SUSPENDED}, {"done": True}],
+             journal=STARTED[:-1]),
+    scenario("journal.durability/corrupt-line", "journal.corrupt-line",
+             "A complete line with a bad checksum stops recovery with an error naming the line; "
+             "nothing is written.",
+             body=GATED, effects=ECHO,
+             actions=[{"do": "start", "input": 5}, {"do": "corrupt", "line": 3},
+                      {"do": "recover"}],
+             claims=[{"result": SUSPENDED}, {"done": True},
+                     {"raised": "journal.corrupt", "events": []}],
+             journal={"error": "journal.corrupt"}),
+    scenario("journal.durability/corrupt-header", "journal.header",
+             "A corrupt header line refuses the whole journal (line 1).",
+             body=GATED, effects=ECHO,
+             actions=[{"do": "start", "input": 5}, {"do": "corrupt", "line": 1},
+                      {"do": "resume", "gate": "go", "payload": "ok"}],
+             claims=[{"result": SUSPENDED}, {"done": True},
+                     {"raised": "journal.corrupt", "events": []}],
+             journal={"error": "journal.corrupt"}),
+    scenario("journal.durability/corrupt-last-line", "journal.corrupt-line",
+             "A bad last line that is complete was not torn: it is corruption, not a torn tail.",
+             body=GATED, effects=ECHO,
+             actions=[{"do": "start", "input": 5}, {"do": "corrupt", "line": 5},
+                      {"do": "recover"}],
+             claims=[{"result": SUSPENDED}, {"done": True}, {"raised": "journal.corrupt"}],
+             journal={"error": "journal.corrupt"}),
+    scenario("journal.durability/single-writer", "journal.single-writer",
+             "While another writer holds the journal, a second writer is refused and writes "
+             "nothing; once it lets go, the execution carries on.",
+             body=GATED, effects=ECHO,
+             actions=[{"do": "start", "input": 5}, {"do": "holdWriter"},
+                      {"do": "resume", "gate": "go", "payload": "ok"}, {"do": "releaseWriter"},
+                      {"do": "resume", "gate": "go", "payload": "ok"}],
+             claims=[{"result": SUSPENDED}, {"done": True},
+                     {"raised": "journal.locked", "events": []}, {"done": True},
+                     {"result": DONE_OK, "events": RESUMED}],
+             journal=STARTED + RESUMED),
+    scenario("journal.durability/write-before-act", "journal.write-before-act",
+             "STEP_STARTED is in the journal before the effect is called, and the call's "
+             "outcome is journaled before the body goes on.",
+             body=[{"op": "execute", "tool": "add", "input": 1},
+                   {"op": "execute", "tool": "add", "input": 2}],
+             effects=ECHO, actions=[{"do": "start"}],
+             claims=[{"result": {"status": "completed", "output": None}, "calls": ["add#1",
+                                                                                    "add#2"]}],
+             journal=["EXECUTION_STARTED", "STEP_STARTED", "STEP_COMPLETED", "STEP_STARTED",
+                      "STEP_COMPLETED", "EXECUTION_COMPLETED"]),
+]

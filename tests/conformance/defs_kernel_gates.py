@@ -1,0 +1,119 @@
+"""Definitions of the kernel.gates scenarios."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .defs_kernel_steps import done, ex, ret, var
+from .gen_cases import scenario
+
+ECHO = {"script": [{"echo": True}]}
+APPROVAL = {"type": "object", "required": ["approved"],
+            "properties": {"approved": {"type": "boolean"}, "note": {"type": "string"}},
+            "additionalProperties": False}
+GATE = [ex("quote", {"$input": []}, **{"as": "q"}),
+        {"op": "suspend", "gate": "approval", "on": "HumanApproval", "as": "a"},
+        {"op": "if", "cond": {"$get": [var("a"), "approved"]},
+         "then": [ex("charge", var("q"), **{"as": "r"}), ret({"paid": var("r")})]},
+        ret("refused")]
+EFFECTS = {"quote": {"script": [{"return": 30}]}, "charge": {"script": [{"return": "r-30"}]}}
+WAITING = {"status": "suspended", "waitingOn": "approval"}
+START = {"do": "start", "input": {"qty": 3}}
+STARTED = ["EXECUTION_STARTED", "STEP_STARTED", "STEP_COMPLETED", "EXECUTION_SUSPENDED"]
+
+
+def resume(payload: Any, gate: str = "approval") -> dict[str, Any]:
+    return {"do": "resume", "gate": gate, "payload": payload}
+
+
+DEFINITIONS: list[dict[str, Any]] = [
+    scenario("kernel.gates/suspend-resume", "kernel.replay-serve",
+             "A gate parks the execution; resume journals the payload and drives the body "
+             "again: the completed step is served, only the new step runs.",
+             body=GATE, effects=EFFECTS, schemas={"approval": APPROVAL},
+             actions=[START, resume({"approved": True})],
+             claims=[{"result": WAITING, "calls": ["quote#1"], "events": STARTED},
+                     {"result": done({"paid": "r-30"}), "calls": ["charge#1"],
+                      "events": ["RESUME_RECEIVED", "EXECUTION_RESUMED", "STEP_STARTED",
+                                 "STEP_COMPLETED", "EXECUTION_COMPLETED"]}]),
+    scenario("kernel.gates/refused-branch", "kernel.replay-serve",
+             "The resume payload decides the path: a refusal skips the charge entirely.",
+             body=GATE, effects=EFFECTS, schemas={"approval": APPROVAL},
+             actions=[START, resume({"approved": False, "note": "too expensive"})],
+             claims=[{"result": WAITING}, {"result": done("refused"), "calls": []}]),
+    scenario("kernel.gates/invalid-payload", "kernel.resume-schema",
+             "A payload that fails the gate's schema is refused with kernel.invalid-resume and "
+             "nothing is written; a valid one is then accepted.",
+             body=GATE, effects=EFFECTS, schemas={"approval": APPROVAL},
+             actions=[START, resume({"approved": "yes"}), resume({"approved": True})],
+             claims=[{"result": WAITING},
+                     {"raised": "kernel.invalid-resume", "events": [], "calls": []},
+                     {"result": done({"paid": "r-30"})}]),
+    scenario("kernel.gates/missing-field", "kernel.resume-schema",
+             "A payload missing a required member is refused, nothing written.",
+             body=GATE, effects=EFFECTS, schemas={"approval": APPROVAL},
+             actions=[START, resume({})],
+             claims=[{"result": WAITING}, {"raised": "kernel.invalid-resume", "events": []}],
+             journal=STARTED),
+    scenario("kernel.gates/extra-member", "kernel.resume-schema",
+             "additionalProperties: false refuses a payload with an unknown member.",
+             body=GATE, effects=EFFECTS, schemas={"approval": APPROVAL},
+             actions=[START, resume({"approved": True, "by": "mallory"})],
+             claims=[{"result": WAITING}, {"raised": "kernel.invalid-resume", "events": []}],
+             journal=STARTED),
+    scenario("kernel.gates/not-an-object", "kernel.resume-schema",
+             "A payload of the wrong type is refused, nothing written.",
+             body=GATE, effects=EFFECTS, schemas={"approval": APPROVAL},
+             actions=[START, resume("approved")],
+             claims=[{"result": WAITING}, {"raised": "kernel.invalid-resume", "events": []}]),
+    scenario("kernel.gates/no-schema", "kernel.resume-schema",
+             "A gate without a schema takes any JSON payload.",
+             body=[{"op": "suspend", "gate": "g", "as": "p"}, ret(var("p"))],
+             actions=[{"do": "start"}, resume([1, "two", None], gate="g")],
+             claims=[{"result": {"status": "suspended", "waitingOn": "g"}},
+                     {"result": done([1, "two", None])}]),
+    scenario("kernel.gates/wrong-gate", "kernel.resume-gate",
+             "Resuming a gate the execution is not waiting on is refused; nothing written.",
+             body=GATE, effects=EFFECTS, schemas={"approval": APPROVAL},
+             actions=[START, resume({"approved": True}, gate="shipping")],
+             claims=[{"result": WAITING}, {"raised": "kernel.gate-not-waiting", "events": []}],
+             journal=STARTED),
+    scenario("kernel.gates/resume-twice", "kernel.resume-gate",
+             "A gate is resumed once: a second resume of the finished execution is refused.",
+             body=GATE, effects=EFFECTS, schemas={"approval": APPROVAL},
+             actions=[START, resume({"approved": True}), resume({"approved": True})],
+             claims=[{"result": WAITING}, {"result": done({"paid": "r-30"})},
+                     {"raised": "kernel.gate-not-waiting", "events": [], "calls": []}]),
+    scenario("kernel.gates/resume-running", "kernel.resume-gate",
+             "A completed execution without gates cannot be resumed.",
+             body=[ex("echo", 1)], effects={"echo": ECHO},
+             actions=[{"do": "start"}, resume(1, gate="g")],
+             claims=[{"result": done(None)}, {"raised": "kernel.gate-not-waiting"}]),
+    scenario("kernel.gates/two-gates", "kernel.replay-serve",
+             "Two gates in a row: each resume serves everything before it and runs only what "
+             "follows.",
+             body=[ex("a", 1, **{"as": "x"}), {"op": "suspend", "gate": "one", "as": "p"},
+                   ex("b", var("p"), **{"as": "y"}), {"op": "suspend", "gate": "two", "as": "q"},
+                   ex("c", var("q"), **{"as": "z"}),
+                   ret([var("x"), var("y"), var("z")])],
+             effects={"a": ECHO, "b": ECHO, "c": ECHO},
+             actions=[{"do": "start"}, resume("P", gate="one"), resume("Q", gate="two")],
+             claims=[{"result": {"status": "suspended", "waitingOn": "one"}, "calls": ["a#1"]},
+                     {"result": {"status": "suspended", "waitingOn": "two"}, "calls": ["b#1"]},
+                     {"result": done([1, "P", "Q"]), "calls": ["c#1"]}]),
+    scenario("kernel.gates/gate-metadata", "journal.payload-shape",
+             "EXECUTION_SUSPENDED carries the gate id, what it waits on and its correlation "
+             "key.",
+             body=[{"op": "suspend", "gate": "ship", "on": "Shipment", "correlationKey": "o-7"}],
+             actions=[{"do": "start"}],
+             claims=[{"result": {"status": "suspended", "waitingOn": "ship"}}]),
+    scenario("kernel.gates/gate-in-loop", "kernel.step-identity",
+             "Gate ids are explicit: a loop that suspends must name each gate.",
+             body=[{"op": "suspend", "gate": "first", "as": "a"},
+                   {"op": "suspend", "gate": "second", "as": "b"},
+                   ret({"$concat": [var("a"), var("b")]})],
+             actions=[{"do": "start"}, resume("x", gate="first"), resume("y", gate="second")],
+             claims=[{"result": {"status": "suspended", "waitingOn": "first"}},
+                     {"result": {"status": "suspended", "waitingOn": "second"}},
+                     {"result": done("xy")}]),
+]

@@ -1,0 +1,248 @@
+"""Generate the journal.* and kernel.* case files: check loom_ref against each definition's
+hand-written claims, then write what loom_ref observed, with patterns where the spec leaves a
+value open (the consensus-specs pattern: one script checks the reference and yields vectors).
+
+    python -m tests.conformance.gen_cases          # check only: files must be up to date
+    python -m tests.conformance.gen_cases --write  # rewrite the files
+
+A definition states its claims by hand (per action: the result or the refused code, the calls
+made, the event kinds appended, the warnings); the generator refuses to write a case whose
+observations contradict them. Open values: the ``message`` of an error that no script wrote
+becomes ``{"$type": "string"}``, and a non-determinism error is matched by code and message
+and the presence of ``expected`` and ``actual`` (``$partial``).
+"""
+
+from __future__ import annotations
+
+import copy
+import os
+import sys
+from collections.abc import Iterator, Mapping
+from typing import Any
+
+from loom_ref.conformance.case import canonical_json
+from loom_ref.conformance.inprocess import LoomRefAdapter
+from loom_ref.conformance.match import json_equal
+
+ROOT = os.path.join(os.path.dirname(__file__), "..", "..", "conformance", "cases")
+ADAPTER = LoomRefAdapter()
+STRING = {"$type": "string"}
+OBJECT = {"$type": "object"}
+
+
+class ClaimError(AssertionError):
+    pass
+
+
+def scenario(case_id: str, anchor: str, description: str, *, body: list[Any],
+             actions: list[Any], claims: list[Mapping[str, Any]], effects: Any = None,
+             deciders: Any = None, schemas: Any = None, execution_id: str | None = None,
+             tier: str = "must", journal: Any = None, exclude: Any = None,
+             workflow: str = "w") -> dict[str, Any]:
+    """A scenario definition (see the module docstring)."""
+    case: dict[str, Any] = {"id": case_id, "anchor": anchor, "tier": tier,
+                            "description": description, "family": "scenario",
+                            "workflow": {"name": workflow, "body": body}, "actions": actions}
+    if schemas:
+        case["workflow"]["resumeSchemas"] = schemas
+    if effects:
+        case["effects"] = effects
+    if deciders:
+        case["deciders"] = deciders
+    if execution_id:
+        case["executionId"] = execution_id
+    if exclude:
+        case["excludeModes"] = exclude
+    return {"case": case, "claims": claims, "journal": journal}
+
+
+def vector(case_id: str, anchor: str, description: str, *, function: str, input: Any,
+           claim: Any, tier: str = "must") -> dict[str, Any]:
+    """A vector definition; ``claim(result_or_error) -> bool`` or an exact expected value."""
+    case = {"id": case_id, "anchor": anchor, "tier": tier, "description": description,
+            "family": "vector", "function": function, "input": input}
+    return {"case": case, "claim": claim}
+
+
+# -- claims ---------------------------------------------------------------------------------
+def _check_action(i: int, claim: Mapping[str, Any], obs: Mapping[str, Any]) -> None:
+    def fail(what: str, want: Any, got: Any) -> None:
+        raise ClaimError(f"action {i}: {what}: claimed {want!r}, observed {got!r}")
+
+    if "result" in claim and not json_equal(claim["result"], obs.get("result")):
+        fail("result", claim["result"], obs.get("result", obs))
+    if "raised" in claim and obs.get("raised", {}).get("code") != claim["raised"]:
+        fail("raised", claim["raised"], obs.get("raised", obs.get("result")))
+    for key in ("crashed", "done"):
+        if key in claim and obs.get(key) is not True:
+            fail(key, True, obs)
+    trace = obs["trace"]
+    picks = {
+        "calls": [e["call"]["stepId"] for e in trace if "call" in e],
+        "transients": [e["transient"]["tool"] for e in trace if "transient" in e],
+        "deciders": [e["decider"]["decisionId"] for e in trace if "decider" in e],
+        "events": [e["event"]["kind"] for e in trace if "event" in e],
+    }
+    for key, got in picks.items():
+        if key in claim and claim[key] != got:
+            fail(key, claim[key], got)
+    if claim.get("warnings", []) != obs["warnings"]:
+        fail("warnings", claim.get("warnings", []), obs["warnings"])
+
+
+def _scripted_errors(case: Mapping[str, Any]) -> set[tuple[str, str]]:
+    found: set[tuple[str, str]] = set()
+
+    def walk(value: Any) -> None:
+        if isinstance(value, Mapping):
+            if "raise" in value and isinstance(value["raise"], Mapping):
+                found.add((value["raise"]["code"], value["raise"]["message"]))
+            if value.get("op") == "raise":
+                found.add((value["code"], value["message"]))
+            if "error" in value and isinstance(value["error"], Mapping) and set(
+                    value["error"]) == {"code", "message"}:
+                found.add((value["error"]["code"], value["error"]["message"]))
+            for v in value.values():
+                walk(v)
+        elif isinstance(value, list):
+            for v in value:
+                walk(v)
+
+    walk(case)
+    return found
+
+
+def _open_values(value: Any, scripted: set[tuple[str, str]]) -> Any:
+    if isinstance(value, list):
+        return [_open_values(v, scripted) for v in value]
+    if not isinstance(value, Mapping):
+        return value
+    out = {k: _open_values(v, scripted) for k, v in value.items()}
+    err = value.get("error")
+    if isinstance(err, Mapping) and "message" in err:
+        if err.get("code") == "kernel.nondeterminism":
+            out["error"] = {"$partial": {"code": err["code"], "message": STRING,
+                                         "expected": OBJECT, "actual": OBJECT}}
+        elif (err["code"], err["message"]) not in scripted:
+            out["error"] = {**err, "message": STRING}
+    return out
+
+
+def build_scenario(defn: Mapping[str, Any]) -> dict[str, Any]:
+    """Run a scenario definition on loom_ref, check its claims, return the case file."""
+    case = copy.deepcopy(defn["case"])
+    reply = ADAPTER.run(case)
+    if "observations" not in reply:
+        raise ClaimError(f"{case['id']}: loom_ref did not run it: {reply}")
+    obs = reply["observations"]
+    if len(defn["claims"]) != len(case["actions"]):
+        raise ClaimError(f"{case['id']}: one claim per action")
+    try:
+        for i, (claim, got) in enumerate(zip(defn["claims"], obs["actions"], strict=True)):
+            _check_action(i, claim, got)
+        want = defn["journal"]
+        if want is not None:
+            journal = obs["journal"]
+            got_j: Any = ({"error": journal["error"]["code"]} if "error" in journal
+                          else [e["kind"] for e in journal["events"]])
+            if got_j != want:
+                raise ClaimError(f"journal: claimed {want!r}, observed {got_j!r}")
+    except ClaimError as exc:
+        raise ClaimError(f"{case['id']}: {exc}") from None
+    case["expect"] = _open_values(obs, _scripted_errors(case))
+    return case
+
+
+def build_vector(defn: Mapping[str, Any]) -> dict[str, Any]:
+    case = copy.deepcopy(defn["case"])
+    reply = ADAPTER.run(case)
+    if "observations" not in reply:
+        raise ClaimError(f"{case['id']}: loom_ref did not run it: {reply}")
+    obs = reply["observations"]
+    claim = defn["claim"]
+    ok = claim(obs) if callable(claim) else json_equal(claim, obs)
+    if not ok:
+        raise ClaimError(f"{case['id']}: claim does not hold for {obs!r}")
+    case["expect"] = obs
+    return case
+
+
+def definitions() -> Iterator[dict[str, Any]]:
+    from tests.conformance import (
+        defs_journal,
+        defs_kernel_gates,
+        defs_kernel_recover,
+        defs_kernel_replay,
+        defs_kernel_steps,
+    )
+
+    for module in (defs_journal, defs_kernel_steps, defs_kernel_gates, defs_kernel_replay,
+                   defs_kernel_recover):
+        yield from module.DEFINITIONS
+
+
+def build_all() -> dict[str, str]:
+    """``{relative path: file text}`` for every definition."""
+    files: dict[str, str] = {}
+    for defn in definitions():
+        case = build_vector(defn) if "claim" in defn else build_scenario(defn)
+        group, name = case["id"].split("/", 1)
+        path = os.path.join(group, name + ".json")
+        if path in files:
+            raise ClaimError(f"{case['id']} is defined twice")
+        files[path] = canonical_json(case)
+    return files
+
+
+OWN_PREFIXES = ("journal.", "kernel.")
+
+
+def stale(files: Mapping[str, str]) -> list[str]:
+    """The files that differ from (or are missing in, or are extra in) conformance/cases."""
+    problems = []
+    for path, text in files.items():
+        full = os.path.join(ROOT, path)
+        if not os.path.exists(full):
+            problems.append(f"missing {path}")
+            continue
+        with open(full, encoding="utf-8") as f:
+            if f.read() != text:
+                problems.append(f"differs {path}")
+    for group in sorted(os.listdir(ROOT)):
+        if group.startswith(OWN_PREFIXES):
+            for name in sorted(os.listdir(os.path.join(ROOT, group))):
+                if os.path.join(group, name) not in files:
+                    problems.append(f"extra {group}/{name}")
+    return problems
+
+
+def write(files: Mapping[str, str]) -> None:
+    for group in os.listdir(ROOT):
+        if group.startswith(OWN_PREFIXES):
+            for name in os.listdir(os.path.join(ROOT, group)):
+                os.remove(os.path.join(ROOT, group, name))
+    for path, text in files.items():
+        full = os.path.join(ROOT, path)
+        os.makedirs(os.path.dirname(full), exist_ok=True)
+        with open(full, "w", encoding="utf-8") as f:
+            f.write(text)
+    for group in os.listdir(ROOT):
+        if group.startswith(OWN_PREFIXES) and not os.listdir(os.path.join(ROOT, group)):
+            os.rmdir(os.path.join(ROOT, group))
+
+
+def main(argv: list[str]) -> int:
+    files = build_all()
+    if "--write" in argv:
+        write(files)
+        print(f"wrote {len(files)} case files")
+        return 0
+    problems = stale(files)
+    for p in problems:
+        print(p)
+    print(f"{len(files)} definitions, {len(problems)} stale file(s)")
+    return 1 if problems else 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main(sys.argv[1:]))

@@ -1,0 +1,91 @@
+"""``loom-ref conformance``: exit status, reports, lint, and exported random cases."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+import pytest
+
+from loom_ref.cli.main import main
+
+from .helpers import CASES
+
+
+def test_help_lists_the_subcommand(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main([]) == 2
+    assert "conformance" in capsys.readouterr().out
+
+
+def test_run_writes_json_and_junit(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    js, xml = tmp_path / "r.json", tmp_path / "r.xml"
+    status = main(["conformance", "--only", "kernel.gates", "--only", "journal.fold",
+                   "--json", str(js), "--junit", str(xml), "--quiet"])
+    out = capsys.readouterr().out
+    report = json.loads(js.read_text())
+    bad = [c for c in report["cases"] if c["status"] in ("fail", "error")]
+    assert status == (1 if bad else 0)
+    assert "kernel.gates [crash]" in out and "journal.fold" in out
+    assert report["groups"]["kernel.gates"]["pass"] == 13
+    assert report["totals"]["pass"] > 100
+    root = ET.parse(xml).getroot()
+    suites = {s.get("name"): s for s in root.iter("testsuite")}
+    assert suites["kernel.gates"].get("tests") == "13"
+    assert all(c.get("name", "").startswith(("kernel.gates/", "journal.fold/"))
+               for c in root.iter("testcase"))
+
+
+def test_a_failing_case_makes_the_exit_status_nonzero(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    cases = tmp_path / "conformance" / "cases"
+    shutil.copytree(os.path.join(CASES, "journal.fold"), cases / "journal.fold")
+    shutil.copytree(os.path.join(os.path.dirname(CASES), "schemas"),
+                    tmp_path / "conformance" / "schemas")
+    path = cases / "journal.fold" / "completed.json"
+    data = json.loads(path.read_text())
+    data["expect"]["result"]["output"] = 3
+    path.write_text(json.dumps(data))
+    assert main(["conformance", "--cases", str(cases), "--quiet"]) == 1
+    out = capsys.readouterr().out
+    assert "FAIL journal.fold/completed [journal.fold] (must)" in out
+    assert "output: expected 3, got 2" in out
+    (cases / "stray.txt").write_text("?")
+    assert main(["conformance", "--cases", str(cases), "--quiet"]) == 1
+    assert "PROBLEM" in capsys.readouterr().out
+
+
+def test_lint_reports_real_problems(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    root = tmp_path / "conformance"
+    cases = root / "cases"
+    shutil.copytree(os.path.join(CASES, "journal.fold"), cases / "journal.fold")
+    shutil.copytree(os.path.join(os.path.dirname(CASES), "schemas"), root / "schemas")
+    (tmp_path / "spec").mkdir()
+    (tmp_path / "spec" / "journal.md").write_text("- fold {#journal.fold}\n")
+    text = (cases / "journal.fold" / "empty.json").read_text()
+    (cases / "journal.fold" / "copy.json").write_text(text)  # wrong id for its place
+    (cases / "journal.fold" / "ugly.json").write_text(json.dumps(
+        {**json.loads(text), "id": "journal.fold/ugly", "tier": "often"}))
+    status = main(["conformance", "lint", "--cases", str(cases)])
+    out = capsys.readouterr().out
+    assert status == 1
+    assert "copy.json: id 'journal.fold/empty' should be 'journal.fold/copy'" in out
+    assert "ugly.json: not canonical JSON" in out and "ugly.json: schema:" in out
+    assert "anchor 'journal.transitions' is not defined" in out
+
+
+def test_generate_exports_cases_that_the_suite_then_runs(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    out_dir = tmp_path / "conformance" / "cases"
+    assert main(["conformance", "--generate", "3", "--seed", "7", "--out", str(out_dir)]) == 0
+    files = sorted(p.name for p in (out_dir / "random.s7").iterdir())
+    assert files == ["case-0000.json", "case-0001.json", "case-0002.json"]
+    shutil.copytree(os.path.join(os.path.dirname(CASES), "schemas"),
+                    tmp_path / "conformance" / "schemas")
+    capsys.readouterr()
+    status = main(["conformance", "--cases", str(out_dir), "--no-generated", "--quiet"])
+    out = capsys.readouterr().out
+    assert status == 0
+    assert "random.s7" in out and "3 pass, 0 fail" in out

@@ -1,0 +1,43 @@
+"""The Node.js adapter (conformance/adapters/node, no npm dependencies) passes the journal and
+kernel groups over its own minimal kernel: the protocol is language-neutral. Skipped when
+``node`` is not installed."""
+
+from __future__ import annotations
+
+import os
+import shutil
+
+import pytest
+
+from loom_ref.conformance.impl import SubprocessImplementation
+from loom_ref.conformance.random_cases import random_cases
+from loom_ref.conformance.runner import Status
+
+from .helpers import failures, run
+
+NODE = shutil.which("node")
+REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+ADAPTER = os.path.join(REPO, "conformance", "adapters", "node", "loom-adapter.mjs")
+
+pytestmark = pytest.mark.skipif(NODE is None, reason="node is not installed")
+
+
+def test_node_adapter_passes_journal_and_kernel_groups() -> None:
+    assert NODE is not None
+    impl = SubprocessImplementation([NODE, ADAPTER], cwd=REPO)
+    suite = run(impl, only=["journal", "kernel"], extra=random_cases(20, 11))
+    assert not failures(suite), [(r.id, r.message, r.diff[:3]) for r in failures(suite)]
+    assert suite.implementation["language"] == "javascript"
+    passed_modes = {r.mode for r in suite.results if r.status is Status.PASS}
+    assert {"base", "crash", "torn", "replay", "prefix"} <= passed_modes
+    skipped = {r.mode for r in suite.results if r.status is Status.SKIP}
+    assert skipped == {"always-replay"}  # not declared, so skipped, never passed
+    assert not impl.crashes
+
+
+def test_node_adapter_reports_other_groups_as_skipped() -> None:
+    assert NODE is not None
+    suite = run(SubprocessImplementation([NODE, ADAPTER], cwd=REPO), only=["stream.checker"],
+                generated=False)
+    assert suite.results and all(r.status is Status.SKIP for r in suite.results)
+    assert "stream.check" in suite.results[0].message

@@ -1,0 +1,54 @@
+"""The suite must fail each deliberately wrong implementation, naming the broken rule."""
+
+from __future__ import annotations
+
+import pytest
+
+from loom_ref.conformance.impl import InProcessImplementation
+from loom_ref.conformance.report import render_text
+from loom_ref.conformance.runner import Status
+
+from .helpers import failures, run
+from .wrong_impls import WRONG
+
+#: implementation -> (the anchors its base-case failures must include, a case that must fail)
+EXPECTED = {
+    "echo": ({"kernel.replay-serve", "kernel.recover", "journal.corrupt-line",
+              "journal.torn-tail", "kernel.resume-schema"}, "kernel.steps/one-step"),
+    "reinvoke": ({"kernel.recover"}, "kernel.recover/after-step"),
+    "decider-on-replay": ({"kernel.replay-serve", "kernel.replay-readonly"},
+                          "kernel.decide/drifting-decider-served"),
+    "torn-ignored": ({"journal.torn-tail"}, "journal.durability/torn-tail-recovered"),
+    "bad-resume": ({"kernel.resume-schema"}, "kernel.gates/invalid-payload"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(WRONG))
+def test_suite_fails_the_wrong_implementation(name: str) -> None:
+    anchors, case_id = EXPECTED[name]
+    suite = run(InProcessImplementation(WRONG[name]()), only=["kernel", "journal"],
+                generated=name not in ("echo", "bad-resume"))
+    assert not suite.ok
+    bad = failures(suite)
+    base_anchors = {r.anchor for r in bad if r.mode == "base"}
+    assert anchors <= base_anchors, base_anchors
+    failing = {r.id: r for r in bad}
+    assert case_id in failing
+    text = render_text(suite, max_failures=100_000)
+    r = failing[case_id]
+    # the report names the case, the rule it pins, and shows expected vs actual
+    assert f"FAIL {case_id} [{r.anchor}]" in text
+    assert "expected" in text and "got" in text
+
+
+def test_echo_passes_no_scenario() -> None:
+    suite = run(InProcessImplementation(WRONG["echo"]()), only=["kernel"], generated=False)
+    passed = [r.id for r in suite.results if r.status is Status.PASS]
+    assert passed == []
+
+
+def test_reinvoke_is_caught_by_the_generated_crash_matrix() -> None:
+    suite = run(InProcessImplementation(WRONG["reinvoke"]()), only=["kernel.steps"])
+    crash = [r for r in failures(suite) if r.mode == "crash"]
+    assert crash and all(r.anchor in ("kernel.recover", "kernel.in-doubt") for r in crash)
+    assert any("calls" in d or "call" in d for r in crash for d in r.diff)

@@ -1,0 +1,125 @@
+"""Deliberately wrong implementations: the suite must fail each, naming the broken rule.
+
+Each is loom_ref's adapter with one rule broken (or, for the echo, with no kernel at all):
+
+- ``echo``: answers plausibly without running anything (every vector's result is its input,
+  every action "completed" with the input as output, nothing traced or journaled);
+- ``reinvoke``: on recovery, completed steps are invoked again (their journaled outputs are
+  still served, so only the calls give it away) -- breaks kernel.recover;
+- ``decider-on-replay``: recorded decisions are served by running the decider again --
+  breaks kernel.replay-serve / kernel.replay-readonly;
+- ``torn-ignored``: a writer neither reports nor truncates a torn tail, and appends after
+  it -- breaks journal.torn-tail;
+- ``bad-resume``: resume payloads are journaled without checking the gate's schema --
+  breaks kernel.resume-schema.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from typing import Any
+
+import attrs
+
+from loom_ref.conformance.inprocess import LoomRefAdapter
+from loom_ref.effects.call import EffectCall, Mode
+from loom_ref.journal import EventKind, LineJournal, MemoryStore
+from loom_ref.journal.fold import ExecutionState, fold
+from loom_ref.journal.reader import parse_journal
+from loom_ref.kernel import Choice, ExecutionResult, Runtime, Workflow
+from loom_ref.kernel.driver import _Drive
+from loom_ref.kernel.history import Recorded
+
+
+class EchoAdapter(LoomRefAdapter):
+    def run(self, case: Mapping[str, Any]) -> dict[str, Any]:
+        if case.get("family") == "vector":
+            return {"observations": {"result": case.get("input")}}
+        actions = [{"result": {"status": "completed", "output": a.get("input")},
+                    "trace": [], "warnings": []} for a in case["actions"]]
+        return {"observations": {"actions": actions,
+                                 "journal": {"events": [], "tornTail": False}}}
+
+
+class _DriveClassRuntime(Runtime):
+    """A Runtime whose drives use ``drive_class`` (a subclass of the kernel's driver)."""
+
+    drive_class: type[_Drive] = _Drive
+
+    def _make(self, events: Any, journal: Any, state: ExecutionState,
+              retry_step: str | None) -> _Drive:
+        assert state.workflow is not None and state.execution_id is not None
+        return self.drive_class(
+            workflow=self.workflow(state.workflow), events=events, journal=journal,
+            effects=self.effects, execution_id=state.execution_id, input=state.input,
+            retry_step=retry_step, on_warn=self.on_warn)
+
+    def _drive(self, journal: Any, state: ExecutionState, *,
+               retry_step: str | None = None) -> ExecutionResult:
+        return self._make(journal.events, journal, state, retry_step).run()
+
+    def replay(self, execution_id: str) -> ExecutionResult:
+        events = self.store.read(execution_id).events
+        return self._make(events, None, fold(events), None).run()
+
+
+class _ReinvokingDrive(_Drive):
+    recovering = False
+
+    def serve(self, rec: Recorded, cmd: Any) -> tuple[Any, BaseException | None]:
+        if (self.recovering and rec.kind == "execute" and rec.outcome is not None
+                and rec.outcome.kind is EventKind.STEP_COMPLETED and self.effects is not None):
+            assert rec.start is not None
+            start = rec.start.payload
+            self.effects.invoke(EffectCall(
+                tool_id=cmd.tool_id, input=start["input"], mode=Mode.DURABLE,
+                principal=self.execution_id, execution_id=self.execution_id,
+                step_id=cmd.step_id, idempotency_key=start["idempotencyKey"]))
+        return super().serve(rec, cmd)
+
+
+class ReinvokingRuntime(_DriveClassRuntime):
+    drive_class = _ReinvokingDrive
+
+    def recover(self, execution_id: str) -> ExecutionResult:
+        _ReinvokingDrive.recovering = True
+        try:
+            return super().recover(execution_id)
+        finally:
+            _ReinvokingDrive.recovering = False
+
+
+class _DeciderOnReplayDrive(_Drive):
+    def serve(self, rec: Recorded, cmd: Any) -> tuple[Any, BaseException | None]:
+        if rec.kind == "decide":
+            self.served.append(rec.id)
+            choice = self.run_decider(cmd)
+            return (choice.value if isinstance(choice, Choice) else choice), None
+        return super().serve(rec, cmd)
+
+
+class DeciderOnReplayRuntime(_DriveClassRuntime):
+    drive_class = _DeciderOnReplayDrive
+
+
+class TornIgnoringStore(MemoryStore):
+    def open(self, execution_id: str) -> LineJournal:
+        parsed = parse_journal(bytes(self.data[execution_id]), source=execution_id)
+        return LineJournal(execution_id=execution_id, backend=self._claim(execution_id),
+                           events=parsed.events, torn=None)
+
+
+class SchemalessRuntime(Runtime):
+    def workflow(self, name: str) -> Workflow:
+        return attrs.evolve(super().workflow(name), resume_schemas={})
+
+
+WRONG: Mapping[str, Callable[[], LoomRefAdapter]] = {
+    "echo": lambda: EchoAdapter(name="echo"),
+    "reinvoke": lambda: LoomRefAdapter(name="reinvoke", runtime_factory=ReinvokingRuntime),
+    "decider-on-replay": lambda: LoomRefAdapter(name="decider-on-replay",
+                                                runtime_factory=DeciderOnReplayRuntime),
+    "torn-ignored": lambda: LoomRefAdapter(name="torn-ignored",
+                                           store_factory=TornIgnoringStore),
+    "bad-resume": lambda: LoomRefAdapter(name="bad-resume", runtime_factory=SchemalessRuntime),
+}
