@@ -21,6 +21,7 @@ import argparse
 import os
 import shlex
 import sys
+from pathlib import Path
 from typing import Any
 
 from loom_ref.conformance.case import Case, canonical_json, find_case_files, load_cases
@@ -35,9 +36,10 @@ from loom_ref.conformance.random_cases import random_cases
 from loom_ref.conformance.report import dump_json, render_text, to_junit
 from loom_ref.conformance.runner import Runner
 from loom_ref.conformance.schemas import SchemaSet, conformance_root
+from loom_ref.conformance.trace import problems, render, trace
 from loom_ref.errors import ConformanceError
 
-__all__ = ["register", "run", "run_lint"]
+__all__ = ["register", "run", "run_lint", "run_trace"]
 
 
 def _add_suite_args(parser: argparse.ArgumentParser) -> None:
@@ -75,6 +77,13 @@ def register(subparsers: Any) -> None:
     lp.add_argument("--spec", metavar="DIR", help="the spec directory (default: spec/ beside "
                     "conformance/)")
     lp.set_defaults(func=run_lint)
+    tp = sub.add_parser("trace", help="rule -> code -> cases table (spec/TRACE.md)",
+                        description="Check that every rule anchor of spec/ is cited in "
+                                    "loom_ref/ and pinned by a case (or exempted with a "
+                                    "reason); --write regenerates spec/TRACE.md.")
+    tp.add_argument("--repo", metavar="DIR", default=".", help="the checkout (default: .)")
+    tp.add_argument("--write", action="store_true", help="write spec/TRACE.md")
+    tp.set_defaults(func=run_trace)
 
 
 def _dirs(args: argparse.Namespace) -> tuple[str, SchemaSet]:
@@ -165,3 +174,19 @@ def run_lint(args: argparse.Namespace) -> int:
     n = len(find_case_files(cases_dir))
     print(f"lint: {n} files, {len(problems)} problem(s)")
     return 1 if problems else 0
+
+
+def run_trace(args: argparse.Namespace) -> int:
+    """``loom-ref conformance trace [--write]``: 0 when traceability is complete."""
+    repo = Path(args.repo).resolve()
+    if not (repo / "spec").is_dir():
+        sys.stderr.write(f"loom-ref conformance trace: no spec/ in {repo}\n")
+        return 2
+    table = trace(repo)
+    if args.write:
+        (repo / "spec" / "TRACE.md").write_text(render(table))
+    found = problems(table)
+    for problem in found:
+        print(problem)
+    print(f"trace: {len(table.rows)} rules, {len(found)} problem(s)")
+    return 1 if found else 0
