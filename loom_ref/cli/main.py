@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import sys
 from collections.abc import Sequence
 
@@ -19,8 +20,10 @@ __all__ = ["SUBCOMMANDS", "build_parser", "main"]
 
 #: The modules that each register one subcommand, in the order ``--help`` lists them.
 SUBCOMMANDS: tuple[str, ...] = (
-    "loom_ref.cli.conformance",
+    "loom_ref.cli.demo",
     "loom_ref.cli.journal",
+    "loom_ref.cli.replay",
+    "loom_ref.cli.conformance",
 )
 
 
@@ -51,6 +54,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except LoomError as err:  # one clear line with the stable code, never a traceback
         sys.stderr.write(f"loom-ref: {err}\n")
         return 2 if isinstance(err, InvalidArgument) else 1
+    except BrokenPipeError:  # the reader went away (| head): stop quietly
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 1
 
 
 if __name__ == "__main__":

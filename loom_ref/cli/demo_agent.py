@@ -1,0 +1,177 @@
+"""The demo's refund agent: a scripted model, two tools, an approval gate, a guarded stream.
+
+Everything here is deterministic and offline, so a teacher can crash it anywhere and show
+what recovery serves from the journal and what it runs again:
+
+- the **model** is a pure function of the transcript it is sent (which tool results it
+  already holds), so a fresh process after a crash answers exactly as the first would have;
+- ``lookup_order`` is idempotent (a read); ``refund`` is not, and needs a human's approval:
+  the loop parks on a gate *before* the refund runs (ADR 0087 D4);
+- the final answer is streamed through the runtime's guarded delta channel with a PII
+  validator (ADR 0119 #10, #12); ``leak=True`` makes the model try to print a card number, and
+  the guard severs the stream before that delta reaches the screen.
+
+Effects count their invocations in a :class:`World`, which outlives simulated processes.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Generator, Iterator
+from typing import Any
+
+import attrs
+
+from loom_ref.agent import AgentLoopConfig, AgentTool, agent_loop, approval_resume_schemas
+from loom_ref.effects import (
+    Effect,
+    EffectContext,
+    EffectDelta,
+    EffectRuntime,
+    create_llm_effect,
+    safety_middleware,
+)
+from loom_ref.governance import pii_validator, unwrap_tainted
+from loom_ref.kernel import ExecutionContext, Workflow
+from loom_ref.signals import Signal
+from loom_ref.stream import (
+    BlockEnd,
+    BlockStart,
+    BlockType,
+    FinishChunk,
+    FinishReason,
+    LlmAdapter,
+    LlmRequest,
+    TextBlock,
+    TextDelta,
+    TokenUsage,
+    ToolCallBlock,
+    ToolCallDelta,
+    ToolResultBlock,
+    UsageChunk,
+)
+from loom_ref.stream.chunks import StreamChunk
+
+__all__ = ["WORKFLOW", "RefundModel", "World", "build_host", "build_workflow"]
+
+WORKFLOW = "demo-refund"
+ORDER = "A-42"
+ANSWER = "Refunded 30.00 EUR for order A-42. The customer will see it within five days."
+LEAK = "Refunded 30.00 EUR to card 4111 1111 1111 1111 for order A-42."
+
+
+@attrs.define
+class World:
+    """What outlives a simulated process: how often each effect really ran."""
+
+    runs: dict[str, int] = attrs.field(factory=dict)
+
+    def ran(self, name: str) -> None:
+        self.runs[name] = self.runs.get(name, 0) + 1
+
+
+def _tool_results(request: LlmRequest) -> list[dict[str, Any]]:
+    results = []
+    for message in request.messages:
+        for block in message.content:
+            if isinstance(block, ToolResultBlock):
+                results.append(json.loads(block.content))
+    return results
+
+
+def _words(text: str) -> list[str]:
+    out, word = [], ""
+    for ch in text:
+        word += ch
+        if ch == " ":
+            out.append(word)
+            word = ""
+    return [*out, word] if word else out
+
+
+class RefundModel(LlmAdapter):
+    """A scripted model: look the order up, ask to refund it, then answer in words."""
+
+    def __init__(self, world: World, *, leak: bool = False) -> None:
+        self.world = world
+        self.leak = leak
+
+    def stream(self, request: LlmRequest, signal: Signal) -> Iterator[StreamChunk]:
+        self.world.ran("model")
+        results = _tool_results(request)
+        usage = TokenUsage(input_tokens=40 * (len(results) + 1), output_tokens=12)
+        if not results:
+            yield from _tool_call("c1", "lookup_order", {"order": ORDER})
+        elif len(results) == 1:
+            yield from _tool_call("c2", "refund", {"order": ORDER, "amount": 30})
+        else:
+            refused = results[-1].get("result", {}).get("refused")
+            text = ("I did not refund order A-42: the refund was declined." if refused
+                    else LEAK if self.leak else ANSWER)
+            yield BlockStart(index=0, block_type=BlockType.TEXT)
+            for word in _words(text):
+                yield TextDelta(index=0, text=word)
+            yield BlockEnd(index=0, block=TextBlock(text=text))
+            yield UsageChunk(usage=usage)
+            yield FinishChunk(reason=FinishReason.stop())
+            return
+        yield UsageChunk(usage=usage)
+        yield FinishChunk(reason=FinishReason.tool_calls())
+
+
+def _tool_call(call_id: str, name: str, arguments: dict[str, Any]) -> Iterator[StreamChunk]:
+    raw = json.dumps(arguments, separators=(",", ":"))
+    yield BlockStart(index=0, block_type=BlockType.TOOL_CALL)
+    yield ToolCallDelta(index=0, id=call_id, name=name, arguments_delta=raw)
+    yield BlockEnd(index=0, block=ToolCallBlock(id=call_id, name=name, arguments=raw))
+
+
+def build_host(world: World, *, on_text: Callable[[str], None], leak: bool = False,
+               hold_back: bool = False) -> EffectRuntime:
+    """The governed effect runtime: the model (streaming through a PII guard) and the tools.
+
+    ``on_text`` receives each delta the guard let through, unwrapped at this one audit point
+    (ADR 0119 #9: "A UI tail unwraps explicitly ... the call site is the audit trail").
+    """
+
+    def show(chunk: EffectDelta) -> None:
+        if not chunk.reset:
+            on_text(unwrap_tainted(chunk.delta))
+
+    def lookup_order(ctx: EffectContext, args: Any) -> Any:
+        world.ran("lookup_order")
+        return {"order": args["order"], "total": 30, "status": "delivered"}
+
+    def refund(ctx: EffectContext, args: Any) -> Any:
+        world.ran("refund")
+        return {"refund": f"rf-{args['order']}", "amount": args["amount"]}
+
+    model = create_llm_effect(RefundModel(world, leak=leak), tool_id="model",
+                              model="scripted-refund", delta_sink=show)
+    return EffectRuntime(
+        [model, Effect(tool_id="lookup_order", execute=lookup_order, idempotent=True),
+         Effect(tool_id="refund", execute=refund)],
+        middleware=[safety_middleware([pii_validator()], hold_back=hold_back)],
+    )
+
+
+_CONFIG = AgentLoopConfig(
+    model_tool_id="model",
+    system="You are a careful refund assistant.",
+    tools=(AgentTool(name="lookup_order", description="Read an order",
+                     parameters={"type": "object"}),
+           AgentTool(name="refund", description="Refund an order (needs approval)",
+                     parameters={"type": "object"})),
+    needs_approval=lambda call, turn: call.name == "refund",
+    max_iterations=6,
+)
+
+
+def _body(ctx: ExecutionContext, request: Any) -> Generator[Any, Any, Any]:
+    answer = yield from agent_loop(ctx, _CONFIG, request)
+    return {"text": answer["text"], "turns": answer["turns"]}
+
+
+def build_workflow() -> Workflow:
+    """The demo workflow (the same definition every simulated process uses)."""
+    return Workflow(name=WORKFLOW, body=_body, resume_schemas=approval_resume_schemas(_CONFIG))
