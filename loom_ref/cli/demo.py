@@ -126,7 +126,7 @@ def run_demo(*, directory: str | None, crash_after: int | None, deny: bool, leak
                 continue
             if result.status is not Status.SUSPENDED:
                 break
-            verdict = {"approved": not deny}
+            verdict: dict[str, object] = {"approved": not deny}
             if deny:
                 verdict["reason"] = "refunds over 20 EUR need a manager"
             screen.say(f"  a human {'declines' if deny else 'approves'} the refund")
