@@ -47,7 +47,7 @@ __all__ = [
     "check_execution_id",
 ]
 
-_loads = json.JSONDecoder().decode
+_scan = json.JSONDecoder().raw_decode  # the line is ours: no whitespace to skip around it
 _ID_RE = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.:-]{0,199}")
 
 
@@ -208,7 +208,7 @@ class LineJournal:
             self._fsync is FsyncPolicy.AT_BOUNDARIES and kind in _BOUNDARIES
         ):
             self._backend.sync()
-        event = Event(seq=seq, kind=kind, payload=_loads(line.decode("utf-8"))["payload"])
+        event = Event(seq=seq, kind=kind, payload=_scan(line.decode("utf-8"))[0]["payload"])
         self._events.append(event)
         return event
 
@@ -332,7 +332,8 @@ class FileStore:
         self.fsync = fsync
 
     def path(self, execution_id: str) -> str:
-        """The file that holds ``execution_id``'s journal."""
+        """The file that holds ``execution_id``'s journal: one JSONL file per execution
+        (spec: journal.one-file-per-execution)."""
         return os.path.join(self.directory, check_execution_id(execution_id) + ".jsonl")
 
     def exists(self, execution_id: str) -> bool:

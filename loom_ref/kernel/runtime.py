@@ -28,7 +28,7 @@ from typing import Any
 from loom_ref.errors import InvalidArgument
 from loom_ref.journal.events import Event, EventKind
 from loom_ref.journal.fold import ExecutionState, Status, fold
-from loom_ref.journal.store import Journal, JournalStore, check_execution_id
+from loom_ref.journal.store import Journal, JournalExistsError, JournalStore, check_execution_id
 from loom_ref.kernel.driver import drive
 from loom_ref.kernel.errors import (
     ExecutionExistsError,
@@ -136,15 +136,15 @@ class Runtime:
         its header (a crash tore the first event) is started afresh.
         """
         check_execution_id(execution_id)
-        wf = self.workflow(workflow)
-        if self.store.exists(execution_id):
+        wf = self.workflow(workflow)  # spec: kernel.start -- an unknown workflow is refused
+        try:
+            journal = self.store.create(execution_id)
+        except JournalExistsError:
             journal = self._open(execution_id)
-            if journal.events:
+            if journal.events:  # spec: kernel.start -- an existing execution is refused
                 journal.close()
                 raise ExecutionExistsError(f"execution {execution_id!r} has already started",
-                                           execution_id=execution_id)
-        else:
-            journal = self.store.create(execution_id)
+                                           execution_id=execution_id) from None
         try:
             journal.append(K.EXECUTION_STARTED,
                            {"executionId": execution_id, "workflow": wf.name, "input": input})
