@@ -10,6 +10,12 @@ Spec: ``spec/journal.md``. A line is a JSON object whose LAST member is ``"crc"`
   checks a line without re-serialising it: any JSON writer can produce a valid line.
 - ``journal.header``: the first line is ``{"schema":"loom-ref.journal","version":1,
   "executionId":...,"crc":...}``, checksummed the same way.
+- ``journal.line-shape``: an event line is a JSON object with exactly the members ``seq``,
+  ``kind``, ``payload`` and, last, ``crc`` (:func:`encode_line` writes that shape; the reader
+  refuses any other).
+- ``journal.json-values``: a line holds JSON values only. Python's decoder would accept
+  ``NaN``, ``Infinity`` and ``-Infinity`` (which are not JSON) and read a number too large
+  for a double as an infinity; :func:`decode_line` refuses all of them as a malformed line.
 - ``journal.line-terminator``: a line exists only once its terminating ``\\n`` is written; the
   bytes after the last ``\\n`` are a torn tail (see :mod:`loom_ref.journal.reader`).
 """
@@ -17,6 +23,7 @@ Spec: ``spec/journal.md``. A line is a JSON object whose LAST member is ``"crc"`
 from __future__ import annotations
 
 import json
+import math
 import zlib
 from typing import Any
 
@@ -39,7 +46,24 @@ _SUFFIX_LEN = 18  # len(',"crc":"') + 8 hex digits + len('"}')
 _CRC_OPEN = b',"crc":"'
 
 _dumps = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), allow_nan=False).encode
-_loads = json.JSONDecoder().decode  # str in, no encoding sniffing (a journal is UTF-8)
+
+
+def _not_json(constant: str) -> Any:
+    raise ValueError(f"{constant} is not a JSON value")
+
+
+def _finite(text: str) -> float:
+    value = float(text)
+    if math.isinf(value):
+        raise ValueError(f"{text} is not a finite number")
+    return value
+
+
+# str in, no encoding sniffing (a journal is UTF-8); spec: journal.json-values -- no NaN or
+# infinities, which Python's decoder would otherwise accept
+_decoder = json.JSONDecoder(parse_constant=_not_json, parse_float=_finite)
+_loads = _decoder.decode
+_scan = _decoder.raw_decode  # the fast path for a line with no whitespace around its object
 
 
 class MalformedLineError(JournalError):
@@ -92,9 +116,15 @@ def decode_line(line: bytes) -> dict[str, Any]:
     if zlib.crc32(memoryview(line)[:-_SUFFIX_LEN]) != expected:
         raise ChecksumError("checksum mismatch")
     try:
-        obj = _loads(line.decode("utf-8"))
+        text = line.decode("utf-8")
+        try:
+            obj, end = _scan(text)  # the fast path: no whitespace around the object
+        except ValueError:
+            obj, end = _loads(text), len(text)  # leading whitespace, or the precise error
     except (ValueError, UnicodeDecodeError) as exc:
         raise MalformedLineError(f"not valid JSON: {exc}") from None
+    if end != len(text) and text[end:].strip():
+        raise MalformedLineError("data after the JSON object")
     if type(obj) is not dict:
         raise MalformedLineError("line is not a JSON object")
     del obj["crc"]

@@ -141,3 +141,11 @@ def test_event_kinds_are_closed() -> None:
         "DECISION_RECORDED", "STREAM_APPENDED", "EXECUTION_SUSPENDED", "RESUME_RECEIVED",
         "EXECUTION_RESUMED", "EXECUTION_COMPLETED", "EXECUTION_FAILED",
     }
+
+
+def test_leading_whitespace_is_json_and_trailing_data_is_not() -> None:
+    body = b' {"seq":1,"kind":"STEP_COMPLETED","payload":{"stepId":"a","output":1}'
+    assert decode_line(body + b',"crc":"%08x"}' % zlib.crc32(body))["seq"] == 1
+    glued = b'{"seq":1}{"kind":"x"'
+    with pytest.raises(MalformedLineError):
+        decode_line(glued + b',"crc":"%08x"}' % zlib.crc32(glued))
