@@ -67,8 +67,15 @@ from loom_ref.agent.identity import (
     turn_decision_id,
     turn_step_id,
 )
-from loom_ref.agent.loop import SUMMARY_PREFIX, agent_loop, initial_messages, summary_message
-from loom_ref.agent.model_effect import AgentModelEffect, create_agent_model_effect
+from loom_ref.agent.loop import (
+    SUMMARY_PREFIX,
+    TURN_ABORTED,
+    TURN_ERROR,
+    agent_loop,
+    initial_messages,
+    summary_message,
+)
+from loom_ref.agent.model_effect import create_agent_model_effect
 from loom_ref.agent.router import DecideSeam, ReasoningRouter, Router
 from loom_ref.agent.step import (
     AGENT_STEP_TOOL_ID,
@@ -78,7 +85,6 @@ from loom_ref.agent.step import (
 )
 from loom_ref.agent.summarizer import (
     DEFAULT_SUMMARY_INSTRUCTIONS,
-    SummarizerEffect,
     create_summarizer_effect,
     render_transcript,
 )
@@ -105,9 +111,10 @@ __all__ = [
     "RECALL_DECISION_ID",
     "SKILLS_DECISION_ID",
     "SUMMARY_PREFIX",
+    "TURN_ABORTED",
+    "TURN_ERROR",
     "VECTOR_FUNCTIONS",
     "AgentLoopConfig",
-    "AgentModelEffect",
     "AgentStepConfigError",
     "AgentStepEffect",
     "AgentTool",
@@ -133,7 +140,6 @@ __all__ = [
     "Recall",
     "Router",
     "Skills",
-    "SummarizerEffect",
     "Transcript",
     "UnknownRouteError",
     "UnknownSkillError",

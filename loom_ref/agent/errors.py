@@ -55,8 +55,11 @@ class MaxIterationsError(KernelError):
 
 class ModelTurnError(EffectError):
     """A model call ended with ``finish error`` or ``finish aborted``: a turn error, never a
-    normal assistant message (spec: agent.turn-error). ``code`` is ``agent.turn-error`` or
-    ``agent.turn-aborted``; ``details["failure"]`` holds the finish's failure."""
+    normal assistant message (spec: agent.turn-error). The LOOP raises it when the turn's
+    model step (or routed call, or compaction step) failed with ``effect.llm-error`` /
+    ``effect.llm-aborted``. ``code`` is ``agent.turn-error`` or ``agent.turn-aborted``;
+    ``details["step"]`` names the step, ``details["cause"]`` is the underlying
+    ``{code, message}``."""
 
     code = "agent.turn-error"
 

@@ -3,14 +3,15 @@
 Spec: ``spec/agent.md`` (``agent.effect-forms``). The kernel's
 :class:`~loom_ref.kernel.seam.EffectRegistry` calls an effect as ``fn(call: EffectCall)``;
 the governed :class:`~loom_ref.effects.runtime.EffectRuntime` calls ``Effect.execute(ctx:
-EffectContext, input)``. Every effect this package builds (the model effect, the summarizer,
-a claim-checked tool, the opaque ``agent_step``) accepts both, so it registers unchanged with
-either host (``kernel.effect-seam``): ``registry.add(tool_id, fn)`` or ``Effect(tool_id=...,
-execute=fn)``.
+EffectContext, input)``. The two callables this package builds that are not LLM calls -- the
+opaque ``agent_step`` effect and a claim-checked plain function
+(:meth:`~loom_ref.agent.claim_check.ClaimCheckMiddleware.wrap`) -- accept both, so they
+register unchanged with either host (``kernel.effect-seam``). The model effect and the
+summarizer are :class:`~loom_ref.effects.effect.Effect` records (they stream through the
+runtime's delta channel) and have no plain form.
 
-:func:`unpack` reads the call either way. The delta sink it reports is the runtime's guarded
-channel (``ctx.on_delta``, ADR 0119 #12) on the governed path, and the call's per-call sink on
-the plain path (where no runtime stands between the effect and the sink).
+:func:`unpack` reads the call either way: the input, who it runs as, its signal and the
+:class:`EffectCall` itself.
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ from typing import Any
 
 import attrs
 
-from loom_ref.effects.call import DeltaSink, EffectCall
+from loom_ref.effects.call import EffectCall
 from loom_ref.effects.context import EffectContext
 from loom_ref.errors import InvalidArgument
 from loom_ref.signals import NEVER, Signal
@@ -32,16 +33,11 @@ MISSING: Any = object()
 
 @attrs.frozen(kw_only=True)
 class Invocation:
-    """An effect call as either host delivered it. ``context`` is the governed context (None
-    on the plain path); ``runtime_channel`` says whether ``on_delta`` is the runtime's."""
+    """An effect call as either host delivered it."""
 
-    tool_id: str
     input: Any
     principal: str
     signal: Signal
-    on_delta: DeltaSink | None
-    runtime_channel: bool
-    context: EffectContext | None
     call: EffectCall
 
 
@@ -50,16 +46,13 @@ def unpack(target: EffectCall | EffectContext, input: Any = MISSING) -> Invocati
     if isinstance(target, EffectContext):
         if input is MISSING:
             raise InvalidArgument("an effect called with an EffectContext needs its input")
-        return Invocation(tool_id=target.tool_id, input=input, principal=target.principal,
-                          signal=target.signal, on_delta=target.on_delta,
-                          runtime_channel=target.on_delta is not None, context=target,
+        return Invocation(input=input, principal=target.principal, signal=target.signal,
                           call=target.call)
     if isinstance(target, EffectCall):
         if input is not MISSING:
             raise InvalidArgument("an effect called with an EffectCall takes no second argument")
-        return Invocation(tool_id=target.tool_id, input=target.input, principal=target.principal,
+        return Invocation(input=target.input, principal=target.principal,
                           signal=NEVER if target.signal is None else target.signal,
-                          on_delta=target.on_delta, runtime_channel=False, context=None,
                           call=target)
     raise InvalidArgument(
         f"an effect is called with an EffectCall or (EffectContext, input), got "

@@ -17,7 +17,12 @@ input)``. A run, in order:
       "tools", "system"}`` (one ``execute`` per turn, ADR 0087 D1/D3), or the router's
       recorded decisions (``agent.router``). Its output must be an assistant message
       (``agent.model-response``) and not a claim-check envelope
-      (``agent.claim-check-not-model``); it is appended to the transcript;
+      (``agent.claim-check-not-model``); it is appended to the transcript. A model call that
+      failed with ``effect.llm-error`` / ``effect.llm-aborted`` (the step's journaled
+      ``STEP_FAILED``, or the routed decider's raise) ends the run with the turn error
+      ``agent.turn-error`` / ``agent.turn-aborted`` (``agent.turn-error``, seed 001: "The
+      agent loop translates a finish-error/aborted into a turn error -- it never logs a
+      normal completed assistant message for a failed step"); so does the compaction step;
    c. with ``stream_min_chars`` set, the turn's text is appended to the durable stream in
       sentence batches (``agent.stream-text``, through ``chunk_deltas``);
    d. no tool call in the message: the run's answer is ``{"text", "message", "turns"}``;
@@ -53,6 +58,7 @@ from loom_ref.agent.errors import (
     CompactionOutputError,
     MaxIterationsError,
     ModelResponseError,
+    ModelTurnError,
 )
 from loom_ref.agent.identity import compact_step_id, tool_step_id, turn_step_id
 from loom_ref.agent.router import DecideSeam
@@ -65,6 +71,7 @@ from loom_ref.agent.tools import (
     tool_result_content,
 )
 from loom_ref.agent.transcript import Transcript
+from loom_ref.effects.collect import LLM_ABORTED, LLM_ERROR, LlmStreamFailed
 from loom_ref.errors import InvalidArgument
 from loom_ref.kernel.context import ExecutionContext
 from loom_ref.kernel.errors import StepFailedError
@@ -73,10 +80,16 @@ from loom_ref.stream.blocks import Message, Role, TextBlock, ToolCallBlock, Tool
 from loom_ref.stream.errors import WireError
 from loom_ref.stream.wire import block_to_json, message_from_json, message_to_json
 
-__all__ = ["SUMMARY_PREFIX", "agent_loop", "initial_messages", "summary_message"]
+__all__ = ["SUMMARY_PREFIX", "TURN_ABORTED", "TURN_ERROR", "agent_loop", "initial_messages",
+           "summary_message"]
 
 #: spec: agent.summary-message -- the text that introduces a compaction summary.
 SUMMARY_PREFIX = "Summary of the earlier conversation:\n"
+
+TURN_ERROR = "agent.turn-error"
+TURN_ABORTED = "agent.turn-aborted"
+#: spec: agent.turn-error -- the model call's failure code -> the loop's turn error code.
+_TURN_CODES = {LLM_ERROR: TURN_ERROR, LLM_ABORTED: TURN_ABORTED}
 
 
 def initial_messages(input: Any) -> list[Any]:
@@ -136,6 +149,23 @@ def _assistant(raw: Any, tool_id: str) -> Message:
     return message
 
 
+def _model_call(step: str, call: Generator[Any, Any, Any]) -> Generator[Any, Any, Any]:
+    """Drive ``call`` (a model or compaction call); a failed model stream becomes the turn
+    error (spec: agent.turn-error). ``step`` names the step or decisions, for the message."""
+    try:
+        return (yield from call)
+    except (StepFailedError, LlmStreamFailed) as exc:
+        code = _TURN_CODES.get(exc.code)
+        if code is None:
+            raise
+        raise ModelTurnError(f"the model call {step!r} failed: {exc.code}: {exc.message}",
+                             code=code, step=step, cause=exc.to_json()) from exc
+
+
+def _one(cmd: Any) -> Generator[Any, Any, Any]:
+    return (yield cmd)
+
+
 class _Warner:
     """spec: agent.warn-transcript -- once per drive, uncompacted transcripts only."""
 
@@ -172,7 +202,9 @@ def _compact(ctx: ExecutionContext, comp: Compaction, transcript: Transcript, tu
     if not plan.compact:
         return
     folded = transcript.messages[: plan.fold]
-    out = yield ctx.execute(comp.tool_id, {"messages": folded}, step_id=compact_step_id(turn))
+    step_id = compact_step_id(turn)
+    out = yield from _model_call(step_id, _one(ctx.execute(comp.tool_id, {"messages": folded},
+                                                           step_id=step_id)))
     _not_envelope(out, "compaction tool", comp.tool_id)
     if isinstance(out, Mapping) and set(out) == {"summary"} and isinstance(out["summary"], str):
         summary = out["summary"]
@@ -248,11 +280,14 @@ def agent_loop(ctx: ExecutionContext, config: AgentLoopConfig, input: Any
             yield from _compact(ctx, config.compaction, transcript, turn)
         request = {"messages": transcript.snapshot(), "tools": tools, "system": system}
         if config.model_tool_id is not None:  # spec: agent.turn-step
-            raw = yield ctx.execute(config.model_tool_id, request, step_id=turn_step_id(turn))
+            step_id = turn_step_id(turn)
+            raw = yield from _model_call(step_id, _one(ctx.execute(
+                config.model_tool_id, request, step_id=step_id)))
             message = _assistant(raw, config.model_tool_id)
         else:
             assert config.router is not None
-            raw = yield from config.router.reason(DecideSeam(ctx, turn), request)
+            raw = yield from _model_call(turn_step_id(turn), config.router.reason(
+                DecideSeam(ctx, turn), request))
             message = _assistant(raw, "router")
         message_json = message_to_json(message)
         transcript.push(message_json)

@@ -9,7 +9,10 @@ of the above. Adopters choose the cost."*
   :func:`create_agent_step_effect` runs :func:`~loom_ref.agent.loop.agent_loop` to its answer
   inside the call. Its model and tool calls are *transient* calls through the given host (as
   the calling execution), and its decisions run their deciders in a ``DecideScope``; nothing
-  of it is journaled except the step's input and answer.
+  of it is journaled except the step's input and answer. The loop sees what a runner body
+  would: an inner call's failure as the ``StepFailedError`` a durable step raises, a
+  decider's raise raised into it (``kernel.decider-throws``), so a failed model call is the
+  loop's turn error here too (``agent.turn-error``).
 - The trade-off, stated: one frame instead of ``2N`` journal events' worth of durability. A
   crash anywhere re-runs the whole loop (every model and tool call again, with no idempotency
   key), ``max_iterations`` is the only bound, no approval gate can park mid-loop, no decision
@@ -103,9 +106,13 @@ class AgentStepEffect:
                     throw = StepFailedError(step_id=cmd.step_id,
                                             error=error_json(exc, "effect.failed"))
             elif isinstance(cmd, Decide):
-                with DecideScope(self.host, principal, execution_signal=inv.signal) as scope:
-                    choice = cmd.decider(scope)
-                send = _roundtrip(choice.value if isinstance(choice, Choice) else choice)
+                try:
+                    with DecideScope(self.host, principal, execution_signal=inv.signal) as scope:
+                        choice = cmd.decider(scope)
+                except Exception as exc:  # as the kernel does (kernel.decider-throws)
+                    throw = exc
+                else:
+                    send = _roundtrip(choice.value if isinstance(choice, Choice) else choice)
             elif isinstance(cmd, Suspend | Stream):  # unreachable: refused at construction
                 raise AgentStepConfigError("agent_step cannot suspend or stream")
             else:

@@ -5,11 +5,14 @@ Spec: ``spec/agent.md`` § Compaction; ADR 0087 amendment 2026-10-31: *"createSu
 
 - ``agent.compaction-io``: a compaction tool's input is ``{"messages": [the folded messages,
   oldest first]}``; its output is ``{"summary": str}`` (a bare string is accepted too).
-- ``agent.summarizer``: the effect renders the folded messages as text
-  (:func:`render_transcript`) and asks the provider for a summary. ``provider`` is either an
-  ``LlmAdapter`` (then ``model`` is required; the request is a system message holding
-  ``instructions`` and one user message holding the rendered text, streamed like a model
-  turn, so a failed finish is a turn error) or a plain callable ``provider(text) -> str``.
+- ``agent.summarizer``: the result is an ``Effect`` (``agent.effect-forms``) that renders
+  the folded messages as text (:func:`render_transcript`) and asks the provider for a
+  summary. ``provider`` is either an ``LlmAdapter`` (then ``model`` is required; the request
+  is a system message holding ``instructions`` and one user message holding the rendered
+  text, sent through ``create_llm_effect``'s body -- the same machinery as the model turn --
+  so a failed finish raises ``effect.llm-error`` / ``effect.llm-aborted``, the compaction
+  step is journaled as failed with that code, and the loop ends the run with its turn error,
+  ``agent.turn-error``) or a plain callable ``provider(text) -> str``.
 - ``agent.render-transcript``: one line group per message, ``<role>: <text>`` for text
   blocks, ``<role> called <name>(<arguments>)`` for tool calls, ``tool result: <content>``
   (``tool error: ...`` when ``isError``) for tool results; reasoning blocks are left out;
@@ -21,8 +24,8 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from loom_ref.agent.invocation import MISSING, unpack
-from loom_ref.agent.model_effect import run_model_stream
+from loom_ref.effects.effect import Effect
+from loom_ref.effects.llm_effect import create_llm_effect
 from loom_ref.errors import InvalidArgument
 from loom_ref.stream.adapter import LlmAdapter, LlmRequest
 from loom_ref.stream.blocks import (
@@ -36,11 +39,9 @@ from loom_ref.stream.errors import WireError
 from loom_ref.stream.wire import message_from_json
 
 if TYPE_CHECKING:
-    from loom_ref.effects.call import EffectCall
     from loom_ref.effects.context import EffectContext
 
-__all__ = ["DEFAULT_SUMMARY_INSTRUCTIONS", "SummarizerEffect", "create_summarizer_effect",
-           "render_transcript"]
+__all__ = ["DEFAULT_SUMMARY_INSTRUCTIONS", "create_summarizer_effect", "render_transcript"]
 
 DEFAULT_SUMMARY_INSTRUCTIONS = (
     "Summarize the conversation below for the assistant that continues it. Keep every fact, "
@@ -71,46 +72,39 @@ def render_transcript(messages: Sequence[Any]) -> str:
     return "\n\n".join(groups)
 
 
-class SummarizerEffect:
-    """The compaction effect (module rules); callable in both host forms."""
+def create_summarizer_effect(provider: LlmAdapter | Callable[[str], str], *, tool_id: str,
+                             model: str | None = None,
+                             instructions: str = DEFAULT_SUMMARY_INSTRUCTIONS) -> Effect:
+    """A ready ``Compaction(tool_id=...)`` effect (ADR 0087 amendment 2026-10-31; module
+    rules). Over an ``LlmAdapter`` it runs ``create_llm_effect``'s body, so the summary call
+    streams, fences taint and fails exactly as a model turn does."""
+    if not isinstance(instructions, str) or not instructions:
+        raise InvalidArgument("instructions must be a non-empty string")
+    if isinstance(provider, LlmAdapter):
+        if not isinstance(model, str) or not model:
+            raise InvalidArgument("a summarizer over an LlmAdapter needs model=")
+        llm = create_llm_effect(provider, tool_id=tool_id, model=model).execute
+        system = Message(role=Role.SYSTEM, content=[TextBlock(text=instructions)])
 
-    def __init__(self, provider: LlmAdapter | Callable[[str], str], *, model: str | None,
-                 instructions: str) -> None:
-        if isinstance(provider, LlmAdapter):
-            if not isinstance(model, str) or not model:
-                raise InvalidArgument("a summarizer over an LlmAdapter needs model=")
-        elif not callable(provider):
-            raise InvalidArgument("provider must be an LlmAdapter or a callable text -> str")
-        if not isinstance(instructions, str) or not instructions:
-            raise InvalidArgument("instructions must be a non-empty string")
-        self.provider = provider
-        self.model = model
-        self.instructions = instructions
+        def summarize(ctx: EffectContext, text: str) -> str:
+            request = LlmRequest(model=model, messages=[
+                system, Message(role=Role.USER, content=[TextBlock(text=text)])])
+            message = llm(ctx, request)  # spec: agent.summarizer -- a failed finish raises
+            return "".join(b["text"] for b in message["content"] if b["type"] == "text")
+    elif callable(provider):
+        call = provider
 
-    def __call__(self, target: EffectCall | EffectContext, input: Any = MISSING) -> Any:
-        inv = unpack(target, input)
-        payload = inv.input
-        if not isinstance(payload, Mapping) or not isinstance(payload.get("messages"), list):
-            raise InvalidArgument("the compaction input must be {messages: [...]}")
-        text = render_transcript(payload["messages"])
-        if not isinstance(self.provider, LlmAdapter):
-            summary = self.provider(text)
+        def summarize(ctx: EffectContext, text: str) -> str:
+            summary = call(text)
             if not isinstance(summary, str):
                 raise InvalidArgument("a summarizer provider must return a string")
-            return {"summary": summary}
-        assert self.model is not None
-        request = LlmRequest(model=self.model, messages=[
-            Message(role=Role.SYSTEM, content=[TextBlock(text=self.instructions)]),
-            Message(role=Role.USER, content=[TextBlock(text=text)]),
-        ])
-        result = run_model_stream(self.provider, request, inv)
-        return {"summary": "".join(b.text for b in result.message.content
-                                   if isinstance(b, TextBlock))}
+            return summary
+    else:
+        raise InvalidArgument("provider must be an LlmAdapter or a callable text -> str")
 
+    def execute(ctx: EffectContext, input: Any) -> Any:
+        if not isinstance(input, Mapping) or not isinstance(input.get("messages"), list):
+            raise InvalidArgument("the compaction input must be {messages: [...]}")
+        return {"summary": summarize(ctx, render_transcript(input["messages"]))}
 
-def create_summarizer_effect(provider: LlmAdapter | Callable[[str], str], *,
-                             model: str | None = None,
-                             instructions: str = DEFAULT_SUMMARY_INSTRUCTIONS
-                             ) -> SummarizerEffect:
-    """A ready ``Compaction(tool_id=...)`` effect (ADR 0087 amendment 2026-10-31)."""
-    return SummarizerEffect(provider, model=model, instructions=instructions)
+    return Effect(tool_id=tool_id, execute=execute)

@@ -1,5 +1,5 @@
-"""Shared pieces of the agent-loop tests: a turn-scripted adapter, counting effect hosts and
-message builders.
+"""Shared pieces of the agent-loop tests: a turn-scripted adapter, a counting governed effect
+host and message builders.
 
 The adapter picks its reply by the number of assistant messages in the request (the turn
 index as the transcript tells it), so a FRESH instance after a crash answers a recovered turn
@@ -15,9 +15,10 @@ from typing import Any
 import attrs
 
 from loom_ref.agent import AgentLoopConfig, agent_loop, create_agent_model_effect
-from loom_ref.effects.call import EffectCall
+from loom_ref.effects import Effect, EffectContext, EffectRuntime
+from loom_ref.effects.effect import Execute
 from loom_ref.journal import Crash, FaultInjectingStore, MemoryStore
-from loom_ref.kernel import EffectRegistry, ExecutionContext, Runtime, Workflow
+from loom_ref.kernel import ExecutionContext, Runtime, Workflow
 from loom_ref.signals import Signal
 from loom_ref.stream import (
     BlockEnd,
@@ -91,23 +92,24 @@ class TurnScripted(LlmAdapter):
         return iter(self.scripts[min(turn, len(self.scripts) - 1)])
 
 
-def _on_input(fn: Callable[[Any], Any]) -> Callable[[EffectCall], Any]:
-    return lambda call: fn(call.input)
+def _on_input(fn: Callable[[Any], Any]) -> Execute:
+    return lambda ctx, input: fn(input)
 
 
 class Host:
-    """Fresh effect instances: a registry whose every effect call is recorded as
-    ``(tool_id, step_id)``; tools echo their input under ``"echo"``."""
+    """Fresh effect instances on the governed runtime (``host.effects``, the normal host of a
+    model call, ADR 0087 D3), each effect call recorded as ``(tool_id, step_id)``; tools echo
+    their input under ``"echo"``. ``summarize`` is an ``execute(ctx, input)`` or an Effect."""
 
     def __init__(self, scripts: Sequence[Sequence[StreamChunk]], *,
                  tools: dict[str, Callable[[Any], Any]] | None = None,
                  idempotent: Sequence[str] = ("llm", "lookup", "summarize"),
-                 summarize: Callable[[Any], Any] | None = None) -> None:
+                 summarize: Execute | Effect | None = None) -> None:
         self.calls: list[tuple[str, str | None]] = []
         self.inputs: dict[str | None, Any] = {}
         self.adapter = TurnScripted(scripts)
-        self.registry = EffectRegistry()
-        model = create_agent_model_effect(self.adapter, model="test-model")
+        self.effects = EffectRuntime()
+        model = create_agent_model_effect(self.adapter, tool_id="llm", model="test-model")
         self._add("llm", model, idempotent)
         default_tools: dict[str, Callable[[Any], Any]] = {
             "lookup": lambda args: {"echo": args, "price": 10},
@@ -115,17 +117,20 @@ class Host:
         }
         for name, fn in {**default_tools, **(tools or {})}.items():
             self._add(name, _on_input(fn), idempotent)
-        self._add("summarize", summarize or (lambda call: {
-            "summary": f"{len(call.input['messages'])} messages folded"}), idempotent)
+        self._add("summarize", summarize or (lambda ctx, input: {
+            "summary": f"{len(input['messages'])} messages folded"}), idempotent)
 
-    def _add(self, tool_id: str, fn: Callable[[EffectCall], Any],
-             idempotent: Sequence[str]) -> None:
-        def recorded(call: EffectCall) -> Any:
-            self.calls.append((call.tool_id, call.step_id))
-            self.inputs[call.step_id] = call.input
-            return fn(call)
+    def _add(self, tool_id: str, fn: Execute | Effect, idempotent: Sequence[str]) -> None:
+        effect = fn if isinstance(fn, Effect) else Effect(tool_id=tool_id, execute=fn)
+        inner = effect.execute
 
-        self.registry.add(tool_id, recorded, idempotent=tool_id in idempotent)
+        def recorded(ctx: EffectContext, input: Any) -> Any:
+            self.calls.append((ctx.tool_id, ctx.call.step_id))
+            self.inputs[ctx.call.step_id] = input
+            return inner(ctx, input)
+
+        self.effects.register(attrs.evolve(effect, tool_id=tool_id, execute=recorded,
+                                           idempotent=tool_id in idempotent))
 
     def steps(self, tool_id: str | None = None) -> list[str | None]:
         return [s for t, s in self.calls if tool_id is None or t == tool_id]
@@ -143,7 +148,7 @@ def loop_workflow(config: AgentLoopConfig, *, name: str = "agent",
 def runtime(store: Any, host: Host, workflow: Workflow,
             warnings: list[str] | None = None) -> Runtime:
     sink = warnings if warnings is not None else []
-    return Runtime(store=store, effects=host.registry, workflows=[workflow],
+    return Runtime(store=store, effects=host.effects, workflows=[workflow],
                    on_warn=sink.append)
 
 

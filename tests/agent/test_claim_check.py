@@ -112,8 +112,7 @@ def loop_runtime(tool_ids: list[str], scripts: Any) -> tuple[MemoryStore, Runtim
         "rows": len(r["rows"])}} if "search" in tool_ids else None)
     adapter = TurnScripted(scripts)
     effects = EffectRuntime([
-        Effect(tool_id="llm", execute=create_agent_model_effect(adapter, model="m"),
-               idempotent=True),
+        create_agent_model_effect(adapter, tool_id="llm", model="m", idempotent=True),
         Effect(tool_id="search", execute=lambda ctx, args: BIG),
         Effect(tool_id="fetch", execute=lambda ctx, args: {"text": "y" * 1000}),
     ], middleware=[mw])

@@ -21,9 +21,11 @@ from loom_ref.agent import (
     message_bytes,
     render_transcript,
 )
-from loom_ref.effects.call import EffectCall, Mode
+from loom_ref.effects import EffectRuntime
+from loom_ref.errors import InvalidArgument
 from loom_ref.journal import MemoryStore, Status
 from loom_ref.kernel import LoomWarning
+from loom_ref.stream import TextBlock, TokenUsage
 
 from .helpers import Host, TurnScripted, crash_then, journal, loop_workflow, reply, runtime, started
 
@@ -169,7 +171,7 @@ def test_the_warning_fires_once_for_an_uncompacted_transcript() -> None:
 
 def test_a_claim_checked_compaction_tool_is_an_error_naming_the_config() -> None:
     mw = claim_check_middleware(MemoryContentStore(), ["summarize"])
-    wrapped = mw.wrap("summarize", lambda call: {"summary": "s"})
+    wrapped = mw.wrap("summarize", lambda ctx, input: {"summary": "s"})
     _store, _, result = run(BY_COUNT, summarize=wrapped)
     assert result.status is Status.FAILED
     assert result.error["code"] == "agent.claim-checked-output"
@@ -177,10 +179,10 @@ def test_a_claim_checked_compaction_tool_is_an_error_naming_the_config() -> None
 
 
 def test_a_malformed_compaction_output_fails_with_a_stable_code() -> None:
-    _, _, result = run(BY_COUNT, summarize=lambda call: {"text": "nope"})
+    _, _, result = run(BY_COUNT, summarize=lambda ctx, input: {"text": "nope"})
     assert result.status is Status.FAILED
     assert result.error["code"] == "agent.compaction-output"
-    store, _, result = run(BY_COUNT, summarize=lambda call: "a bare string summary")
+    store, _, result = run(BY_COUNT, summarize=lambda ctx, input: "a bare string summary")
     assert result.status is Status.COMPLETED
     assert SUMMARY_PREFIX + "a bare string summary" in texts(store)
 
@@ -194,23 +196,39 @@ def test_the_summarizer_effect_over_a_callable_and_an_adapter() -> None:
                     {"type": "tool-result", "callId": "c", "content": "42", "isError": True}]}]
     text = render_transcript(messages)
     assert text == "user: hi\n\nassistant called lookup({})\n\ntool error: 42"
-    call = EffectCall(tool_id="summarize", input={"messages": messages}, mode=Mode.DURABLE,
-                      principal="a1")
     seen: list[str] = []
     def provider(text: str) -> str:
         seen.append(text)
         return "short"
 
-    fn = create_summarizer_effect(provider)
-    assert fn(call) == {"summary": "short"} and seen == [text]
     adapter = TurnScripted([reply("The user said hi.")])
-    over_llm = create_summarizer_effect(adapter, model="small")
-    assert over_llm(call) == {"summary": "The user said hi."}
+    deltas: list[Any] = []
+    effects = EffectRuntime([
+        create_summarizer_effect(provider, tool_id="plain"),
+        create_summarizer_effect(adapter, tool_id="llm-summary", model="small",
+                                 instructions="Be short.")])
+    assert effects.call_transient("plain", {"messages": messages}, principal="a1") == {
+        "summary": "short"} and seen == [text]
+    out = effects.call_transient("llm-summary", {"messages": messages}, principal="a1",
+                                 on_delta=deltas.append)
+    assert out == {"summary": "The user said hi."}
     sent = adapter.requests[0]
     assert [m.role.value for m in sent.messages] == ["system", "user"]
+    assert [b.text for m in sent.messages for b in m.content if isinstance(b, TextBlock)] == [
+        "Be short.", text]
     assert sent.model == "small"
+    # the same machinery as a model turn: streamed deltas, then the terminal chunk with usage
+    assert "".join(d.delta.value for d in deltas) == "The user said hi."
+    assert deltas[-1].done and deltas[-1].usage == TokenUsage(input_tokens=10, output_tokens=5)
+    with pytest.raises(InvalidArgument):
+        effects.call_transient("plain", {"nope": []}, principal="a1")
+    with pytest.raises(InvalidArgument):
+        create_summarizer_effect(adapter, tool_id="s")  # an adapter needs model=
+    with pytest.raises(InvalidArgument):
+        create_summarizer_effect(lambda t: "S", tool_id="s", instructions="")
     # as the compaction tool of a loop
-    store, _, result = run(BY_COUNT, summarize=create_summarizer_effect(lambda t: "S"))
+    store, _, result = run(BY_COUNT, summarize=create_summarizer_effect(lambda t: "S",
+                                                                        tool_id="summarize"))
     assert result.status is Status.COMPLETED
     assert SUMMARY_PREFIX + "S" in texts(store)
 

@@ -35,7 +35,7 @@ def boom(args: Any) -> Any:
 
 def make() -> tuple[Host, Workflow]:
     host = Host(SCRIPTS, tools={"fail": boom})
-    host._add("agent_step", create_agent_step_effect(CONFIG, host.registry), ())
+    host._add("agent_step", create_agent_step_effect(CONFIG, host.effects), ())
 
     def body(ctx: ExecutionContext, input: Any) -> Any:
         return (yield from agent_step(ctx, CONFIG, input))
@@ -46,7 +46,7 @@ def make() -> tuple[Host, Workflow]:
 def test_the_whole_loop_is_one_frame() -> None:
     store = MemoryStore()
     host, wf = make()
-    result = Runtime(store=store, effects=host.registry, workflows=[wf]).start(
+    result = Runtime(store=store, effects=host.effects, workflows=[wf]).start(
         "agent", "go", execution_id="a1")
     assert result.status is Status.COMPLETED
     assert result.output["text"] == "Answer." and result.output["turns"] == 3
@@ -78,14 +78,14 @@ def test_a_crash_mid_loop_re_runs_the_whole_loop() -> None:
         return {"ok": True}
 
     host = Host(SCRIPTS, tools={"fail": boom, "lookup": dies_on_turn_one})
-    host._add("agent_step", create_agent_step_effect(CONFIG, host.registry), ())
+    host._add("agent_step", create_agent_step_effect(CONFIG, host.effects), ())
     with pytest.raises(Crash):
-        Runtime(store=store, effects=host.registry, workflows=[wf]).start(
+        Runtime(store=store, effects=host.effects, workflows=[wf]).start(
             "agent", "go", execution_id="a1")
     assert [t for t, _ in host.calls] == ["agent_step", "llm", "lookup", "fail", "llm",
                                           "lookup"]
     fresh, wf2 = make()
-    rt = Runtime(store=store, effects=fresh.registry, workflows=[wf2], on_warn=lambda m: None)
+    rt = Runtime(store=store, effects=fresh.effects, workflows=[wf2], on_warn=lambda m: None)
     assert rt.recover("a1").status is Status.IN_DOUBT  # not idempotent: K9 parks the frame
     result = rt.resolve("a1", "agent_step#1", retry=True)
     assert result.status is Status.COMPLETED
@@ -100,11 +100,11 @@ def test_configs_that_need_the_body_are_refused_and_the_governed_host_works() ->
     with pytest.raises(AgentStepConfigError) as err:
         create_agent_step_effect(AgentLoopConfig(model_tool_id="llm",
                                                  needs_approval=lambda c, t: True),
-                                 host.registry)
+                                 host.effects)
     assert err.value.code == "argument.agent-step"
     with pytest.raises(AgentStepConfigError):
         create_agent_step_effect(AgentLoopConfig(model_tool_id="llm", stream_min_chars=5),
-                                 host.registry)
+                                 host.effects)
     # on the governed runtime the opaque effect's inner calls take the governed route
     effects = EffectRuntime([Effect(tool_id="llm", execute=lambda ctx, i: {
         "role": "assistant", "content": [{"type": "text", "text": "hi"}]})])
