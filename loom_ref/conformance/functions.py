@@ -37,7 +37,8 @@ VectorFunction = Callable[[Any], Any]
 
 #: Modules that may expose ``VECTOR_FUNCTIONS: dict[str, VectorFunction]``.
 PROVIDERS = ("loom_ref.stream.vectors", "loom_ref.governance.vectors",
-             "loom_ref.effects.vectors", "loom_ref.agent.vectors")
+             "loom_ref.effects.vectors", "loom_ref.kernel.vectors",
+             "loom_ref.agent.vectors")
 
 
 def _obj(value: Any, what: str) -> Mapping[str, Any]:

@@ -23,6 +23,9 @@ Spec: ``spec/deltas.md`` (chapter 3a). Rules enforced here, ADR 0119 decision by
 - ``deltas.terminal`` (#3, #4, #6, #12): the effect's end-of-stream chunk is held (its usage
   kept) and never forwarded; after the whole call has succeeded the runtime sends the terminal
   chunk to the per-call sink only, and only if the successful attempt streamed.
+- ``deltas.live-only`` (#5): the channel writes to sinks and nowhere else: no delta, reset or
+  terminal chunk reaches the kernel's journal, which records only what a step or decider
+  returns; a replay serves that record, so no effect runs and no sink is called.
 - ``deltas.hold-back`` (**extension**, off by default): a guard with ``feed``/``flush`` (a
   ``HoldBackGuard``) releases text only once it can no longer start a match; the held text is
   flushed after success and dropped on a sever.

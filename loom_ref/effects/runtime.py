@@ -265,6 +265,8 @@ class EffectRuntime:
                 principal=call.principal,
                 mode=call.mode.value,
             )
+        # spec: deltas.refused-call -- no channel exists before lookup and authorization, and
+        # a refusal inside the chain (stages 4-7) comes before begin_attempt: no sink is called
         entry, configured = route
         signal = NEVER if call.signal is None else call.signal
         ctx = EffectContext(call, signal, self.clock)
@@ -296,16 +298,16 @@ class EffectRuntime:
         return output
 
     def invoke(self, call: EffectCall) -> Any:
-        """The kernel's durable path: run ``call`` (mode DURABLE) on the route and return the
-        output. The kernel journals around it; ``call.idempotency_key`` reaches the effect
-        as ``ctx.idempotency_key``."""
+        """The kernel's durable path (spec: effects.host-seam): run ``call`` (mode DURABLE) on
+        the route and return the output. The kernel journals around it;
+        ``call.idempotency_key`` reaches the effect as ``ctx.idempotency_key``."""
         if not isinstance(call, EffectCall) or call.mode is not _DURABLE:
             raise InvalidArgument(f"invoke takes a durable EffectCall, got {call!r}")
         return self._run(call)
 
     def invoke_transient(self, call: EffectCall) -> Any:
-        """The ``EffectHost`` transient path: run ``call`` (mode TRANSIENT); never journaled,
-        and the effect's ``emit`` is a no-op."""
+        """The ``EffectHost`` transient path (spec: effects.host-seam): run ``call`` (mode
+        TRANSIENT); never journaled, and the effect's ``emit`` is a no-op."""
         if not isinstance(call, EffectCall) or call.mode is not _TRANSIENT:
             raise InvalidArgument(f"invoke_transient takes a transient EffectCall, got {call!r}")
         return self._run(call)
@@ -320,7 +322,8 @@ class EffectRuntime:
         on_delta: DeltaSink | None = None,
     ) -> Any:
         """The public transient API (ADR 0119 decision 1: ``invokeTransient(toolId, input,
-        {signal, onDelta})``): build the transient :class:`EffectCall` and take the route."""
+        {signal, onDelta})``): build the transient :class:`EffectCall` and take the route.
+        ``on_delta`` travels on the record (spec: deltas.per-call-sink)."""
         if not isinstance(tool_id, str) or not tool_id:
             raise InvalidArgument(f"tool_id must be a non-empty string, got {tool_id!r}")
         if not isinstance(principal, str) or not principal:
@@ -341,6 +344,7 @@ class EffectRuntime:
 
     def is_idempotent(self, tool_id: str) -> bool:
         """Whether ``tool_id`` declared itself idempotent; False for an unknown tool id (it
-        cannot be re-invoked, so the kernel parks the step as in-doubt)."""
+        cannot be re-invoked, so the kernel parks the step as in-doubt). spec:
+        effects.host-seam"""
         effect = self._effects.get(tool_id)
         return effect is not None and effect.idempotent

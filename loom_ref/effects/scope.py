@@ -85,6 +85,7 @@ class DecideScope:
             raise InvalidArgument(f"signal must be a Signal or None, got {signal!r}")
         if on_delta is not None and not callable(on_delta):
             raise InvalidArgument("on_delta must be callable or None")
+        # spec: deltas.cancellation -- a streaming call's signal is this composition, unchanged
         composed = any_of(self.execution_signal, signal, self.lifetime)
         call = EffectCall(
             tool_id=tool_id,
@@ -93,7 +94,7 @@ class DecideScope:
             principal=self.execution_id,  # spec: effects.scope-principal
             execution_id=self.execution_id,
             signal=composed,
-            on_delta=on_delta,
+            on_delta=on_delta,  # spec: deltas.per-call-sink -- the scope only forwards it
         )
         try:
             return self.host.invoke_transient(call)

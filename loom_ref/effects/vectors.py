@@ -1,6 +1,9 @@
 """The effect layer's conformance functions: JSON in, JSON out. ``deltas.run`` is specified in
 ``spec/deltas.md`` § Conformance function (spec: deltas.vector-run); ``effects.backoff`` in
-``spec/effects.md`` §3.7 (spec: effects.retry-backoff).
+``spec/effects.md`` §3.7 (spec: effects.retry-backoff). The table also serves ``effects.route``
+(:mod:`loom_ref.effects.vectors_route`, ``spec/effects.md`` §3.8) and ``deltas.record``,
+``deltas.llm`` (:mod:`loom_ref.effects.vectors_llm`, ``spec/deltas.md`` §3a.10);
+``deltas.replay`` runs the kernel and is served by :mod:`loom_ref.kernel.vectors`.
 
 ``deltas.run`` runs ONE call of a scripted streaming effect through a real
 :class:`~loom_ref.effects.runtime.EffectRuntime` configured from the input (retry, safety,
@@ -18,15 +21,23 @@ Input (every key but ``attempts`` optional)::
      "validators": [<validator>], "deltaWindow": 4096, "holdBack": false,
      "maxStreamTokens": <n>, "inspectsOutput": false, "redact": [<validator>],
      "perCall": "collect" | "raise" | "none", "configured": "collect" | "raise" | "none",
-     "late": [<str>], "kill": <reason>}
+     "late": [<str>], "kill": <reason>, "input": <json>,
+     "rewrite": {"replace": [<old>, <new>], "inspectsOutput": <bool>},
+     "order": [<middleware name>], "scope": false}
 
 ``kill`` engages the runtime's kill switch for the tool before the call (a refused call).
+``rewrite`` adds a middleware that rewrites a ``str`` output after ``next``, marked
+``inspects_output`` or not; ``order`` reorders the chain (names ``retry``, ``redact``,
+``safety``, ``budget``, ``inspector``, ``rewrite``); with ``scope`` the call goes through a
+``DecideScope`` (execution ``x1``), and ``{"abort": reason, "source": "execution"}`` aborts the
+execution's cancel signal instead of the caller's.
 
 Result::
 
     {"perCall": [<delta json>] | null, "configured": [<delta json>] | null,
      "warnings": [<code>], "executions": <n>,
-     "outcome": {"ok": true, "output": <json>} | {"ok": false, "code": <code>}}
+     "outcome": {"ok": true, "output": <json>}
+                | {"ok": false, "code": <code>, "reason"?: <abort reason>}}
 
 ``<validator>`` is the governance encoding (``loom_ref.governance.vectors.decode_validator``);
 ``<usage>`` the stream wire form of ``TokenUsage``; a ``<delta json>`` is
@@ -43,12 +54,19 @@ from loom_ref.effects.clock import ManualClock
 from loom_ref.effects.context import EffectContext
 from loom_ref.effects.deltas import SINK_RAISED, EffectDelta, delta_origin, delta_to_json
 from loom_ref.effects.effect import Effect
+from loom_ref.effects.errors import AbortedError
 from loom_ref.effects.kill_switch import KillSwitch
 from loom_ref.effects.middleware.base import Middleware, Next
 from loom_ref.effects.middleware.redaction import pattern_redactor, redaction_middleware
 from loom_ref.effects.middleware.retry import RetryMiddleware, backoff_delay
 from loom_ref.effects.middleware.safety import safety_middleware, stream_budget_middleware
 from loom_ref.effects.runtime import STREAMING_DISABLED, EffectRuntime
+from loom_ref.effects.scope import DecideScope
+from loom_ref.effects.vector_input import boolean as _bool
+from loom_ref.effects.vector_input import integer as _int
+from loom_ref.effects.vector_input import obj as _obj
+from loom_ref.effects.vectors_llm import VECTOR_FUNCTIONS_LLM
+from loom_ref.effects.vectors_route import vector_effects_route
 from loom_ref.errors import EffectError, InvalidArgument, LoomError
 from loom_ref.governance.guards import DEFAULT_WINDOW
 from loom_ref.governance.vectors import decode_validator
@@ -76,9 +94,11 @@ _TOP = frozenset(
     {
         "toolId", "mode", "attempts", "retry", "validators", "deltaWindow", "holdBack",
         "maxStreamTokens", "inspectsOutput", "redact", "perCall", "configured", "late",
-        "kill",
+        "kill", "input", "rewrite", "order", "scope",
     }
 )
+_CHAIN = ("retry", "redact", "safety", "budget", "inspector", "rewrite")
+_SOURCES = ("call", "execution")
 _ATTEMPT = frozenset({"deltas", "end", "usage", "outcome", "output", "catchSever"})
 _SINK_MODES = ("collect", "raise", "none")
 
@@ -99,29 +119,24 @@ class _Inspector:
         return next(ctx, input)
 
 
-def _obj(value: object, what: str, allowed: frozenset[str]) -> Mapping[str, Any]:
-    if not isinstance(value, Mapping):
-        raise InvalidArgument(f"{what} must be a JSON object")
-    unknown = sorted(set(value) - allowed)
-    if unknown:
-        raise InvalidArgument(f"{what}: unknown key(s) {unknown}")
-    return value
+class _Rewriter:
+    """A middleware that rewrites a ``str`` output after ``next`` (``str.replace``), marked
+    ``inspects_output`` or not (spec: deltas.inspects-obligation)."""
 
+    delta_guard = None
 
-def _bool(data: Mapping[str, Any], key: str, default: bool) -> bool:
-    value = data.get(key, default)
-    if not isinstance(value, bool):
-        raise InvalidArgument(f'"{key}" must be a boolean')
-    return value
+    def __init__(self, spec: object) -> None:
+        data = _obj(spec, '"rewrite"', frozenset({"replace", "inspectsOutput"}))
+        pair = data.get("replace")
+        if not (isinstance(pair, list) and len(pair) == 2
+                and all(isinstance(p, str) for p in pair) and pair[0]):
+            raise InvalidArgument('"rewrite.replace" is [<non-empty old>, <new>]')
+        self.old, self.new = pair
+        self.inspects_output = _bool(data, "inspectsOutput", False)
 
-
-def _int(data: Mapping[str, Any], key: str, default: int | None, minimum: int) -> int | None:
-    value = data.get(key, default)
-    if value is None:
-        return None
-    if isinstance(value, bool) or not isinstance(value, int) or value < minimum:
-        raise InvalidArgument(f'"{key}" must be an integer >= {minimum}')
-    return value
+    def handle(self, ctx: EffectContext, input: Any, next: Next) -> Any:
+        output = next(ctx, input)
+        return output.replace(self.old, self.new) if isinstance(output, str) else output
 
 
 def _attempt(value: object, i: int) -> dict[str, Any]:
@@ -130,9 +145,12 @@ def _attempt(value: object, i: int) -> dict[str, Any]:
     if not isinstance(deltas, list):
         raise InvalidArgument(f"attempts[{i}].deltas must be a list")
     for item in deltas:
-        abort = isinstance(item, Mapping) and set(item) == {"abort"}
+        abort = (isinstance(item, Mapping) and "abort" in item and set(item) <= {"abort", "source"}
+                 and item.get("source", "call") in _SOURCES)
         if not (isinstance(item, str) or abort):
-            raise InvalidArgument(f'attempts[{i}].deltas holds a string or {{"abort": reason}}')
+            raise InvalidArgument(
+                f'attempts[{i}].deltas holds a string or {{"abort": reason, "source"?}}'
+            )
     outcome = data.get("outcome", "return")
     if outcome not in ("return", "raise"):
         raise InvalidArgument(f'attempts[{i}].outcome must be "return" or "raise"')
@@ -164,33 +182,36 @@ def _sink(mode: object, seen: list[dict[str, Any]]) -> Callable[[EffectDelta], N
 
 
 def _middleware(data: Mapping[str, Any], retry: int) -> list[Middleware]:
-    chain: list[Middleware] = []
+    chain: dict[str, Middleware] = {}
     if retry > 1:
-        chain.append(RetryMiddleware(retry, base_delay=0.0))
+        chain["retry"] = RetryMiddleware(retry, base_delay=0.0)
     redact = data.get("redact")
     if redact is not None:
         if not isinstance(redact, list):
             raise InvalidArgument('"redact" must be a list of validators')
-        chain.append(
-            redaction_middleware(redact_output=pattern_redactor(map(decode_validator, redact)))
+        chain["redact"] = redaction_middleware(
+            redact_output=pattern_redactor(map(decode_validator, redact))
         )
     validators = data.get("validators", [])
     if not isinstance(validators, list):
         raise InvalidArgument('"validators" must be a list')
     if validators:
-        chain.append(
-            safety_middleware(
-                [decode_validator(v) for v in validators],
-                delta_window=_int(data, "deltaWindow", DEFAULT_WINDOW, 1) or DEFAULT_WINDOW,
-                hold_back=_bool(data, "holdBack", False),
-            )
+        chain["safety"] = safety_middleware(
+            [decode_validator(v) for v in validators],
+            delta_window=_int(data, "deltaWindow", DEFAULT_WINDOW, 1) or DEFAULT_WINDOW,
+            hold_back=_bool(data, "holdBack", False),
         )
     budget = _int(data, "maxStreamTokens", None, 0)
     if budget is not None:
-        chain.append(stream_budget_middleware(budget))
+        chain["budget"] = stream_budget_middleware(budget)
     if _bool(data, "inspectsOutput", False):
-        chain.append(_Inspector())
-    return chain
+        chain["inspector"] = _Inspector()
+    if "rewrite" in data:
+        chain["rewrite"] = _Rewriter(data["rewrite"])
+    order = data.get("order", [name for name in _CHAIN if name in chain])
+    if not isinstance(order, list) or sorted(order) != sorted(chain):
+        raise InvalidArgument(f'"order" must list exactly the middleware {sorted(chain)}')
+    return [chain[name] for name in order]
 
 
 def _warning_code(text: str) -> str:
@@ -223,11 +244,20 @@ def vector_deltas_run(data: object) -> dict[str, Any]:
     per_call_mode = data.get("perCall", "collect" if mode == "transient" else "none")
     if mode == "durable" and per_call_mode != "none":
         raise InvalidArgument('a durable call has no per-call sink: "perCall" must be "none"')
+    use_scope = _bool(data, "scope", False)
+    if use_scope and mode != "transient":
+        raise InvalidArgument('a call through a decide scope is transient')
+    for script in attempts:
+        for item in script["deltas"]:
+            if isinstance(item, Mapping) and item.get("source") == "execution" and not use_scope:
+                raise InvalidArgument('an abort of the execution needs "scope": true')
+    call_input = data.get("input")
     per_call_seen: list[dict[str, Any]] = []
     configured_seen: list[dict[str, Any]] = []
     per_call = _sink(per_call_mode, per_call_seen)
     configured = _sink(data.get("configured", "none"), configured_seen)
     signal = Signal()
+    execution = Signal()
     channels: list[Any] = []
     origin = delta_origin(tool_id)
 
@@ -237,8 +267,9 @@ def vector_deltas_run(data: object) -> dict[str, Any]:
         assert write is not None
         channels.append(write)
         for item in script["deltas"]:
-            if isinstance(item, Mapping):
-                signal.abort(item["abort"])  # the caller stops; the effect ignores it
+            if isinstance(item, Mapping):  # the caller (or the execution) stops; the effect
+                source = execution if item.get("source") == "execution" else signal
+                source.abort(item["abort"])  # ignores it and carries on
                 continue
             try:
                 write(item)
@@ -269,18 +300,23 @@ def vector_deltas_run(data: object) -> dict[str, Any]:
     try:
         if mode == "durable":
             call = EffectCall(
-                tool_id=tool_id, input=None, mode=Mode.DURABLE, principal="x1",
+                tool_id=tool_id, input=call_input, mode=Mode.DURABLE, principal="x1",
                 execution_id="x1", step_id=f"{tool_id}#1", idempotency_key=f"x1/{tool_id}#1",
                 signal=signal,
             )
             output = runtime.invoke(call)
+        elif use_scope:  # spec: deltas.cancellation -- the scope composes the signal
+            scope = DecideScope(runtime, "x1", execution_signal=execution)
+            output = scope.invoke_transient(tool_id, call_input, signal=signal, on_delta=per_call)
         else:
             output = runtime.call_transient(
-                tool_id, None, principal="x1", signal=signal, on_delta=per_call
+                tool_id, call_input, principal="x1", signal=signal, on_delta=per_call
             )
         outcome = {"ok": True, "output": output}
     except LoomError as error:
         outcome = {"ok": False, "code": error.code}
+        if isinstance(error, AbortedError):
+            outcome["reason"] = error.reason
     for text in late:  # spec: deltas.live-window -- a write after settlement reaches nobody
         for write in channels:
             write(text)
@@ -308,5 +344,7 @@ def vector_backoff(data: object) -> float:
 VECTOR_FUNCTIONS: Mapping[str, Callable[[Any], Any]] = {
     "deltas.run": vector_deltas_run,
     "effects.backoff": vector_backoff,
+    "effects.route": vector_effects_route,
+    **VECTOR_FUNCTIONS_LLM,
 }
 """Case ``function`` name -> the function that computes its ``result``."""

@@ -18,11 +18,17 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from loom_ref.effects.vectors import VECTOR_FUNCTIONS
+from loom_ref.conformance.functions import load_functions
 from loom_ref.errors import LoomError
 
+VECTOR_FUNCTIONS, _ = load_functions()  # the adapter's one registry
 ROOT = Path(__file__).resolve().parents[2] / "conformance" / "cases"
 GROUPS = (
+    "deltas.record",
+    "deltas.llm",
+    "deltas.live",
+    "deltas.phases",
+    "deltas.obligations",
     "deltas.sinks",
     "deltas.terminal",
     "deltas.reset",
@@ -63,10 +69,10 @@ def err(code: str) -> dict[str, Any]:
 
 
 def case(group: str, name: str, *, anchor: str, description: str, input: dict[str, Any],
-         intent: dict[str, Any], tier: str = "must") -> None:
+         intent: dict[str, Any], tier: str = "must", function: str = "deltas.run") -> None:
     """Register one case; ``intent`` is ``{"error": code}`` or a subset of the result."""
     CASES.append({"group": group, "name": name, "anchor": anchor, "tier": tier,
-                  "description": description, "function": "deltas.run", "input": input,
+                  "description": description, "function": function, "input": input,
                   "intent": intent})
 
 
@@ -272,7 +278,7 @@ case("deltas.window", "abort-ignored", anchor="deltas.live-window",
      input={"attempts": [{"deltas": ["one", {"abort": "user stop"}, "two"]}],
             "configured": "collect"},
      intent={"perCall": [t("one")], "configured": [t("one")],
-             "outcome": err("effect.aborted")})
+             "outcome": {**err("effect.aborted"), "reason": "user stop"}})
 case("deltas.window", "late-after-failure", anchor="deltas.live-window",
      description="Nothing is delivered after a failed call settles either.",
      input={"attempts": [{"deltas": ["a"], "outcome": "raise"}], "late": ["b", "c"]},
@@ -312,6 +318,361 @@ case("deltas.input", "durable-per-call", anchor="deltas.vector-run",
 case("deltas.input", "unknown-key", anchor="deltas.vector-run",
      description="Unknown input keys are refused, not ignored.",
      input={"attempts": [{"deltas": ["a"]}], "sinks": {}}, intent={"error": "argument.invalid"})
+
+
+# -- deltas.record: the record and its JSON form (function deltas.record) ---------------------
+
+def rec(group_name: str, *, anchor: str, description: str, input: dict[str, Any],
+        intent: dict[str, Any]) -> None:
+    case("deltas.record", group_name, anchor=anchor, description=description, input=input,
+         intent=intent, function="deltas.record")
+
+
+def bad_record(name: str, description: str, input: dict[str, Any]) -> None:
+    case("deltas.record", name, anchor="deltas.record", description=description, input=input,
+         intent={"error": "argument.invalid"}, function="deltas.record")
+
+
+rec("text", anchor="deltas.json",
+    description="A text chunk's JSON form is {delta, origin}.",
+    input=t("Hi"), intent=t("Hi"))
+rec("absent-omitted", anchor="deltas.json",
+    description="Absent fields are omitted from the JSON form: done/reset false vanish.",
+    input={**t("Hi"), "done": False, "reset": False}, intent=t("Hi"))
+rec("terminal-usage", anchor="deltas.json",
+    description="The terminal chunk carries done and the usage in the stream chapter's wire "
+    "form.",
+    input=done(USAGE), intent=done(USAGE))
+rec("reset", anchor="deltas.record",
+    description="A reset chunk is {delta: \"\", reset: true, attempt: n} with n >= 2.",
+    input=reset(3), intent=reset(3))
+bad_record("empty-text", "A text chunk carries a non-empty delta.", t(""))
+bad_record("reset-without-attempt", "A reset chunk needs its attempt.",
+           {"delta": "", "origin": ORIGIN, "reset": True})
+bad_record("reset-attempt-one", "No reset precedes attempt 1: the attempt is >= 2.",
+           {"delta": "", "origin": ORIGIN, "reset": True, "attempt": 1})
+bad_record("reset-with-text", "A reset chunk's delta is empty.",
+           {"delta": "x", "origin": ORIGIN, "reset": True, "attempt": 2})
+bad_record("reset-and-done", "A chunk is a reset or a terminal, not both.",
+           {"delta": "", "origin": ORIGIN, "reset": True, "attempt": 2, "done": True})
+bad_record("attempt-on-text", "Only a reset chunk carries an attempt.",
+           {**t("a"), "attempt": 2})
+bad_record("usage-on-text", "Only the terminal chunk carries usage.", {**t("a"), "usage": USAGE})
+bad_record("terminal-with-text", "The terminal chunk's delta is empty.",
+           {"delta": "a", "origin": ORIGIN, "done": True})
+bad_record("delta-not-text", "A delta is a tainted string, nothing else.",
+           {"delta": 5, "origin": ORIGIN})
+
+# -- deltas.guards: guard order -----------------------------------------------------------------
+case("deltas.guards", "order-first-wins", anchor="deltas.guard-order",
+     description="The guards check each delta in middleware order and the first to raise "
+     "wins: the safety guard (first) severs a delta that also breaks the token budget.",
+     input={"attempts": [{"deltas": ["s3cr3t!!"]}], "validators": [SECRET],
+            "maxStreamTokens": 1},
+     intent={"perCall": [], "outcome": err("governance.delta-severed")})
+case("deltas.guards", "order-reversed", anchor="deltas.guard-order",
+     description="With the budget middleware before the safety middleware, the budget guard "
+     "raises first.",
+     input={"attempts": [{"deltas": ["s3cr3t!!"]}], "validators": [SECRET],
+            "maxStreamTokens": 1, "order": ["budget", "safety"]},
+     intent={"perCall": [], "outcome": err("governance.stream-token-budget")})
+
+# -- deltas.window: cancellation through the decide scope (decision 8) ---------------------------
+case("deltas.window", "execution-cancel", anchor="deltas.cancellation",
+     description="Decision 8: the execution's cancel reaches a streaming call through the "
+     "scope's composed signal; the call rejects with the abort reason, nothing more is "
+     "delivered and no terminal chunk is sent.",
+     input={"scope": True, "configured": "collect",
+            "attempts": [{"deltas": ["one", {"abort": "execution cancelled",
+                                             "source": "execution"}, "two"]}]},
+     intent={"perCall": [t("one")], "configured": [t("one")],
+             "outcome": {**err("effect.aborted"), "reason": "execution cancelled"}})
+case("deltas.window", "decider-cancel", anchor="deltas.cancellation",
+     description="Decision 8: the decider's own signal, composed by the scope, stops the "
+     "stream the same way.",
+     input={"scope": True, "attempts": [{"deltas": ["one", {"abort": "decider stop"}, "two"],
+                                         "usage": USAGE}]},
+     intent={"perCall": [t("one")],
+             "outcome": {**err("effect.aborted"), "reason": "decider stop"}})
+
+# -- deltas.phases: the safety middleware's phases (decision 10) ---------------------------------
+SEND = {"type": "tool-call", "id": "c1", "name": "send", "arguments": '{"body": "s3cr3t"}'}
+case("deltas.phases", "input-phase", anchor="deltas.safety-phases",
+     description="Decision 10: the input form runs before next: a rejected input never "
+     "reaches the effect, so no sink hears anything.",
+     input={"attempts": [{"deltas": ["x"]}], "validators": [SECRET],
+            "input": "tell me the s3cr3t"},
+     intent={"perCall": [], "executions": 0, "outcome": err("governance.safety-violation")})
+case("deltas.phases", "output-joined-text", anchor="deltas.output-text",
+     description="A wire-form message is checked as the concatenation of its text blocks "
+     "(the text the deltas reconstruct): a match split across two blocks is found.",
+     input={"attempts": [{"deltas": [], "end": False, "output": {
+         "role": "assistant", "content": [{"type": "text", "text": "the s3c"},
+                                          {"type": "text", "text": "r3t"}]}}],
+            "validators": [SECRET]},
+     intent={"outcome": err("governance.safety-violation")})
+case("deltas.phases", "output-tool-arguments", anchor="deltas.output-text",
+     description="Every string of the output is checked on its own, tool-call arguments "
+     "included.",
+     input={"attempts": [{"deltas": [], "end": False, "output": {
+         "role": "assistant", "content": [SEND]}}], "validators": [SECRET]},
+     intent={"outcome": err("governance.safety-violation")})
+case("deltas.phases", "output-only-text-blocks-join", anchor="deltas.output-text",
+     description="Only text blocks are joined: a text block and a reasoning block are checked "
+     "apart, so 's3c' + 'r3t' across them is no match.",
+     input={"attempts": [{"deltas": [], "end": False, "output": {
+         "role": "assistant", "content": [{"type": "text", "text": "s3c"},
+                                          {"type": "reasoning", "text": "r3t"}]}}],
+            "validators": [SECRET]},
+     intent={"outcome": ok({"role": "assistant", "content": [
+         {"type": "text", "text": "s3c"}, {"type": "reasoning", "text": "r3t"}]})})
+
+# -- deltas.obligations: decisions 5 and 13 -------------------------------------------------------
+case("deltas.obligations", "unmarked-rewriter", anchor="deltas.inspects-obligation",
+     description="Decision 13: a middleware that rewrites the output without inspects_output "
+     "is not detected: the stream bypasses its rewrite. Setting the marker is the "
+     "middleware's obligation.",
+     input={"attempts": [{"deltas": ["the ", "secret"]}],
+            "rewrite": {"replace": ["secret", "[x]"]}},
+     intent={"perCall": [t("the "), t("secret"), done()], "warnings": [],
+             "outcome": ok("the [x]")})
+case("deltas.obligations", "marked-rewriter", anchor="deltas.inspects-obligation",
+     description="Decision 13: the same middleware with the marker refuses streaming instead.",
+     input={"attempts": [{"deltas": ["the ", "secret"]}], "configured": "collect",
+            "rewrite": {"replace": ["secret", "[x]"], "inspectsOutput": True}},
+     intent={"perCall": [], "configured": [], "warnings": ["deltas.streaming-disabled"],
+             "outcome": ok("the [x]")})
+case("deltas.obligations", "never-rewritten", anchor="deltas.no-redaction",
+     description="Decision 5: redaction acts on what is journaled; the channel never rewrites "
+     "a delta: the text a redactor masks in the result reaches the sinks as written.",
+     input={"attempts": [{"deltas": ["mail ", "a@b.co"]}], "configured": "collect",
+            "rewrite": {"replace": ["a@b.co", "[redacted]"]}},
+     intent={"perCall": [t("mail "), t("a@b.co"), done()],
+             "configured": [t("mail "), t("a@b.co")], "outcome": ok("mail [redacted]")})
+case("deltas.obligations", "sever-not-mask", anchor="deltas.no-redaction",
+     description="A guard lets a delta through or severs; it never masks it.",
+     input={"attempts": [{"deltas": ["mail ", "a@b.co"]}], "validators": [PII]},
+     intent={"perCall": [t("mail ")], "outcome": err("governance.delta-severed")})
+
+# -- deltas.live: decision 5 (function deltas.replay) ----------------------------------------------
+HELLO = ["Hello", "Hello", "ok"]
+NOTHING: dict[str, Any] = {"perCall": [], "configured": [], "executions": []}
+case("deltas.live", "never-journaled", anchor="deltas.live-only", function="deltas.replay",
+     description="Decision 5: a durable step and a decision stream live; the journal holds "
+     "their returned values only (no delta, origin or terminal), and neither the resume "
+     "(which replays the recorded step and decision) nor a read-only replay runs an effect "
+     "or calls a sink.",
+     input={"deltas": ["Hel", "lo"]},
+     intent={
+         "start": {"status": "suspended", "output": None,
+                   "perCall": [t("Hel"), t("lo"), done()],
+                   "configured": [t("Hel"), t("lo"), t("Hel"), t("lo")],
+                   "executions": ["durable", "transient"]},
+         "resume": {"status": "completed", "output": HELLO, **NOTHING},
+         "replay": {"status": "completed", "output": HELLO, **NOTHING},
+         "journal": [
+             {"kind": "EXECUTION_STARTED",
+              "payload": {"executionId": "x1", "workflow": "w", "input": None}},
+             {"kind": "STEP_STARTED", "payload": {"stepId": "llm#1", "toolId": "llm",
+                                                  "input": None, "idempotencyKey": "x1/llm#1"}},
+             {"kind": "STEP_COMPLETED", "payload": {"stepId": "llm#1", "output": "Hello"}},
+             {"kind": "DECISION_RECORDED", "payload": {"decisionId": "plan", "choice": "Hello"}},
+             {"kind": "EXECUTION_SUSPENDED",
+              "payload": {"gateId": "approve", "on": None, "correlationKey": None}},
+             {"kind": "RESUME_RECEIVED", "payload": {"gateId": "approve", "payload": "ok"}},
+             {"kind": "EXECUTION_RESUMED", "payload": {"gateId": "approve"}},
+             {"kind": "EXECUTION_COMPLETED", "payload": {"output": HELLO}},
+         ]})
+case("deltas.live", "without-configured-sink", anchor="deltas.live-only",
+     function="deltas.replay",
+     description="Decision 5: the same with only the decider's per-call sink.",
+     input={"deltas": ["a"], "configured": "none"},
+     intent={"start": {"status": "suspended", "output": None,
+                       "perCall": [t("a"), done()], "configured": None,
+                       "executions": ["durable", "transient"]},
+             "replay": {"status": "completed", "output": ["a", "a", "ok"], "perCall": [],
+                        "configured": None, "executions": []}})
+
+# -- deltas.llm: the collector and the LLM effect (function deltas.llm) ----------------------------
+PL = "llm:planner"
+PROMPT = {"messages": [{"role": "user", "content": [{"type": "text", "text": "plan?"}]}]}
+
+
+def pt(text: str) -> dict[str, Any]:
+    return t(text, PL)
+
+
+def pdone(usage: dict[str, int] | None = None) -> dict[str, Any]:
+    return done(usage, PL)
+
+
+def preset(n: int) -> dict[str, Any]:
+    return {"delta": "", "origin": PL, "reset": True, "attempt": n}
+
+
+def msg(*blocks: dict[str, Any]) -> dict[str, Any]:
+    return {"role": "assistant", "content": list(blocks)}
+
+
+def tx(text: str) -> dict[str, Any]:
+    return {"type": "text", "text": text}
+
+
+def start(i: int, kind: str = "text") -> dict[str, Any]:
+    return {"type": "block-start", "index": i, "blockType": kind}
+
+
+def delta(i: int, text: str, kind: str = "text-delta") -> dict[str, Any]:
+    return {"type": kind, "index": i, "text": text}
+
+
+def end(i: int, block: dict[str, Any]) -> dict[str, Any]:
+    return {"type": "block-end", "index": i, "block": block}
+
+
+def finish(kind: str = "stop", **failure: str) -> dict[str, Any]:
+    reason: dict[str, Any] = {"kind": kind}
+    if failure:
+        reason["failure"] = failure
+    return {"type": "finish", "reason": reason}
+
+
+def text_script(pieces: list[str], usage: dict[str, int] | None = None) -> list[dict[str, Any]]:
+    chunks = [start(0), *(delta(0, p) for p in pieces), end(0, tx("".join(pieces)))]
+    if usage is not None:
+        chunks.append({"type": "usage", "usage": usage})
+    return [*chunks, finish()]
+
+
+def llm(name: str, *, anchor: str, description: str, input: dict[str, Any],
+        intent: dict[str, Any], tier: str = "must") -> None:
+    case("deltas.llm", name, anchor=anchor, description=description,
+         input={"input": PROMPT, **input}, intent=intent, tier=tier, function="deltas.llm")
+
+
+llm("returns-message", anchor="deltas.llm-output",
+    description="The LLM effect streams the adapter through the collector and returns the "
+    "assembled message in wire form.",
+    input={"scripts": [{"chunks": text_script(["Hel", "lo"], USAGE)}]},
+    intent={"perCall": [pt("Hel"), pt("lo"), pdone(USAGE)], "outcome": ok(msg(tx("Hello"))),
+            "adapter": {"calls": 1, "pulled": 6, "models": ["m1"]}})
+llm("adapter-raises", anchor="deltas.llm-output",
+    description="An adapter that raises mid-stream is folded into an error finish by the "
+    "consumer wrapper: the call fails with effect.llm-error after the text that arrived.",
+    input={"scripts": [{"chunks": text_script(["Hel", "lo"]), "raiseAfter": 2}]},
+    intent={"perCall": [pt("Hel")], "outcome": {
+        "ok": False, "code": "effect.llm-error",
+        "failure": {"code": "stream.scripted.failure", "message": "scripted failure"}}})
+llm("model-override", anchor="deltas.llm-input",
+    description="The input's model overrides the effect's default.",
+    input={"input": {**PROMPT, "model": "m2"}, "scripts": [{"chunks": text_script(["ok"])}]},
+    intent={"adapter": {"calls": 1, "pulled": 4, "models": ["m2"]}})
+llm("tainted-feedback", anchor="deltas.llm-input",
+    description="Decision 9: a delta a sink feeds back into a prompt is refused by "
+    "guard_request before the adapter is called.",
+    input={"scripts": [{"chunks": text_script(["go"])}, {"chunks": text_script(["no"])}],
+           "feedBack": True},
+    intent={"feedBack": {"outcome": {"ok": False, "code": "governance.tainted-request"},
+                         "adapterCalls": 0}})
+llm("malformed-input", anchor="deltas.llm-input",
+    description="Malformed LLM input is argument.invalid, and the adapter is not called.",
+    input={"input": {"messages": "plan?"}, "scripts": [{"chunks": text_script(["x"])}]},
+    intent={"perCall": [], "outcome": err("argument.invalid"),
+            "adapter": {"calls": 0, "pulled": 0, "models": []}})
+llm("unknown-input-field", anchor="deltas.llm-input",
+    description="An unknown LLM input field is refused, not ignored.",
+    input={"input": {**PROMPT, "prompt": "x"}, "scripts": [{"chunks": text_script(["x"])}]},
+    intent={"outcome": err("argument.invalid")})
+llm("text-only", anchor="deltas.collect-text",
+    description="Only text deltas are delivered: reasoning and tool-call deltas belong to "
+    "the returned message.",
+    input={"scripts": [{"chunks": [
+        start(0, "reasoning"), delta(0, "think", "reasoning-delta"),
+        end(0, {"type": "reasoning", "text": "think"}),
+        start(1), delta(1, "Hi"), end(1, tx("Hi")),
+        start(2, "tool-call"),
+        {"type": "tool-call-delta", "index": 2, "id": "c1", "name": "f",
+         "argumentsDelta": "{}"},
+        end(2, {"type": "tool-call", "id": "c1", "name": "f", "arguments": "{}"}),
+        finish("tool-calls")]}]},
+    intent={"perCall": [pt("Hi"), pdone()], "outcome": ok(msg(
+        {"type": "reasoning", "text": "think"}, tx("Hi"),
+        {"type": "tool-call", "id": "c1", "name": "f", "arguments": "{}"}))})
+llm("guarded", anchor="deltas.collect-text",
+    description="The collector writes each text delta to the guarded channel: a sever "
+    "propagates and fails the call, on both sinks.",
+    input={"scripts": [{"chunks": text_script(["the s3", "cr3t"])}],
+           "validators": [SECRET], "deltaSink": "collect"},
+    intent={"perCall": [pt("the s3")], "deltaSink": [pt("the s3")],
+            "outcome": err("governance.delta-severed")})
+llm("finish-usage", anchor="deltas.collect-finish",
+    description="After a successful finish the stream's usage is reported (wire names) and "
+    "ends the end-of-stream chunk.",
+    input={"scripts": [{"chunks": text_script(["a"], USAGE)}]},
+    intent={"usage": [USAGE], "perCall": [pt("a"), pdone(USAGE)]})
+llm("finish-error", anchor="deltas.collect-finish",
+    description="A finish of kind error is a turn error (effect.llm-error with the failure), "
+    "never a message; no usage is reported and no terminal chunk is sent.",
+    input={"scripts": [{"chunks": [start(0), delta(0, "par"), {"type": "usage", "usage": USAGE},
+                                   finish("error", code="overloaded", message="busy")]}]},
+    intent={"perCall": [pt("par")], "usage": [{}], "outcome": {
+        "ok": False, "code": "effect.llm-error",
+        "failure": {"code": "overloaded", "message": "busy"}}})
+llm("finish-aborted", anchor="deltas.collect-finish",
+    description="A finish of kind aborted while the call's signal stands is "
+    "effect.llm-aborted.",
+    input={"scripts": [{"chunks": [start(0), delta(0, "par"),
+                                   finish("aborted", message="provider stopped")]}]},
+    intent={"perCall": [pt("par")], "outcome": {
+        "ok": False, "code": "effect.llm-aborted",
+        "failure": {"code": None, "message": "provider stopped"}}})
+llm("signal-severs", anchor="deltas.collect-signal",
+    description="Decision 6: once the signal aborts (here the per-call sink aborts it on "
+    "'lo'), the stream severs at the next chunk: nothing more is pulled from the adapter, "
+    "the call rejects with the reason (the effect's own abort chained as the cause), no "
+    "usage is reported and no terminal chunk is sent.",
+    input={"scripts": [{"chunks": text_script(["Hel", "lo", " world", "!"], USAGE),
+                        "honorSignal": False}], "abortOn": "lo"},
+    intent={"perCall": [pt("Hel"), pt("lo")], "usage": [{}],
+            "outcome": {**err("effect.aborted"), "reason": "stop at 'lo'",
+                        "cause": "effect.aborted"},
+            "adapter": {"calls": 1, "pulled": 3, "models": ["m1"]}})
+llm("no-runtime", anchor="deltas.no-runtime",
+    description="Without a runtime the collector delivers directly: text to the per-call "
+    "sink then the configured sink; the end chunk to the per-call sink only.",
+    input={"runtime": False, "deltaSink": "collect",
+           "scripts": [{"chunks": text_script(["Hel", "lo"], USAGE)}]},
+    intent={"perCall": [pt("Hel"), pt("lo"), pdone(USAGE)],
+            "deltaSink": [pt("Hel"), pt("lo")], "usage": [USAGE],
+            "outcome": ok(msg(tx("Hello")))})
+llm("no-runtime-sink-raises", anchor="deltas.no-runtime",
+    description="Without a runtime nothing isolates a sink: its exception propagates and "
+    "fails the call.",
+    input={"runtime": False, "perCall": "raise",
+           "scripts": [{"chunks": text_script(["Hel", "lo"])}]},
+    intent={"perCall": [pt("Hel")], "warnings": [],
+            "outcome": err("effect.scripted-sink-failure")})
+llm("runtime-isolates-sink", anchor="deltas.no-runtime",
+    description="Contrast: under the runtime the same sink's exception is reported and the "
+    "call carries on.",
+    input={"perCall": "raise", "scripts": [{"chunks": text_script(["Hel", "lo"])}]},
+    intent={"perCall": [pt("Hel"), pt("lo"), pdone()],
+            "warnings": ["deltas.sink-raised"] * 3, "outcome": ok(msg(tx("Hello")))})
+LOST = [start(0), delta(0, "dra"), finish("error", message="lost")]
+llm("on-reset", anchor="deltas.llm-sinks",
+    description="Decision 12: with on_reset, reset chunks go to on_reset(attempt) and the "
+    "configured sink receives text only; the per-call sink gets both.",
+    input={"retry": 2, "onReset": True, "deltaSink": "collect",
+           "scripts": [{"chunks": LOST}, {"chunks": text_script(["fin", "al"])}]},
+    intent={"perCall": [pt("dra"), preset(2), pt("fin"), pt("al"), pdone()],
+            "deltaSink": [pt("dra"), pt("fin"), pt("al")], "resets": [2],
+            "outcome": ok(msg(tx("final")))})
+llm("without-on-reset", anchor="deltas.llm-sinks",
+    description="Decision 12: without on_reset the configured sink receives the reset "
+    "chunks too.",
+    input={"retry": 2, "deltaSink": "collect",
+           "scripts": [{"chunks": LOST}, {"chunks": text_script(["fin", "al"])}]},
+    intent={"deltaSink": [pt("dra"), preset(2), pt("fin"), pt("al")], "resets": None})
 
 
 def compute(c: Case) -> dict[str, Any]:

@@ -316,3 +316,25 @@ def test_default_on_warn_uses_python_warnings() -> None:
 def test_runtime_rejects_bad_configuration(kwargs: dict[str, Any]) -> None:
     with pytest.raises(InvalidArgument):
         EffectRuntime(**kwargs)
+
+
+def test_the_chain_is_composed_once_at_registration() -> None:
+    # spec: effects.lean-route -- the middleware's handle is bound when the effect is
+    # registered: replacing it afterwards changes nothing, and every call reuses the route
+    seen: list[str] = []
+
+    class Probe:
+        def handle(self, ctx: EffectContext, input: Any, next: Next) -> Any:
+            seen.append("composed")
+            return next(ctx, input)
+
+    probe = Probe()
+    runtime = EffectRuntime([Effect(tool_id="t", execute=lambda c, i: i)], middleware=[probe])
+
+    def replaced(ctx: EffectContext, input: Any, next: Next) -> Any:
+        seen.append("replaced")
+        return next(ctx, input)
+
+    probe.handle = replaced  # type: ignore[method-assign]
+    assert [runtime.call_transient("t", n, principal="p") for n in (1, 2)] == [1, 2]
+    assert seen == ["composed", "composed"]

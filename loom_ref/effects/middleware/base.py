@@ -60,7 +60,9 @@ class Middleware(Protocol):
 
 
 def inspects_output(middleware: object) -> bool:
-    """The middleware's ``inspects_output`` marker (False when absent)."""
+    """The middleware's ``inspects_output`` marker (False when absent). The marker is opt-in:
+    nothing detects a middleware that rewrites output without it (spec:
+    deltas.inspects-obligation -- setting it is the middleware's obligation)."""
     return getattr(middleware, "inspects_output", False) is True
 
 

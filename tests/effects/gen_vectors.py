@@ -1,0 +1,760 @@
+"""The governed-route conformance vectors (``effects.route``, and ``deltas.run`` cases that pin
+rules of ``spec/effects.md``): defined here, checked against loom_ref, written as files under
+``conformance/cases/effects.*/``.
+
+The 35 rows of the former plain-data route table are the core of ``effects.route``: each
+case states its ``intent``, one entry per step, written by hand from the rule it pins. An
+intent entry checks any of: ``outcome`` (exact), ``trace`` (exact, in order), or projections
+of the trace: ``attempts`` (the ``ctx.attempt`` of each ``execute``), ``sleeps``, ``records``
+(meter records), ``emitted``; plus ``signalAtEnd`` and ``idempotent``. An empty intent entry
+means the step observes nothing (``{}``). The ``expect`` written to the file is loom_ref's full
+answer, and generation fails if it contradicts the intent, so a bug cannot silently become a
+vector. ``test_vectors.py`` keeps files and loom_ref in step.
+
+Rewrite the files: ``python tests/effects/gen_vectors.py --write`` (or ``LOOM_REGEN=1`` with
+pytest). Check only: run without ``--write``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import sys
+from pathlib import Path
+from typing import Any
+
+from loom_ref.effects.vectors import VECTOR_FUNCTIONS
+from loom_ref.errors import LoomError
+
+ROOT = Path(__file__).resolve().parents[2] / "conformance" / "cases"
+GROUPS = (
+    "effects.route",
+    "effects.host",
+    "effects.refusals",
+    "effects.retry",
+    "effects.middleware",
+    "effects.metering",
+    "effects.context",
+    "effects.signals",
+    "effects.scope",
+    "effects.streaming",
+)
+
+Case = dict[str, Any]
+CASES: list[Case] = []
+
+
+def case(group: str, name: str, *, anchor: str, description: str, input: dict[str, Any],
+         intent: Any, tier: str = "must", function: str = "effects.route") -> None:
+    """Register one case. ``intent``: ``{"error": code}`` for a refused input; for
+    ``effects.route`` a list with one entry per step; for ``deltas.run`` a subset of the
+    result."""
+    CASES.append({"group": group, "name": name, "anchor": anchor, "tier": tier,
+                  "description": description, "function": function, "input": input,
+                  "intent": intent})
+
+
+# -- building blocks --------------------------------------------------------------------------
+
+OK = {"return": "ok"}
+FLAKY = {"raise": {"code": "test.flaky", "message": "flaky"}}
+FATAL = {"raise": {"code": "test.fatal", "message": "fatal"}}
+
+
+def eff(*script: dict[str, Any], tool: str = "t", **kw: Any) -> dict[str, Any]:
+    return {"toolId": tool, "script": list(script), **kw}
+
+
+def T(**kw: Any) -> dict[str, Any]:
+    """A transient call of ``t`` by principal ``p`` (the defaults), input 1."""
+    return {"call": {"tool": "t", "input": 1, **kw}}
+
+
+def D(**kw: Any) -> dict[str, Any]:
+    """A durable call of ``t`` with idempotency key ``k1``, input 1."""
+    return {"call": {"tool": "t", "mode": "durable", "input": 1, "idempotencyKey": "k1", **kw}}
+
+
+def S(scope: str = "s1", **kw: Any) -> dict[str, Any]:
+    """A call of ``t`` through the decide scope ``scope``."""
+    return {"call": {"tool": "t", "input": 1, "scope": scope, **kw}}
+
+
+def RETRY(n: int = 3, **kw: Any) -> dict[str, Any]:
+    return {"kind": "retry", "maxAttempts": n, **kw}
+
+
+def RL(capacity: float, rate: float, **kw: Any) -> dict[str, Any]:
+    return {"kind": "rateLimit", "capacity": capacity, "rate": rate, **kw}
+
+
+def PROBE(name: str, **kw: Any) -> dict[str, Any]:
+    return {"kind": "probe", "name": name, **kw}
+
+
+def out(value: Any) -> dict[str, Any]:
+    return {"output": value}
+
+
+def err(code: str, **extra: Any) -> dict[str, Any]:
+    return {"error": {"code": code, **extra}}
+
+
+def denied(principal: str, mode: str, tool: str = "t") -> dict[str, Any]:
+    return err("effect.denied", toolId=tool, principal=principal, mode=mode)
+
+
+RATE_LIMITED = err("effect.rate-limited", retryAfter=None)  # rate 0: no token ever comes
+
+
+def X(attempt: int, mode: str = "transient", *, key: str | None = None, principal: str = "p",
+      execution: str | None = None, input: Any = 1, now: float = 0.0, tool: str = "t"
+      ) -> dict[str, Any]:
+    """A trace entry: the effect executed, with this context."""
+    return {"execute": {"attempt": attempt, "toolId": tool, "mode": mode,
+                        "principal": principal, "executionId": execution,
+                        "idempotencyKey": key, "input": input, "now": now}}
+
+
+def REC(usage: dict[str, int], mode: str, *, principal: str = "p", tool: str = "t"
+        ) -> dict[str, Any]:
+    """A meter record as the route reports it (charged = the sum of the usage)."""
+    return {"toolId": tool, "principal": principal, "mode": mode, "usage": usage,
+            "charged": sum(usage.values()), "advisory": mode == "transient"}
+
+
+def route(effects: list[dict[str, Any]], steps: list[dict[str, Any]], **config: Any
+          ) -> dict[str, Any]:
+    return {"effects": effects, "steps": steps, **config}
+
+
+def jittered(n: int, *, base: float, mult: float, cap: float, jitter: float, key: str) -> float:
+    """The backoff of spec ``effects.retry-backoff`` recomputed here from its formula."""
+    d = base
+    for _ in range(n - 1):
+        if d >= cap or d == 0.0 or mult == 1.0:
+            break
+        d *= mult
+    d = min(cap, d)
+    digest = hashlib.blake2b(f"{key}#{n}".encode(), digest_size=8).digest()
+    u = int.from_bytes(digest, "big") / 2.0**64
+    return round(d * (1 - jitter + jitter * u), 6)
+
+
+# -- effects.route: the order of the stages (effects.route-order) -----------------------------
+
+case("effects.route", "plain-transient", anchor="effects.route-order",
+     description="An allowed transient call runs the effect once, as attempt 1.",
+     input=route([eff({"return": {"answer": 42}})], [T()]),
+     intent=[{"outcome": out({"answer": 42}), "trace": [X(1)]}])
+case("effects.route", "plain-durable", anchor="effects.route-order",
+     description="The durable door takes the same route; the effect sees the idempotency key.",
+     input=route([eff(OK)], [D()]),
+     intent=[{"outcome": out("ok"), "trace": [X(1, "durable", key="k1")]}])
+case("effects.route", "unknown-tool", anchor="effects.unknown-tool",
+     description="An unregistered tool id fails before any stage runs: no middleware, no "
+     "meter.",
+     input=route([eff(OK)], [T(tool="nope")], meter={"budget": 10},
+                 middleware=[PROBE("outer")]),
+     intent=[{"outcome": err("effect.unknown-tool"), "trace": []}])
+case("effects.route", "denied-before-chain", anchor="effects.route-order",
+     description="The authorizer runs before the chain: a denied call takes no rate-limit "
+     "token, so the next allowed call still finds one.",
+     input=route([eff(OK)], [T(principal="mallory"), T(principal="alice"), T(principal="alice")],
+                 grants=[{"principal": "alice", "toolId": "t", "modes": ["transient"]}],
+                 middleware=[RL(1, 0)]),
+     intent=[{"outcome": denied("mallory", "transient"), "trace": []},
+             {"outcome": out("ok"), "attempts": [1]},
+             {"outcome": RATE_LIMITED, "trace": []}])
+case("effects.route", "mode-refused", anchor="effects.route-order",
+     description="An effect that allows durable calls only refuses a transient one.",
+     input=route([eff(OK, modes=["durable"])], [T(), D()]),
+     intent=[{"outcome": err("effect.mode-refused"), "trace": []},
+             {"outcome": out("ok"), "attempts": [1]}])
+case("effects.route", "mode-before-metering", anchor="effects.route-order",
+     description="The mode check comes before metering admission.",
+     input=route([eff(OK, modes=["durable"])], [T()], meter={"budget": 0}),
+     intent=[{"outcome": err("effect.mode-refused"), "trace": []}])
+case("effects.route", "mode-after-chain", anchor="effects.route-order",
+     description="The mode check runs inside the chain: the rate limiter counted the "
+     "refused call.",
+     input=route([eff(OK, modes=["durable"])], [T(), D()], middleware=[RL(1, 0)]),
+     intent=[{"outcome": err("effect.mode-refused")}, {"outcome": RATE_LIMITED}])
+case("effects.route", "metering-before-kill", anchor="effects.route-order",
+     description="Metering admission comes before the kill switch.",
+     input=route([eff(OK)], [{"kill": {"reason": "maintenance"}}, T()], meter={"budget": 0}),
+     intent=[{}, {"outcome": err("effect.over-budget"), "trace": []}])
+case("effects.route", "kill-before-signal", anchor="effects.route-order",
+     description="The kill switch comes before the signal check.",
+     input=route([eff(OK)], [{"kill": {"reason": "broken", "toolId": "t"}},
+                             T(aborted="user cancelled")]),
+     intent=[{}, {"outcome": err("effect.killed", message="broken"), "trace": []}])
+case("effects.route", "chain-then-inner", anchor="effects.route-order",
+     description="The chain runs outermost first and its innermost next enters the inner "
+     "route; a middleware reads attempt 0 before the effect runs, the number of the last "
+     "attempt after.",
+     input=route([eff(OK)], [T()], middleware=[PROBE("outer"), PROBE("inner")]),
+     intent=[{"outcome": out("ok"), "trace": [
+         {"enter": "outer", "attempt": 0, "input": 1},
+         {"enter": "inner", "attempt": 0, "input": 1},
+         X(1),
+         {"leave": "inner", "attempt": 1, "output": "ok"},
+         {"leave": "outer", "attempt": 1, "output": "ok"},
+     ]}])
+
+# -- effects.host: registration and the kernel's seam ----------------------------------------
+
+case("effects.host", "invoke-refuses-transient", anchor="effects.host-seam",
+     description="invoke accepts only a durable call record.",
+     input=route([eff(OK)], [T(door="invoke")]),
+     intent=[{"outcome": err("argument.invalid"), "trace": []}])
+case("effects.host", "invoke-transient-refuses-durable", anchor="effects.host-seam",
+     description="invoke_transient accepts only a transient call record.",
+     input=route([eff(OK)], [D(door="invokeTransient")]),
+     intent=[{"outcome": err("argument.invalid"), "trace": []}])
+case("effects.host", "call-transient", anchor="effects.host-seam",
+     description="The keyword door (ADR 0119's invokeTransient(toolId, input, {signal})) "
+     "builds a transient record and takes the same route.",
+     input=route([eff(OK)], [{"call": {"tool": "t", "input": 1, "door": "callTransient",
+                                        "principal": "q"}}],
+                 grants=[{"principal": "q", "toolId": "t", "modes": ["transient"]}]),
+     intent=[{"outcome": out("ok"), "trace": [X(1, principal="q")]}])
+case("effects.host", "is-idempotent", anchor="effects.host-seam",
+     description="is_idempotent answers the effect's declaration; an unknown tool id is "
+     "not idempotent.",
+     input=route([eff(OK, idempotent=True), eff(OK, tool="u")],
+                 [{"isIdempotent": "t"}, {"isIdempotent": "u"}, {"isIdempotent": "nope"}]),
+     intent=[{"idempotent": True}, {"idempotent": False}, {"idempotent": False}])
+case("effects.host", "registration-defaults", anchor="effects.registration",
+     description="An effect registered without modes allows both doors and is not "
+     "idempotent.",
+     input=route([eff(OK)], [T(), D(), {"isIdempotent": "t"}]),
+     intent=[{"outcome": out("ok")}, {"outcome": out("ok")}, {"idempotent": False}])
+case("effects.host", "registration-once", anchor="effects.registration",
+     description="A tool id is registered at most once: a second registration is "
+     "argument.invalid.",
+     input=route([eff(OK), eff({"return": "other"})], [T()]),
+     intent={"error": "argument.invalid"})
+
+# -- effects.refusals ---------------------------------------------------------------------------
+
+case("effects.refusals", "denied-untouched", anchor="effects.refusal-untouched",
+     description="A denied call never reaches the chain, the meter or the effect.",
+     input=route([eff(OK)], [T(principal="mallory")], meter={"budget": 10},
+                 grants=[{"principal": "alice", "toolId": "*", "modes": ["transient"]}],
+                 middleware=[PROBE("outer"), RETRY()]),
+     intent=[{"outcome": denied("mallory", "transient"), "trace": []}])
+case("effects.refusals", "killed-untouched", anchor="effects.refusal-untouched",
+     description="A call refused inside the chain (kill switch) is not executed or "
+     "recorded; the middleware around saw the refusal pass through.",
+     input=route([eff(OK)], [{"kill": {"reason": "ops"}}, T()], meter={"budget": 10},
+                 middleware=[PROBE("outer")]),
+     intent=[{}, {"outcome": err("effect.killed", message="ops"), "trace": [
+         {"enter": "outer", "attempt": 0, "input": 1},
+         {"leave": "outer", "attempt": 0, "error": "effect.killed"},
+     ]}])
+case("effects.refusals", "denied-by-mode", anchor="effects.authorizer",
+     description="The authorizer sees the mode: a transient-only grant denies the durable "
+     "call, and the refusal names the triple.",
+     input=route([eff(OK)], [T(), D()],
+                 grants=[{"principal": "p", "toolId": "t", "modes": ["transient"]}]),
+     intent=[{"outcome": out("ok")}, {"outcome": denied("p", "durable"), "trace": []}])
+case("effects.refusals", "wildcard-grant", anchor="effects.authorizer",
+     description="\"*\" matches any principal; a grant without modes covers both; a tool no "
+     "grant names is denied.",
+     input=route([eff(OK), eff(OK, tool="u")],
+                 [T(principal="anyone"), D(principal="anyone"), T(tool="u")],
+                 grants=[{"principal": "*", "toolId": "t"}]),
+     intent=[{"outcome": out("ok")}, {"outcome": out("ok")},
+             {"outcome": denied("p", "transient", tool="u")}])
+case("effects.refusals", "no-grants-deny-all", anchor="effects.authorizer",
+     description="An empty grant list allows nothing.",
+     input=route([eff(OK)], [T()], grants=[]),
+     intent=[{"outcome": denied("p", "transient"), "trace": []}])
+case("effects.refusals", "kill-message", anchor="effects.refusal-codes",
+     description="A refusal's message is the stage's reason: the kill reason.",
+     input=route([eff(OK)], [{"kill": {"reason": "rollout paused", "toolId": "t"}}, T()]),
+     intent=[{}, {"outcome": err("effect.killed", message="rollout paused")}])
+case("effects.refusals", "rate-limited-retry-after", anchor="effects.refusal-codes",
+     description="effect.rate-limited carries retry_after: the seconds until a token "
+     "(1 token at 2 per second: 0.5).",
+     input=route([eff(OK)], [T(), T()], middleware=[RL(1, 2)]),
+     intent=[{"outcome": out("ok")},
+             {"outcome": err("effect.rate-limited", retryAfter=0.5), "trace": []}])
+case("effects.refusals", "mode-refused-not-retried", anchor="effects.refusal-never-retried",
+     description="A mode refusal is never retried: no sleep, no attempt.",
+     input=route([eff(OK, modes=["transient"])], [D()], middleware=[RETRY()]),
+     intent=[{"outcome": err("effect.mode-refused"), "trace": []}])
+case("effects.refusals", "over-budget", anchor="effects.metering-admission",
+     description="A call the budget cannot cover is refused before the effect, and not "
+     "retried.",
+     input=route([eff(OK)], [T()], meter={"budget": 0}, middleware=[RETRY()]),
+     intent=[{"outcome": err("effect.over-budget"), "trace": []}])
+case("effects.refusals", "killed-global", anchor="effects.kill-switch",
+     description="A global kill refuses every tool, and is not retried.",
+     input=route([eff(OK), eff(OK, tool="u")],
+                 [{"kill": {"reason": "maintenance"}}, T(), T(tool="u")],
+                 meter={"budget": 10}, middleware=[RETRY()]),
+     intent=[{}, {"outcome": err("effect.killed", message="maintenance"), "trace": []},
+             {"outcome": err("effect.killed", message="maintenance"), "trace": []}])
+case("effects.refusals", "killed-other-tool", anchor="effects.kill-switch",
+     description="A per-tool kill leaves other tools running.",
+     input=route([eff(OK)], [{"kill": {"reason": "broken", "toolId": "other"}}, T()]),
+     intent=[{}, {"outcome": out("ok"), "attempts": [1]}])
+case("effects.refusals", "kill-revive", anchor="effects.kill-switch",
+     description="revive releases the switch; a per-tool kill outlives a global revive.",
+     input=route([eff(OK)], [{"kill": {"reason": "broken", "toolId": "t"}}, T(),
+                             {"revive": {}}, T(), {"revive": {"toolId": "t"}}, T()]),
+     intent=[{}, {"outcome": err("effect.killed", message="broken")}, {},
+             {"outcome": err("effect.killed", message="broken")}, {},
+             {"outcome": out("ok")}])
+case("effects.refusals", "killed-between-retries", anchor="effects.refusal-never-retried",
+     description="A kill engaged during attempt 1 refuses attempt 2, which is not retried.",
+     input=route([eff({"kill": {"reason": "ops"}, **FLAKY}, OK)], [T()], middleware=[RETRY()]),
+     intent=[{"outcome": err("effect.killed", message="ops"), "trace": [X(1), {"sleep": 0.1}]}])
+case("effects.refusals", "argument-invalid-not-retried", anchor="effects.refusal-never-retried",
+     description="argument.invalid is never retried either.",
+     input=route([eff({"raise": {"code": "argument.invalid", "message": "bad input"}}, OK)],
+                 [T()], middleware=[RETRY()]),
+     intent=[{"outcome": err("argument.invalid", message="bad input"), "attempts": [1],
+              "sleeps": []}])
+
+# -- effects.retry ------------------------------------------------------------------------------
+
+case("effects.retry", "re-enters-with-attempts", anchor="effects.retry-attempts",
+     description="Each retry re-enters the inner route: attempt n sees ctx.attempt == n, "
+     "after a backoff on the injected clock.",
+     input=route([eff(FLAKY, FLAKY, OK)], [T()], middleware=[RETRY(3, baseDelay=0.5)]),
+     intent=[{"outcome": out("ok"), "trace": [X(1), {"sleep": 0.5}, X(2, now=0.5),
+                                              {"sleep": 1.0}, X(3, now=1.5)]}])
+case("effects.retry", "exhausted", anchor="effects.retry-attempts",
+     description="After max_attempts the last failure propagates unchanged.",
+     input=route([eff(FLAKY)], [T()],
+                 middleware=[RETRY(2, baseDelay=1.0, multiplier=3.0)]),
+     intent=[{"outcome": err("test.flaky", message="flaky"), "attempts": [1, 2],
+              "sleeps": [1.0]}])
+case("effects.retry", "capped-backoff", anchor="effects.retry-backoff",
+     description="The backoff doubles up to max_delay.",
+     input=route([eff(FLAKY)], [T()], middleware=[RETRY(5, baseDelay=1.0, maxDelay=3.0)]),
+     intent=[{"outcome": err("test.flaky", message="flaky"), "attempts": [1, 2, 3, 4, 5],
+              "sleeps": [1.0, 2.0, 3.0, 3.0]}])
+case("effects.retry", "jitter-keyed", anchor="effects.retry-backoff",
+     description="Jitter is keyed by the seed and the idempotency key: the schedule is a "
+     "pure function of the call.",
+     input=route([eff(FLAKY, FLAKY, OK)], [D(idempotencyKey="x1/t#1")],
+                 middleware=[RETRY(3, baseDelay=1.0, jitter=1.0, seed="s")]),
+     intent=[{"outcome": out("ok"), "attempts": [1, 2, 3], "sleeps": [
+         jittered(n, base=1.0, mult=2.0, cap=10.0, jitter=1.0, key="s:x1/t#1") for n in (1, 2)
+     ]}])
+case("effects.retry", "transient-jitter-key", anchor="effects.retry-backoff",
+     description="A transient call has no idempotency key: its jitter key is \"<seed>:\".",
+     input=route([eff(FLAKY, OK)], [T(idempotencyKey="ignored")],
+                 middleware=[RETRY(2, baseDelay=1.0, jitter=0.5, seed="s")]),
+     intent=[{"outcome": out("ok"), "sleeps": [
+         jittered(1, base=1.0, mult=2.0, cap=10.0, jitter=0.5, key="s:")]}])
+case("effects.retry", "not-retryable", anchor="effects.retry-attempts",
+     description="An error outside retry_on propagates at once.",
+     input=route([eff(FATAL, OK)], [T()], middleware=[RETRY(3, retryOn=["test.flaky"])]),
+     intent=[{"outcome": err("test.fatal", message="fatal"), "attempts": [1], "sleeps": []}])
+case("effects.retry", "retry-on-match", anchor="effects.retry-attempts",
+     description="An error retry_on names is retried.",
+     input=route([eff(FLAKY, OK)], [T()], middleware=[RETRY(3, retryOn=["test.flaky"])]),
+     intent=[{"outcome": out("ok"), "attempts": [1, 2], "sleeps": [0.1]}])
+case("effects.retry", "crash-not-caught", anchor="effects.retry-attempts",
+     description="A crash (not an Exception) is never caught by a retry.",
+     input=route([eff({"crash": True}, OK)], [T()], middleware=[RETRY(3)]),
+     intent=[{"outcome": {"crashed": True}, "trace": [X(1)]}])
+case("effects.retry", "rate-limited-inside", anchor="effects.refusal-never-retried",
+     description="A limiter inside the retry takes a token per attempt; its refusal is final.",
+     input=route([eff(FLAKY, FLAKY, OK)], [T()], middleware=[RETRY(3), RL(2, 0)]),
+     intent=[{"outcome": RATE_LIMITED, "attempts": [1, 2], "sleeps": [0.1, 0.2]}])
+case("effects.retry", "attempts-seen-by-middleware", anchor="effects.retry-attempts",
+     description="Outside the retry a middleware reads 0 before the first attempt; inside, "
+     "each pass reads the attempts run so far.",
+     input=route([eff(FLAKY, OK)], [T()],
+                 middleware=[PROBE("outer"), RETRY(3), PROBE("inner")]),
+     intent=[{"outcome": out("ok"), "trace": [
+         {"enter": "outer", "attempt": 0, "input": 1},
+         {"enter": "inner", "attempt": 0, "input": 1},
+         X(1),
+         {"leave": "inner", "attempt": 1, "error": "test.flaky"},
+         {"sleep": 0.1},
+         {"enter": "inner", "attempt": 1, "input": 1},
+         X(2, now=0.1),
+         {"leave": "inner", "attempt": 2, "output": "ok"},
+         {"leave": "outer", "attempt": 2, "output": "ok"},
+     ]}])
+
+# -- effects.middleware ---------------------------------------------------------------------------
+
+case("effects.middleware", "rate-limit-refill", anchor="effects.rate-limit",
+     description="The bucket refills from the injected clock at rate tokens per second.",
+     input=route([eff(OK)], [T(), T(), {"advance": 0.25}, T(), {"advance": 0.25}, T()],
+                 middleware=[RL(1, 2)]),
+     intent=[{"outcome": out("ok")},
+             {"outcome": err("effect.rate-limited", retryAfter=0.5), "trace": []}, {},
+             {"outcome": err("effect.rate-limited", retryAfter=0.25), "trace": []}, {},
+             {"outcome": out("ok"), "attempts": [1]}])
+case("effects.middleware", "rate-limit-per-tool", anchor="effects.rate-limit",
+     description="By default the bucket is the tool's: another principal shares it.",
+     input=route([eff(OK)], [T(principal="a"), T(principal="b")], middleware=[RL(1, 0)]),
+     intent=[{"outcome": out("ok")}, {"outcome": RATE_LIMITED}])
+case("effects.middleware", "rate-limit-per-principal", anchor="effects.rate-limit",
+     description="per=\"principal\": one bucket per principal.",
+     input=route([eff(OK)], [T(principal="a"), T(principal="b"), T(principal="a")],
+                 middleware=[RL(1, 0, per="principal")]),
+     intent=[{"outcome": out("ok")}, {"outcome": out("ok")}, {"outcome": RATE_LIMITED}])
+case("effects.middleware", "rate-limit-per-call", anchor="effects.rate-limit",
+     description="per=\"call\": one bucket per (principal, tool id).",
+     input=route([eff(OK), eff(OK, tool="u")],
+                 [T(principal="a"), T(principal="a", tool="u"), T(principal="b"),
+                  T(principal="a")],
+                 middleware=[RL(1, 0, per="call")]),
+     intent=[{"outcome": out("ok")}, {"outcome": out("ok")}, {"outcome": out("ok")},
+             {"outcome": RATE_LIMITED}])
+case("effects.middleware", "limit-outside-retry", anchor="effects.middleware-order",
+     description="A limiter outside the retry takes one token per call, whatever the "
+     "attempts.",
+     input=route([eff(FLAKY, OK, OK)], [T(), T()], middleware=[RL(1, 0), RETRY(3)]),
+     intent=[{"outcome": out("ok"), "attempts": [1, 2], "sleeps": [0.1]},
+             {"outcome": RATE_LIMITED, "trace": []}])
+case("effects.middleware", "envelope-wraps", anchor="effects.envelope",
+     description="The envelope returns {tool, result}.",
+     input=route([eff({"return": [1, 2]})], [T()], middleware=[{"kind": "envelope"}]),
+     intent=[{"outcome": out({"tool": "t", "result": [1, 2]})}])
+case("effects.middleware", "envelope-failure-unwrapped", anchor="effects.envelope",
+     description="A failure passes through the envelope unwrapped.",
+     input=route([eff(FATAL)], [T()], middleware=[{"kind": "envelope"}]),
+     intent=[{"outcome": err("test.fatal", message="fatal")}])
+case("effects.middleware", "envelope-outside-retry", anchor="effects.middleware-order",
+     description="Outermost first: an envelope outside a retry wraps the final output once.",
+     input=route([eff(FLAKY, OK)], [T()], middleware=[{"kind": "envelope"}, RETRY(2)]),
+     intent=[{"outcome": out({"tool": "t", "result": "ok"}), "attempts": [1, 2],
+              "sleeps": [0.1]}])
+case("effects.middleware", "short-circuit", anchor="effects.middleware-order",
+     description="A middleware that calls next zero times answers for the call: the effect "
+     "never runs.",
+     input=route([eff(OK)], [T()],
+                 middleware=[PROBE("outer"), PROBE("cache", **{"return": "cached"})]),
+     intent=[{"outcome": out("cached"), "trace": [
+         {"enter": "outer", "attempt": 0, "input": 1},
+         {"enter": "cache", "attempt": 0, "input": 1},
+         {"leave": "cache", "attempt": 0, "output": "cached"},
+         {"leave": "outer", "attempt": 0, "output": "cached"},
+     ]}])
+case("effects.middleware", "next-takes-ctx", anchor="effects.middleware-ctx",
+     description="next(ctx, input): a middleware may change the input; the context it passes "
+     "on is the call's (principal, mode, idempotency key, attempt count).",
+     input=route([eff({"echo": True})], [D()],
+                 middleware=[PROBE("rewrite", setInput={"q": 2}), PROBE("inner")]),
+     intent=[{"outcome": out({"q": 2}), "trace": [
+         {"enter": "rewrite", "attempt": 0, "input": 1},
+         {"enter": "inner", "attempt": 0, "input": {"q": 2}},
+         X(1, "durable", key="k1", input={"q": 2}),
+         {"leave": "inner", "attempt": 1, "output": {"q": 2}},
+         {"leave": "rewrite", "attempt": 1, "output": {"q": 2}},
+     ]}])
+
+# -- effects.metering ---------------------------------------------------------------------------
+
+case("effects.metering", "durable-record", anchor="effects.metering-record",
+     description="A durable attempt is recorded with its usage, not advisory.",
+     input=route([eff({"usage": {"inputTokens": 3, "outputTokens": 4}, **OK})], [D()],
+                 meter={"budget": 100}),
+     intent=[{"outcome": out("ok"), "trace": [
+         X(1, "durable", key="k1"),
+         {"record": REC({"inputTokens": 3, "outputTokens": 4}, "durable")}]}])
+case("effects.metering", "transient-advisory", anchor="effects.metering-record",
+     description="A transient attempt's record is advisory (and still charged).",
+     input=route([eff({"usage": {"outputTokens": 2}, **OK})], [T()], meter={"budget": 100}),
+     intent=[{"outcome": out("ok"), "records": [REC({"outputTokens": 2}, "transient")]}])
+case("effects.metering", "no-usage", anchor="effects.metering-record",
+     description="An attempt that reported nothing is recorded with empty usage.",
+     input=route([eff(OK)], [T()], meter={"budget": 100}),
+     intent=[{"outcome": out("ok"), "records": [REC({}, "transient")]}])
+case("effects.metering", "failed-attempts-recorded", anchor="effects.metering-record",
+     description="Every attempt that reached the effect is recorded once, failed or not, "
+     "before the retry sleeps.",
+     input=route([eff({"usage": {"units": 2}, **FLAKY}, {"usage": {"units": 1}, **OK})],
+                 [D()], meter={"budget": 100}, middleware=[RETRY(2)]),
+     intent=[{"outcome": out("ok"), "trace": [
+         X(1, "durable", key="k1"), {"record": REC({"units": 2}, "durable")}, {"sleep": 0.1},
+         X(2, "durable", key="k1", now=0.1), {"record": REC({"units": 1}, "durable")}]}])
+case("effects.metering", "budget-exhausted", anchor="effects.metering-admission",
+     description="Spend recorded by one call refuses the next.",
+     input=route([eff({"usage": {"units": 5}, **OK})], [T(), T()], meter={"budget": 5}),
+     intent=[{"outcome": out("ok"), "records": [REC({"units": 5}, "transient")]},
+             {"outcome": err("effect.over-budget"), "trace": []}])
+case("effects.metering", "estimate", anchor="effects.metering-admission",
+     description="Admission asks spent + estimate <= budget: 0 + 3 <= 5 admits, 3 + 3 does "
+     "not.",
+     input=route([eff({"usage": {"units": 3}, **OK})], [T(), T()],
+                 meter={"budget": 5, "estimate": 3}),
+     intent=[{"outcome": out("ok")}, {"outcome": err("effect.over-budget")}])
+case("effects.metering", "over-budget-between-retries", anchor="effects.metering-admission",
+     description="Admission runs per attempt: a failed attempt's spend refuses the next.",
+     input=route([eff({"usage": {"units": 3}, **FLAKY}, OK)], [D()], meter={"budget": 3},
+                 middleware=[RETRY(3)]),
+     intent=[{"outcome": err("effect.over-budget"), "attempts": [1], "sleeps": [0.1],
+              "records": [REC({"units": 3}, "durable")]}])
+
+# -- effects.context ------------------------------------------------------------------------------
+
+case("effects.context", "fields", anchor="effects.context",
+     description="The context carries the call's tool id, mode, principal, execution id, "
+     "and the idempotency key on the durable path only.",
+     input=route([eff(OK)], [D(executionId="x1", stepId="t#1", idempotencyKey="x1/t#1"),
+                             T(executionId="x1", idempotencyKey="k9")]),
+     intent=[{"trace": [X(1, "durable", key="x1/t#1", execution="x1")]},
+             {"trace": [X(1, execution="x1")]}])
+case("effects.context", "usage-per-attempt", anchor="effects.usage",
+     description="report_usage adds counters within an attempt; each attempt starts empty.",
+     input=route([eff({"usage": [{"a": 1}, {"a": 2, "b": 1}], **FLAKY},
+                      {"usage": {"a": 5}, **OK})],
+                 [T()], meter={"budget": 100}, middleware=[RETRY(2)]),
+     intent=[{"outcome": out("ok"), "records": [REC({"a": 3, "b": 1}, "transient"),
+                                                REC({"a": 5}, "transient")]}])
+case("effects.context", "emit-durable", anchor="effects.emit",
+     description="On the durable path emit forwards each event to the call's on_emit, in "
+     "order.",
+     input=route([eff({"emit": [{"kind": "progress"}, {"kind": "half"}], **OK})], [D()]),
+     intent=[{"outcome": out("ok"), "trace": [X(1, "durable", key="k1"),
+                                              {"emit": {"kind": "progress"}},
+                                              {"emit": {"kind": "half"}}]}])
+case("effects.context", "emit-transient-noop", anchor="effects.emit",
+     description="On the transient path emit is a no-op.",
+     input=route([eff({"emit": [{"kind": "progress"}], **OK})], [T()]),
+     intent=[{"outcome": out("ok"), "trace": [X(1)]}])
+case("effects.context", "injected-clock", anchor="effects.injected-clock",
+     description="The effect's ctx.clock is the runtime's injected clock: retry sleeps "
+     "advance it, and so do the scenario's advances.",
+     input=route([eff(FLAKY, FLAKY, OK)], [T(), {"advance": 10}, T()], clock=100,
+                 middleware=[RETRY(3, baseDelay=0.5)]),
+     intent=[{"outcome": out("ok"), "trace": [X(1, now=100), {"sleep": 0.5}, X(2, now=100.5),
+                                              {"sleep": 1.0}, X(3, now=101.5)]},
+             {}, {"outcome": out("ok"), "trace": [X(1, now=111.5), {"sleep": 0.5},
+                                                  X(2, now=112.0), {"sleep": 1.0},
+                                                  X(3, now=113.0)]}])
+
+# -- effects.signals ----------------------------------------------------------------------------
+
+case("effects.signals", "aborted-before", anchor="effects.signal-abort",
+     description="An aborted signal refuses the call with its reason; the effect, the meter "
+     "and the retry are untouched.",
+     input=route([eff(OK)], [T(aborted="user cancelled")], meter={"budget": 10},
+                 middleware=[RETRY()]),
+     intent=[{"outcome": err("effect.aborted", reason="user cancelled"), "trace": []}])
+case("effects.signals", "aborted-during-success", anchor="effects.signal-abort",
+     description="An abort while the effect ran rejects even a returned value; the attempt "
+     "that ran is recorded.",
+     input=route([eff({"abort": "stop", "return": "late"})], [T()], meter={"budget": 10}),
+     intent=[{"outcome": err("effect.aborted", reason="stop"),
+              "trace": [X(1), {"record": REC({}, "transient")}]}])
+case("effects.signals", "aborted-during-failure", anchor="effects.signal-abort",
+     description="An abort wins over the effect's own error, chained as its cause; it is "
+     "not retried.",
+     input=route([eff({"abort": "stop", **FLAKY}, OK)], [T()], middleware=[RETRY()]),
+     intent=[{"outcome": err("effect.aborted", reason="stop", cause="test.flaky"),
+              "attempts": [1], "sleeps": []}])
+case("effects.signals", "compose-execution", anchor="effects.signal-compose",
+     description="The execution's cancel reaches the call through the scope's composition, "
+     "with its reason.",
+     input=route([eff({"abort": {"source": "execution", "reason": "execution cancelled"},
+                       "return": "late"})],
+                 [{"scope": {"name": "s1", "executionId": "x1"}}, S()]),
+     intent=[{}, {"outcome": err("effect.aborted", reason="execution cancelled"),
+                  "attempts": [1]}])
+case("effects.signals", "compose-caller", anchor="effects.signal-compose",
+     description="The decider's own signal reaches the call through the composition.",
+     input=route([eff({"abort": {"source": "call", "reason": "decider stop"},
+                       "return": "late"})],
+                 [{"scope": {"name": "s1", "executionId": "x1"}}, S()]),
+     intent=[{}, {"outcome": err("effect.aborted", reason="decider stop")}])
+case("effects.signals", "compose-first-aborted", anchor="effects.signal-compose",
+     description="Composing already-aborted inputs gives the first one's reason (execution, "
+     "then caller, then lifetime).",
+     input=route([eff(OK)], [{"scope": {"name": "s1", "executionId": "x1",
+                                         "executionAborted": "execution gone"}},
+                             S(aborted="caller gone"),
+                             {"scope": {"name": "s2", "executionId": "x1"}},
+                             S("s2", aborted="caller gone")]),
+     intent=[{}, {"outcome": err("effect.aborted", reason="execution gone"), "trace": []},
+             {}, {"outcome": err("effect.aborted", reason="caller gone"), "trace": []}])
+case("effects.signals", "detach", anchor="effects.signal-detach", tier="should",
+     description="The scope detaches a call's composite once the call settles: a later "
+     "cancel of the execution leaves the settled call's signal alone, and refuses the next "
+     "call.",
+     input=route([eff(OK)], [{"scope": {"name": "s1", "executionId": "x1"}},
+                             S(watchSignal=True),
+                             {"cancelExecution": {"scope": "s1", "reason": "later"}},
+                             S()]),
+     intent=[{}, {"outcome": out("ok"), "signalAtEnd": {"aborted": False}}, {},
+             {"outcome": err("effect.aborted", reason="later"), "trace": []}])
+case("effects.signals", "undetached-plain-call", anchor="effects.signal-detach",
+     tier="should",
+     description="Contrast: a call's own signal, aborted after the call settled, shows "
+     "aborted (what the detached composite of a scope call does not).",
+     input=route([eff({"abort": "after", "return": "x"})], [T(watchSignal=True)]),
+     intent=[{"outcome": err("effect.aborted", reason="after"),
+              "signalAtEnd": {"aborted": True, "reason": "after"}}])
+
+# -- effects.scope --------------------------------------------------------------------------------
+
+case("effects.scope", "runs-as-execution", anchor="effects.scope-principal",
+     description="A decide scope's call is transient and runs AS the deciding execution: "
+     "principal and execution id are its id, and grants are written against it.",
+     input=route([eff(OK)], [{"scope": {"name": "s1", "executionId": "exec-7"}}, S(), T()],
+                 grants=[{"principal": "exec-7", "toolId": "t", "modes": ["transient"]}]),
+     intent=[{}, {"outcome": out("ok"), "trace": [X(1, principal="exec-7",
+                                                      execution="exec-7")]},
+             {"outcome": denied("p", "transient")}])
+case("effects.scope", "full-route", anchor="effects.scope-principal",
+     description="A scope call takes the whole governed route: a durable-only effect "
+     "refuses it.",
+     input=route([eff(OK, modes=["durable"])],
+                 [{"scope": {"name": "s1", "executionId": "x1"}}, S()]),
+     intent=[{}, {"outcome": err("effect.mode-refused"), "trace": []}])
+case("effects.scope", "closed", anchor="effects.scope-closed",
+     description="A call through a closed scope is rejected with reason \"scope closed\" "
+     "without reaching the host (no middleware runs).",
+     input=route([eff(OK)], [{"scope": {"name": "s1", "executionId": "x1"}}, {"close": "s1"},
+                             S()], middleware=[PROBE("outer")]),
+     intent=[{}, {}, {"outcome": err("effect.aborted", reason="scope closed"), "trace": []}])
+case("effects.scope", "closed-mid-call", anchor="effects.scope-closed",
+     description="Closing the scope while a call runs aborts it with \"scope closed\"; later "
+     "calls are refused.",
+     input=route([eff({"abort": {"source": "scope"}, "return": "late"})],
+                 [{"scope": {"name": "s1", "executionId": "x1"}}, S(), S()]),
+     intent=[{}, {"outcome": err("effect.aborted", reason="scope closed"), "attempts": [1]},
+             {"outcome": err("effect.aborted", reason="scope closed"), "trace": []}])
+
+# -- effects.streaming: deltas.run cases that pin effects.md rules ------------------------------
+
+ORIGIN = "llm:llm"
+
+
+def txt(text: str) -> dict[str, Any]:
+    return {"delta": text, "origin": ORIGIN}
+
+
+DONE = {"delta": "", "origin": ORIGIN, "done": True}
+
+case("effects.streaming", "refused-durable", anchor="effects.streaming-refused",
+     function="deltas.run",
+     description="A durable call whose effect has a configured sink, under an inspects_output "
+     "middleware without a delta form: the sink receives nothing, the call completes, and "
+     "the runtime warns.",
+     input={"mode": "durable", "attempts": [{"deltas": ["a", "b"]}], "inspectsOutput": True,
+            "configured": "collect"},
+     intent={"configured": [], "warnings": ["deltas.streaming-disabled"],
+             "outcome": {"ok": True, "output": "ab"}})
+case("effects.streaming", "marked-rewriter", anchor="effects.inspects-output",
+     function="deltas.run",
+     description="A middleware that rewrites the output and says so (inspects_output) "
+     "refuses streaming; its rewrite applies to the result.",
+     input={"attempts": [{"deltas": ["the ", "secret"]}],
+            "rewrite": {"replace": ["secret", "[x]"], "inspectsOutput": True}},
+     intent={"perCall": [], "warnings": ["deltas.streaming-disabled"],
+             "outcome": {"ok": True, "output": "the [x]"}})
+case("effects.streaming", "delta-guard-covers", anchor="effects.inspects-output",
+     function="deltas.run",
+     description="An output-inspecting middleware that provides a delta_guard (the safety "
+     "middleware) does not refuse streaming.",
+     input={"attempts": [{"deltas": ["all ", "clear"]}],
+            "validators": [{"kind": "deny", "patterns": {"secret": "s3cr3t"}}]},
+     intent={"perCall": [txt("all "), txt("clear"), DONE], "warnings": []})
+
+
+# -- machinery ------------------------------------------------------------------------------------
+
+def compute(c: Case) -> dict[str, Any]:
+    """What loom_ref answers for the case (as ``expect``)."""
+    fn = VECTOR_FUNCTIONS[c["function"]]
+    try:
+        return {"result": fn(c["input"])}
+    except LoomError as error:
+        return {"error": {"code": error.code}}
+
+
+def _project(step: dict[str, Any], key: str) -> Any:
+    trace = step.get("trace", [])
+    if key == "attempts":
+        return [e["execute"]["attempt"] for e in trace if "execute" in e]
+    if key == "sleeps":
+        return [e["sleep"] for e in trace if "sleep" in e]
+    if key == "records":
+        return [e["record"] for e in trace if "record" in e]
+    if key == "emitted":
+        return [e["emit"] for e in trace if "emit" in e]
+    return step.get(key, "<absent>")
+
+
+def check_intent(c: Case, expect: dict[str, Any]) -> None:
+    intent, where = c["intent"], f"{c['group']}/{c['name']}"
+    if isinstance(intent, dict) and "error" in intent:
+        assert expect == {"error": {"code": intent["error"]}}, (where, expect)
+        return
+    assert "result" in expect, (where, expect)
+    result = expect["result"]
+    if c["function"] != "effects.route":
+        for key, value in intent.items():
+            assert result.get(key) == value, (where, key, result.get(key), value)
+        return
+    steps = result["steps"]
+    assert len(intent) == len(steps) == len(c["input"]["steps"]), where
+    for i, (want, got) in enumerate(zip(intent, steps, strict=True)):
+        if not want:
+            assert got == {}, (where, i, got)
+        for key, value in want.items():
+            assert _project(got, key) == value, (where, i, key, _project(got, key), value)
+
+
+def case_file(c: Case) -> tuple[Path, dict[str, Any]]:
+    expect = compute(c)
+    check_intent(c, expect)
+    doc = {
+        "id": f"{c['group']}/{c['name']}",
+        "anchor": c["anchor"],
+        "tier": c["tier"],
+        "description": c["description"],
+        "family": "vector",
+        "function": c["function"],
+        "input": c["input"],
+        "expect": expect,
+    }
+    return ROOT / c["group"] / f"{c['name']}.json", doc
+
+
+def canonical(doc: dict[str, Any]) -> str:
+    return json.dumps(doc, indent=2, sort_keys=True, ensure_ascii=False) + "\n"
+
+
+def write_all() -> int:
+    """Rewrite every case file of our groups (stale files of our groups are removed)."""
+    wanted = {}
+    for c in CASES:
+        path, doc = case_file(c)
+        wanted[path] = canonical(doc)
+    for group in GROUPS:
+        for old in (ROOT / group).glob("*.json") if (ROOT / group).is_dir() else []:
+            if old not in wanted:
+                old.unlink()
+    for path, text in wanted.items():
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+    return len(wanted)
+
+
+def main(argv: list[str]) -> int:
+    if "--write" in argv or os.environ.get("LOOM_REGEN") == "1":
+        print(f"wrote {write_all()} cases under {ROOT}")
+        return 0
+    for c in CASES:
+        case_file(c)
+    print(f"{len(CASES)} cases agree with loom_ref and their intents")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
