@@ -57,6 +57,10 @@ class LoomError(Exception):
 class InvalidArgument(LoomError, TypeError, ValueError):
     """A public entry point was called with an argument it does not accept.
 
+    spec: errors.invalid-argument -- a public entry point rejects a bad argument with this
+    class (code ``argument.invalid`` or a more specific ``argument.*``), never with an internal
+    exception.
+
     Subclasses ``TypeError`` and ``ValueError`` too, so callers that already catch those
     keep working (the hypothesis ``InvalidArgument`` convention).
     """

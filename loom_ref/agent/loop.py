@@ -71,8 +71,8 @@ from loom_ref.agent.tools import (
     tool_result_content,
 )
 from loom_ref.agent.transcript import Transcript
-from loom_ref.effects.collect import LLM_ABORTED, LLM_ERROR, LlmStreamFailed
-from loom_ref.errors import InvalidArgument
+from loom_ref.effects.collect import LLM_ABORTED, LLM_ERROR
+from loom_ref.errors import InvalidArgument, LoomError
 from loom_ref.kernel.context import ExecutionContext
 from loom_ref.kernel.errors import StepFailedError
 from loom_ref.kernel.runtime import LoomWarning
@@ -80,12 +80,14 @@ from loom_ref.stream.blocks import Message, Role, TextBlock, ToolCallBlock, Tool
 from loom_ref.stream.errors import WireError
 from loom_ref.stream.wire import block_to_json, message_from_json, message_to_json
 
-__all__ = ["SUMMARY_PREFIX", "TURN_ABORTED", "TURN_ERROR", "agent_loop", "initial_messages",
-           "summary_message"]
+__all__ = ["SUMMARY_PREFIX", "TRANSCRIPT_WARNING", "TURN_ABORTED", "TURN_ERROR", "agent_loop",
+           "initial_messages", "summary_message"]
 
 #: spec: agent.summary-message -- the text that introduces a compaction summary.
 SUMMARY_PREFIX = "Summary of the earlier conversation:\n"
 
+#: spec: agent.warn-transcript -- the stable code the transcript warning starts with.
+TRANSCRIPT_WARNING = "agent.transcript-bytes"
 TURN_ERROR = "agent.turn-error"
 TURN_ABORTED = "agent.turn-aborted"
 #: spec: agent.turn-error -- the model call's failure code -> the loop's turn error code.
@@ -151,10 +153,14 @@ def _assistant(raw: Any, tool_id: str) -> Message:
 
 def _model_call(step: str, call: Generator[Any, Any, Any]) -> Generator[Any, Any, Any]:
     """Drive ``call`` (a model or compaction call); a failed model stream becomes the turn
-    error (spec: agent.turn-error). ``step`` names the step or decisions, for the message."""
+    error (spec: agent.turn-error). ``step`` names the step or decisions, for the message.
+
+    The failure is recognised by its code, whatever raised it: the ``StepFailedError`` of a
+    durable step, or whatever a routed call's decider raised (``LlmStreamFailed`` from
+    ``create_llm_effect``, or any other implementation's error with that code)."""
     try:
         return (yield from call)
-    except (StepFailedError, LlmStreamFailed) as exc:
+    except LoomError as exc:
         code = _TURN_CODES.get(exc.code)
         if code is None:
             raise
@@ -183,7 +189,7 @@ class _Warner:
             return
         self.done = True
         message = (
-            f"agent.transcript-bytes: the transcript of {self.where!r} is {transcript.bytes} "
+            f"{TRANSCRIPT_WARNING}: the transcript of {self.where!r} is {transcript.bytes} "
             f"bytes, over warn_transcript_bytes={self.limit}; every turn journals it whole, so "
             "the journal grows with the square of the turns: configure "
             "compaction=Compaction(after_bytes=...) or set warn_transcript_bytes=False")
@@ -258,7 +264,11 @@ def _run_tool(ctx: ExecutionContext, config: AgentLoopConfig, turn: int, j: int,
 
 def agent_loop(ctx: ExecutionContext, config: AgentLoopConfig, input: Any
                ) -> Generator[Any, Any, dict[str, Any]]:
-    """Run the agent loop inside a runner body (see the module rules)."""
+    """Run the agent loop inside a runner body (see the module rules).
+
+    spec: agent.loop-body -- an ordinary generator over the execution context: every command
+    it yields is one the body could yield itself (``execute``, ``decide``, ``suspend``,
+    ``stream``); no new command, event kind or payload field."""
     if not isinstance(config, AgentLoopConfig):
         raise InvalidArgument(f"config must be an AgentLoopConfig, got {type(config).__name__}")
     transcript = Transcript(initial_messages(input))

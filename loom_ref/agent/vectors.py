@@ -1,6 +1,6 @@
 """The pure functions that the ``agent.*`` conformance vector groups call, JSON in, JSON out.
 
-Spec: ``spec/agent.md`` § Conformance vectors (``agent.vectors``). Each function takes the
+Spec: ``spec/agent.md`` § Conformance vectors. Each function takes the
 case's ``input`` object and returns its ``result`` object, or raises a ``LoomError`` whose
 ``code`` is the case's expected error code:
 
@@ -19,6 +19,8 @@ case's ``input`` object and returns its ``result`` object, or raises a ``LoomErr
   stored>}``, over a :class:`MemoryContentStore`.
 - ``agent.content_ref``: ``{"value": <json>}`` -> ``{"ref": "sha256:<hex>"}``.
 - ``agent.tool_result_content``: ``{"name": str, "result": <json>}`` -> ``{"content": str}``.
+- ``agent.model_effect``, ``agent.summarize``, ``agent.render_transcript``: the agent's effects
+  over a scripted provider (:mod:`loom_ref.agent.vectors_model`).
 """
 
 from __future__ import annotations
@@ -32,6 +34,11 @@ from loom_ref.agent.claim_check import MemoryContentStore, claim_check_envelope,
 from loom_ref.agent.compaction import Compaction, compaction_plan, kept_suffix_for_bytes
 from loom_ref.agent.tools import tool_result_content
 from loom_ref.agent.transcript import message_bytes
+from loom_ref.agent.vectors_model import (
+    model_effect_vector,
+    render_transcript_vector,
+    summarize_vector,
+)
 from loom_ref.errors import InvalidArgument
 from loom_ref.governance.taint import TaintedValue
 
@@ -149,5 +156,8 @@ VECTOR_FUNCTIONS: dict[str, Callable[[object], dict[str, Any]]] = {
     "agent.claim_check_envelope": claim_check_envelope_vector,
     "agent.content_ref": content_ref_vector,
     "agent.tool_result_content": tool_result_content_vector,
+    "agent.model_effect": model_effect_vector,
+    "agent.summarize": summarize_vector,
+    "agent.render_transcript": render_transcript_vector,
 }
 """Conformance function name -> implementation, for the conformance runner."""

@@ -30,8 +30,9 @@ __all__ = ["PROTOCOL_VERSION", "SCENARIO_CAPABILITIES", "LoomRefAdapter"]
 
 PROTOCOL_VERSION = 1
 
-#: What loom_ref's scenario side supports (INTERPRETING.md section 8).
-SCENARIO_CAPABILITIES = ("scenario", "crash", "torn-write", "always-replay")
+#: What loom_ref's scenario side supports (INTERPRETING.md sections 4, 5a and 8): ``agent``
+#: is the ``agent_loop`` instruction.
+SCENARIO_CAPABILITIES = ("scenario", "crash", "torn-write", "always-replay", "agent")
 
 
 class LoomRefAdapter:

@@ -18,7 +18,12 @@ order; each is an object whose ``op`` is one of :data:`OPS`:
   ``{"code": <the error's code>}``;
 - ``return {value?}`` -- ends the body with ``value`` (default ``null``); falling off the end
   returns ``null``;
-- ``raise {code, message}`` -- the body raises an error with that code and message.
+- ``raise {code, message}`` -- the body raises an error with that code and message;
+- ``agent_loop {config, input?, opaque?, as?}`` -- ``answer = yield from agent_loop(ctx,
+  config, input)`` (``spec/agent.md``; with ``opaque: true``, ``agent_step``), ``config`` a
+  literal JSON config that the runner's hooks turn into the implementation's loop
+  configuration (:mod:`loom_ref.conformance.agent_config`, INTERPRETING.md section 5a); the
+  answer is bound to ``as``. Needs capability ``agent``.
 
 Variables are one flat scope per drive of the body. The compiled body only *builds* commands
 through ``ctx`` and yields them, so the same compiled body runs on loom_ref's kernel (the
@@ -37,7 +42,7 @@ from loom_ref.errors import LoomError
 __all__ = ["OPS", "Hooks", "check_body", "compile_body"]
 
 OPS = frozenset({"execute", "decide", "suspend", "stream", "set", "if", "repeat", "try",
-                 "return", "raise"})
+                 "return", "raise", "agent_loop"})
 
 BodyFn = Callable[[Any, Any], Generator[Any, Any, Any]]
 
@@ -51,6 +56,12 @@ class Hooks(Protocol):
 
     def drift(self, name: str, values: list[Any]) -> Any:
         """The next value of ``$drift`` source ``name``."""
+        ...
+
+    def agent_loop(self, ctx: Any, config: Mapping[str, Any], input: Any, *, opaque: bool
+                   ) -> Generator[Any, Any, Any]:
+        """The agent loop of an ``agent_loop`` instruction, over ``ctx`` (``opaque``: the
+        one-frame ``agent_step`` form)."""
         ...
 
 
@@ -99,7 +110,11 @@ def _block(ctx: Any, body: Sequence[Mapping[str, Any]], env: Env, hooks: Hooks
             raise _Return(evaluate(ins.get("value"), env))
         elif op == "raise":
             raise ScriptedError(ins["message"], code=ins["code"])
-        if "as" in ins and op in ("execute", "decide", "suspend"):
+        elif op == "agent_loop":
+            result = yield from hooks.agent_loop(ctx, ins["config"],
+                                                 evaluate(ins.get("input"), env),
+                                                 opaque=bool(ins.get("opaque", False)))
+        if "as" in ins and op in ("execute", "decide", "suspend", "agent_loop"):
             env.vars[ins["as"]] = result
 
 

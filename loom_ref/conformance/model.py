@@ -82,6 +82,10 @@ class _Model:
     def drift(self, name: str, values: list[Any]) -> Any:
         return self.world.drift(name, values)
 
+    def agent_loop(self, ctx: Any, config: Mapping[str, Any], input: Any, *, opaque: bool
+                   ) -> Generator[Any, Any, Any]:
+        raise ScenarioBug("the linear model does not run agent loops")
+
     def emit(self, kind: str, payload: dict[str, Any]) -> None:
         event = {"kind": kind, "payload": _copy(payload)}
         self.events.append(event)

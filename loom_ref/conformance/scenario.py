@@ -12,6 +12,8 @@ journal as stored (``{"events", "tornTail"}``, or the ``error`` reading it raise
   (with ``torn``, that append writes only a strict prefix of its line) -- loom_ref's
   :class:`~loom_ref.journal.faults.FaultInjectingStore` (spec: journal.crash-model).
 - ``replay`` runs with effects that fail if called: any call shows in the trace.
+- ``agent_loop`` instructions run loom_ref's agent loop over the scripted world
+  (:mod:`loom_ref.conformance.agent_config`); its warnings join the action's, by code.
 - ``options.alwaysReplay``: after every step outcome, decision, stream append and resume, a
   read-only replay of the journal so far is run; a replay that raises or calls anything is
   reported as the warning ``conformance.always-replay-diverged``.
@@ -26,9 +28,10 @@ journal as stored (``{"events", "tornTail"}``, or the ``error`` reading it raise
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Generator, Mapping, Sequence
 from typing import Any
 
+from loom_ref.conformance.agent_config import AGENT_STEP_TOOL_ID, OpaqueAgent, run_agent_loop
 from loom_ref.conformance.interpreter import compile_body
 from loom_ref.conformance.world import World
 from loom_ref.effects.call import EffectCall, Mode
@@ -163,6 +166,7 @@ class ScenarioRun:
         self.always_replay = bool(case.get("options", {}).get("alwaysReplay", False))
         self.held: Any = None
         self.warnings: list[str] = []
+        self.opaque = OpaqueAgent(self.world)
 
     # -- hooks of the compiled body ----------------------------------------------------------
     def decider(self, name: str, decision_id: str) -> Callable[[Any], Any]:
@@ -178,6 +182,11 @@ class ScenarioRun:
     def drift(self, name: str, values: list[Any]) -> Any:
         return self.world.drift(name, values)
 
+    def agent_loop(self, ctx: Any, config: Mapping[str, Any], input: Any, *, opaque: bool
+                   ) -> Generator[Any, Any, Any]:
+        return run_agent_loop(ctx, config, input, self.world, self._warn,
+                              opaque=self.opaque if opaque else None)
+
     # -- runtimes ------------------------------------------------------------------------------
     def effects(self) -> EffectRegistry:
         registry = EffectRegistry()
@@ -189,6 +198,9 @@ class ScenarioRun:
                                       idempotency_key=call.idempotency_key or "")
                 return world.transient(tool, call.input)
             registry.add(tool, fn, idempotent=world.is_idempotent(tool))
+        if AGENT_STEP_TOOL_ID not in world.effects:
+            self.opaque.host = registry
+            registry.add(AGENT_STEP_TOOL_ID, self.opaque.invoke, idempotent=False)
         return registry
 
     def _warn(self, message: str) -> None:

@@ -89,9 +89,14 @@ class World:
 
     def call(self, tool: str, input: Any, *, step_id: str, idempotency_key: str) -> Any:
         """A durable invocation of ``tool`` (the kernel journals around it)."""
+        self.record_call(tool, input, step_id=step_id, idempotency_key=idempotency_key)
+        return self._answer(tool, input)
+
+    def record_call(self, tool: str, input: Any, *, step_id: str, idempotency_key: str
+                    ) -> None:
+        """Trace a durable invocation of ``tool`` (answered by someone else)."""
         self.trace.append({"call": {"tool": tool, "stepId": step_id,
                                     "idempotencyKey": idempotency_key, "input": _copy(input)}})
-        return self._answer(tool, input)
 
     def transient(self, tool: str, input: Any) -> Any:
         """A transient invocation of ``tool`` (never journaled)."""
@@ -101,7 +106,16 @@ class World:
     def decide(self, name: str, decision_id: str,
                invoke_transient: Callable[[str, Any], Any]) -> Answer:
         """Run decider ``name`` for ``decision_id``; raise what its script raises."""
+        self.trace_decider(decision_id)
+        return self.answer(name, invoke_transient)
+
+    def trace_decider(self, decision_id: str) -> None:
+        """Record that a decider runs for ``decision_id`` (before its decision is journaled)."""
         self.trace.append({"decider": {"decisionId": decision_id}})
+
+    def answer(self, name: str, invoke_transient: Callable[[str, Any], Any]) -> Answer:
+        """The next answer of scripted decider ``name``, untraced (the agent loop's deciders
+        are traced by the decision they run under, see ``trace_decider``)."""
         if name not in self.deciders:
             raise ScenarioBug(f"no decider named {name!r} in the case")
         n = self.decider_counts.get(name, 0)

@@ -95,7 +95,7 @@ def parse_journal(data: bytes, *, source: str = "<memory>") -> ParsedJournal:
         seq = obj.get("seq")
         if seq != lineno - 1 or type(seq) is not int:  # spec: journal.seq
             raise corrupt(lineno, "journal.seq-gap", f"expected seq {lineno - 1}, found {seq!r}")
-        if len(obj) != 3:
+        if len(obj) != 3:  # spec: journal.line-shape -- exactly seq, kind, payload (and crc)
             raise corrupt(lineno, "journal.malformed-line", f"unexpected members {sorted(obj)}")
         append(Event(seq=seq, kind=kind, payload=payload))  # type: ignore[arg-type]
     return ParsedJournal(execution_id=execution_id, events=events, torn=torn, good_size=good_size)

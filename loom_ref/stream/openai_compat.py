@@ -39,8 +39,7 @@ from loom_ref.stream.blocks import (
 from loom_ref.stream.chunks import StreamChunk
 from loom_ref.stream.errors import ProviderError, StreamAborted
 from loom_ref.stream.identity import APP_IDENTITY, AppIdentity, attribution_headers
-from loom_ref.stream.openai_mapping import MALFORMED_EVENT, ChatCompletionsMapper
-from loom_ref.stream.sse import SseDecoder
+from loom_ref.stream.openai_mapping import map_event_stream
 
 if TYPE_CHECKING:
     from loom_ref.signals import Signal
@@ -212,6 +211,23 @@ class OpenAICompatAdapter(LlmAdapter):
         body = json.dumps(build_chat_body(request)).encode("utf-8")
         return self._stream(body, signal)
 
+    @staticmethod
+    def _lines(response: http.client.HTTPResponse, signal: Signal) -> Iterator[str]:
+        """The response body line by line; the signal is checked between lines."""
+        while True:
+            if signal.aborted:
+                raise StreamAborted(f"aborted: {signal.reason}", reason=signal.reason)
+            try:
+                raw = response.readline()
+            except (OSError, http.client.HTTPException) as error:
+                raise ProviderError(
+                    f"reading the stream failed: {error}", code=TRANSPORT
+                ) from error
+            if not raw:
+                return  # the connection closed
+            # a line ends at LF, so no UTF-8 sequence is cut; CR line ends are split by the decoder
+            yield raw.decode("utf-8", "replace")
+
     def _stream(self, body: bytes, signal: Signal) -> Iterator[StreamChunk]:
         if signal.aborted:
             raise StreamAborted(f"aborted: {signal.reason}", reason=signal.reason)
@@ -231,32 +247,7 @@ class OpenAICompatAdapter(LlmAdapter):
                     code=HTTP_STATUS,
                     status=response.status,
                 )
-            decoder = SseDecoder()
-            mapper = ChatCompletionsMapper()
-            while True:
-                if signal.aborted:
-                    raise StreamAborted(f"aborted: {signal.reason}", reason=signal.reason)
-                try:
-                    raw = response.readline()
-                except (OSError, http.client.HTTPException) as error:
-                    raise ProviderError(
-                        f"reading the stream failed: {error}", code=TRANSPORT
-                    ) from error
-                if not raw:
-                    break  # the connection closed
-                event = decoder.feed_line(raw.decode("utf-8", "replace"))
-                if event is None:
-                    continue
-                if event.data.strip() == "[DONE]":
-                    break  # the provider's end-of-stream marker
-                try:
-                    payload = json.loads(event.data)
-                except ValueError as error:
-                    raise ProviderError(
-                        f"an event's data is not JSON: {error}", code=MALFORMED_EVENT
-                    ) from error
-                yield from mapper.feed(payload)
-            # spec: stream.openai.defer-usage-and-finish — at the end-of-stream marker
-            yield from mapper.end()
+            # spec: stream.openai.defer-usage-and-finish -- at the end-of-stream marker
+            yield from map_event_stream(self._lines(response, signal))
         finally:
             connection.close()

@@ -21,12 +21,15 @@ Rules (``spec/stream.md`` § The OpenAI-compatible adapter):
   finish every open block is closed with its assembled block.
 - Arguments a provider hands back as a parsed object are re-stringified
   (spec: stream.tool-arguments-raw-json).
+- :func:`map_event_stream` is the whole pure path from the response body's text to chunks:
+  server-sent events decoded per WHATWG (spec: stream.openai.sse), ``data: [DONE]`` as the
+  end-of-stream marker, each other event's data parsed as JSON and mapped.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from typing import Any
 
 import attrs
@@ -44,6 +47,7 @@ from loom_ref.stream.chunks import (
 )
 from loom_ref.stream.errors import ProviderError
 from loom_ref.stream.finish import FinishReason
+from loom_ref.stream.sse import SseDecoder
 from loom_ref.stream.usage import TokenUsage
 
 __all__ = [
@@ -53,6 +57,7 @@ __all__ = [
     "NO_FINISH_REASON",
     "UNKNOWN_FINISH_REASON",
     "ChatCompletionsMapper",
+    "map_event_stream",
     "map_finish_reason",
     "map_usage",
 ]
@@ -276,3 +281,28 @@ class ChatCompletionsMapper:
             out.append(UsageChunk(usage=self._usage))
         out.append(FinishChunk(reason=reason))
         return out
+
+
+def map_event_stream(texts: Iterable[str]) -> Iterator[StreamChunk]:
+    """Map a response body, given as text pieces of any size, onto protocol chunks.
+
+    Events are decoded as server-sent events (spec: stream.openai.sse); ``data: [DONE]`` ends
+    the stream, as does the end of ``texts`` (the connection closing); either way the deferred
+    block-ends, usage and finish follow (spec: stream.openai.defer-usage-and-finish). An event
+    whose data is not JSON raises ``stream.provider.malformed-event``.
+    """
+    decoder = SseDecoder()
+    mapper = ChatCompletionsMapper()
+    for text in texts:
+        for event in decoder.feed(text):
+            if event.data.strip() == "[DONE]":
+                yield from mapper.end()  # the provider's end-of-stream marker
+                return
+            try:
+                payload = json.loads(event.data)
+            except ValueError as error:
+                raise ProviderError(
+                    f"an event's data is not JSON: {error}", code=MALFORMED_EVENT
+                ) from error
+            yield from mapper.feed(payload)
+    yield from mapper.end()  # the connection closed

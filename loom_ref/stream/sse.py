@@ -4,15 +4,22 @@ Rules (``spec/stream.md`` § The OpenAI-compatible adapter, spec: stream.openai.
 LF, CRLF or CR; a line starting with ``:`` is a comment; ``field: value`` loses one space after
 the colon; ``data`` lines of one event join with LF; a blank line dispatches an event that has
 data; a partial event at end of input is discarded, as the standard requires.
+
+:meth:`SseDecoder.feed` takes text in pieces of any size (a CRLF split between two pieces is one
+line end); :meth:`SseDecoder.feed_line` takes one line at a time.
 """
 
 from __future__ import annotations
+
+import re
 
 import attrs
 
 from loom_ref.errors import InvalidArgument
 
 __all__ = ["SseDecoder", "SseEvent"]
+
+_LINE_END = re.compile(r"\r\n|\r|\n")
 
 
 @attrs.frozen(kw_only=True)
@@ -31,6 +38,28 @@ class SseDecoder:
         self._data: list[str] = []
         self._event = ""
         self._id: str | None = None
+        self._partial = ""  # text after the last line end seen by feed()
+        self._after_cr = False  # the last piece fed ended with CR: a leading LF is its pair
+
+    def feed(self, text: str) -> list[SseEvent]:
+        """Consume a piece of the stream; return the events it completes, in order.
+
+        spec: stream.openai.sse -- lines end at LF, CRLF or CR, wherever the pieces are cut; the
+        text after the last line end waits for the next piece (and is discarded if none comes).
+        """
+        if not isinstance(text, str):
+            raise InvalidArgument(f"text must be a str, got {type(text).__name__}")
+        if self._after_cr and text.startswith("\n"):
+            text = text[1:]  # the LF of a CRLF cut between two pieces
+        if text:
+            self._after_cr = text.endswith("\r")
+        *lines, self._partial = _LINE_END.split(self._partial + text)
+        events = []
+        for line in lines:
+            event = self.feed_line(line)
+            if event is not None:
+                events.append(event)
+        return events
 
     def feed_line(self, line: str) -> SseEvent | None:
         """Consume one line; return the event it completes, if any."""

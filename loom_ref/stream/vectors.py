@@ -10,37 +10,82 @@ Rules (``spec/stream.md`` § Conformance vectors, spec: stream.vectors):
 Either raises a ``StreamError`` whose ``code`` is the case's expected error code (a
 ``stream.wire.*`` code for malformed input; an assembler or rule code for a stream the
 assembler cannot fold).
+
+- ``stream.decode``: ``{"chunks": [wire chunks]}`` → ``{"chunks": [the decoded chunks, encoded
+  again]}``; malformed wire JSON raises its ``stream.wire.*`` code (spec: stream.wire.malformed).
+- ``stream.enforce``: ``{"chunks"}`` → ``{"yielded": <chunks enforce passed on>, "raised":
+  {"code": <rule id>, "index": <chunk index>} | null}`` (spec: stream.errors.rule-codes).
+- ``stream.consume``: ``{"scripts": [{"chunks", "raiseAfter"?}...], "calls"?, "abortAfter"?}``
+  → ``{"calls": [[the chunks consume yielded]...]}``: a :class:`ScriptedAdapter` behind the
+  consumer wrapper (spec: stream.adapter.consumer-wrapper, stream.scripted).
+- ``stream.openai_map``: ``{"sse": <text> | [<text piece>...]}`` → ``{"chunks": [...]}``: a
+  chat-completions response body through :func:`map_event_stream` (spec: stream.openai).
+- ``stream.attribution_headers``: ``{"identity": {"product", "version", "url"}}`` →
+  ``{"headers": {...}}``; a bad identity is ``argument.invalid`` (spec: stream.attribution).
+
+Inputs with unknown or missing members are ``stream.wire.*`` errors, like malformed chunks.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Set
 from typing import Any
 
+from loom_ref.signals import Signal
+from loom_ref.stream.adapter import LlmRequest, consume
 from loom_ref.stream.assembler import assemble
-from loom_ref.stream.contract import check
-from loom_ref.stream.errors import WireError
+from loom_ref.stream.contract import check, enforce
+from loom_ref.stream.errors import ContractViolationError, WireError
+from loom_ref.stream.identity import AppIdentity, attribution_headers
+from loom_ref.stream.openai_mapping import map_event_stream
+from loom_ref.stream.scripted import Script, ScriptedAdapter
 from loom_ref.stream.wire import (
     chunks_from_json,
+    chunks_to_json,
     finish_reason_to_json,
     message_to_json,
     usage_to_json,
 )
 
-__all__ = ["VECTOR_FUNCTIONS", "assemble_vector", "check_vector"]
+__all__ = [
+    "VECTOR_FUNCTIONS",
+    "assemble_vector",
+    "attribution_vector",
+    "check_vector",
+    "consume_vector",
+    "decode_vector",
+    "enforce_vector",
+    "openai_map_vector",
+]
 
 
-def _chunks_of(payload: object) -> Any:
+def _fields(payload: object, required: Set[str], optional: Set[str] = frozenset()) -> Any:
+    """The input object, refusing unknown and missing members (``stream.wire.*`` codes)."""
     if not isinstance(payload, Mapping):
         raise WireError("the input is not an object", code="stream.wire.not-an-object", path="$")
-    extra = sorted(str(k) for k in payload if k != "chunks")
+    extra = sorted(str(k) for k in payload if k not in required | optional)
     if extra:
         raise WireError(
             f"unknown input field(s) {extra}", code="stream.wire.unknown-field", path="$"
         )
-    if "chunks" not in payload:
-        raise WireError("missing field 'chunks'", code="stream.wire.missing-field", path="$.chunks")
-    return chunks_from_json(payload["chunks"], "$.chunks")
+    for name in sorted(required):
+        if name not in payload:
+            raise WireError(
+                f"missing field {name!r}", code="stream.wire.missing-field", path=f"$.{name}"
+            )
+    return payload
+
+
+def _count(value: object, path: str) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+        raise WireError(
+            "expected a non-negative integer", code="stream.wire.field-type", path=path
+        )
+    return value
+
+
+def _chunks_of(payload: object) -> Any:
+    return chunks_from_json(_fields(payload, {"chunks"})["chunks"], "$.chunks")
 
 
 def check_vector(payload: object) -> dict[str, Any]:
@@ -59,8 +104,107 @@ def assemble_vector(payload: object) -> dict[str, Any]:
     }
 
 
+def decode_vector(payload: object) -> dict[str, Any]:
+    """``stream.decode``: wire chunks decoded into the closed union and encoded again.
+
+    spec: stream.wire.malformed, stream.wire.camel-case, stream.wire.checker-owned-values
+    """
+    return {"chunks": chunks_to_json(_chunks_of(payload))}
+
+
+def enforce_vector(payload: object) -> dict[str, Any]:
+    """``stream.enforce``: how many chunks :func:`enforce` passed on, and the
+    ``ContractViolationError`` it raised (code and chunk index), if any.
+
+    spec: stream.errors.rule-codes
+    """
+    yielded = 0
+    raised: dict[str, Any] | None = None
+    try:
+        for _ in enforce(_chunks_of(payload)):
+            yielded += 1
+    except ContractViolationError as error:
+        raised = {"code": error.code, "index": error.details["index"]}
+    return {"yielded": yielded, "raised": raised}
+
+
+def consume_vector(payload: object) -> dict[str, Any]:
+    """``stream.consume``: a :class:`ScriptedAdapter` called ``calls`` times through
+    :func:`consume`, each call with a fresh signal that aborts once the consumer has taken
+    ``abortAfter`` chunks of that call (``0``: aborted before the call).
+
+    spec: stream.adapter.consumer-wrapper, stream.adapter.two-error-paths, stream.scripted
+    """
+    data = _fields(payload, {"scripts"}, {"calls", "abortAfter"})
+    raw = data["scripts"]
+    if not isinstance(raw, list) or not raw:
+        raise WireError(
+            "scripts must be a non-empty array", code="stream.wire.not-a-list", path="$.scripts"
+        )
+    scripts = []
+    for i, item in enumerate(raw):
+        where = f"$.scripts[{i}]"
+        script = _fields(item, {"chunks"}, {"raiseAfter"})
+        raise_after = script.get("raiseAfter")
+        scripts.append(Script(
+            chunks=list(chunks_from_json(script["chunks"], f"{where}.chunks")),
+            raise_after=None if raise_after is None else _count(raise_after, f"{where}.raiseAfter"),
+        ))
+    calls = _count(data.get("calls", len(scripts)), "$.calls")
+    abort_after = data.get("abortAfter")
+    if abort_after is not None:
+        abort_after = _count(abort_after, "$.abortAfter")
+    adapter = ScriptedAdapter(scripts)
+    request = LlmRequest(model="scripted", messages=[])
+    out = []
+    for _ in range(calls):
+        signal = Signal()
+        if abort_after == 0:
+            signal.abort("cancelled")
+        got: list[Any] = []
+        for chunk in consume(adapter, request, signal):
+            got.append(chunk)
+            if len(got) == abort_after:
+                signal.abort("cancelled")
+        out.append(chunks_to_json(got))
+    return {"calls": out}
+
+
+def openai_map_vector(payload: object) -> dict[str, Any]:
+    """``stream.openai_map``: a chat-completions SSE body mapped onto protocol chunks.
+
+    spec: stream.openai.sse, stream.openai.defer-usage-and-finish, stream.openai.disjoint-usage,
+    stream.openai.no-finish-reason-is-error, stream.openai.tool-call-identity
+    """
+    sse = _fields(payload, {"sse"})["sse"]
+    pieces = [sse] if isinstance(sse, str) else sse
+    if not isinstance(pieces, list) or not all(isinstance(p, str) for p in pieces):
+        raise WireError(
+            "sse must be a string or an array of strings", code="stream.wire.field-type",
+            path="$.sse",
+        )
+    return {"chunks": chunks_to_json(list(map_event_stream(pieces)))}
+
+
+def attribution_vector(payload: object) -> dict[str, Any]:
+    """``stream.attribution_headers``: the headers an identity puts on every provider request.
+
+    spec: stream.attribution.user-agent, stream.attribution.static
+    """
+    identity = _fields(payload, {"identity"})["identity"]
+    fields = _fields(identity, {"product", "version", "url"})
+    return {"headers": attribution_headers(AppIdentity(
+        product=fields["product"], version=fields["version"], url=fields["url"]
+    ))}
+
+
 VECTOR_FUNCTIONS: dict[str, Callable[[object], dict[str, Any]]] = {
     "stream.check": check_vector,
     "stream.assemble": assemble_vector,
+    "stream.decode": decode_vector,
+    "stream.enforce": enforce_vector,
+    "stream.consume": consume_vector,
+    "stream.openai_map": openai_map_vector,
+    "stream.attribution_headers": attribution_vector,
 }
 """Conformance function name → implementation, for the conformance runner."""

@@ -97,6 +97,7 @@ def test_the_middleware_checks_only_its_tools_and_refuses_bad_configs() -> None:
 
 
 def test_the_wrapped_plain_effect_works_in_both_host_forms() -> None:
+    # spec: agent.effect-forms -- callable as fn(call) and as fn(ctx, input)
     store = MemoryContentStore()
     fn = claim_check_middleware(store, ["search"]).wrap(
         "search", lambda target, input=None: BIG)

@@ -64,6 +64,7 @@ FAILURE_IDS = ["finish-error", "adapter-raised", "finish-aborted"]
 
 
 def test_is_an_effect_that_returns_the_assembled_message_and_sends_system_and_tools() -> None:
+    # spec: agent.effect-forms -- an Effect record for the governed runtime
     adapter = TurnScripted([reply("Hello there.", [("lookup", {"q": 1})])])
     effect = create_agent_model_effect(adapter, tool_id="llm", model="m", max_tokens=64,
                                        temperature=0.5, idempotent=True)

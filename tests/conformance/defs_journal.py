@@ -318,3 +318,73 @@ DEFINITIONS += [
              journal=["EXECUTION_STARTED", "STEP_STARTED", "STEP_COMPLETED", "STEP_STARTED",
                       "STEP_COMPLETED", "EXECUTION_COMPLETED"]),
 ]
+
+# -- values, clocks, crashes, one execution per journal -------------------------------------
+DEFINITIONS += [
+    vector("journal.format/nan-is-not-json", "journal.json-values",
+           "NaN is not a JSON value: a line holding it (with a matching crc) is malformed, "
+           "although some JSON decoders would accept it.",
+           function=P, input={"text": header() + ev(1, *START) + sealed(
+               '{"seq":2,"kind":"STEP_STARTED","payload":{"stepId":"a","toolId":"t",'
+               '"input":NaN,"idempotencyKey":"e1/a"}')},
+           claim=corrupt(3, "journal.malformed-line")),
+    vector("journal.format/infinity-is-not-json", "journal.json-values",
+           "-Infinity is not a JSON value either: every number in a journal is finite.",
+           function=P, input={"text": header() + sealed(
+               '{"seq":1,"kind":"EXECUTION_STARTED","payload":{"executionId":"e1",'
+               '"workflow":"w","input":[1,-Infinity]}')},
+           claim=corrupt(2, "journal.malformed-line")),
+    vector("journal.format/overflow-is-not-json", "journal.json-values",
+           "1e999 is valid JSON syntax but no finite number: a decoder that reads it as "
+           "infinity MUST still refuse the line.",
+           function=P, input={"text": header() + sealed(
+               '{"seq":1,"kind":"EXECUTION_STARTED","payload":{"executionId":"e1",'
+               '"workflow":"w","input":1e999}')},
+           claim=corrupt(2, "journal.malformed-line")),
+]
+
+NO_CLOCK_JOURNAL = [
+    {"kind": "EXECUTION_STARTED", "payload": {"executionId": "e1", "workflow": "w", "input": 5}},
+    {"kind": "STEP_STARTED", "payload": {"stepId": "add#1", "toolId": "add", "input": 5,
+                                         "idempotencyKey": "e1/add#1"}},
+    {"kind": "STEP_COMPLETED", "payload": {"stepId": "add#1", "output": 5}},
+    {"kind": "EXECUTION_SUSPENDED", "payload": {"gateId": "go", "on": None,
+                                                "correlationKey": None}},
+    {"kind": "RESUME_RECEIVED", "payload": {"gateId": "go", "payload": "ok"}},
+    {"kind": "EXECUTION_RESUMED", "payload": {"gateId": "go"}},
+    {"kind": "EXECUTION_COMPLETED", "payload": {"output": {"a": 5, "p": "ok"}}},
+]
+DEFINITIONS += [
+    scenario("journal.durability/no-clock", "journal.no-clock",
+             "Events carry no wall-clock time: every payload holds exactly its fields, so the "
+             "journal is a pure function of the body, its input and the effects' outputs (the "
+             "generated crash variants check that a recovered run's journal equals this one).",
+             body=GATED, effects=ECHO,
+             actions=[{"do": "start", "input": 5}, {"do": "resume", "gate": "go", "payload": "ok"}],
+             claims=[{"result": SUSPENDED, "events": STARTED, "calls": ["add#1"]},
+                     {"result": DONE_OK, "events": RESUMED}],
+             journal=NO_CLOCK_JOURNAL),
+    scenario("journal.durability/crash-model", "journal.crash-model",
+             "A crash after the second append (STEP_STARTED) kills the action there: the effect "
+             "that event announced is never called and nothing else runs. A fresh runtime with "
+             "fresh effects recovers from the store and calls the idempotent effect.",
+             body=GATED, effects={"add": {"idempotent": True, "script": [{"echo": True}]}},
+             actions=[{"do": "start", "input": 5, "crash": {"afterEvent": 2}},
+                      {"do": "recover"}],
+             claims=[{"crashed": True, "events": ["EXECUTION_STARTED", "STEP_STARTED"],
+                      "calls": []},
+                     {"result": SUSPENDED, "calls": ["add#1"],
+                      "events": ["STEP_COMPLETED", "EXECUTION_SUSPENDED"]}],
+             journal=STARTED),
+    scenario("journal.durability/one-execution-per-journal", "journal.one-file-per-execution",
+             "A journal holds exactly one execution, the one its id names: starting order-7 "
+             "again is refused and appends nothing, so its journal still holds one "
+             "EXECUTION_STARTED, naming order-7.",
+             body=[{"op": "return", "value": 1}], execution_id="order-7",
+             actions=[{"do": "start"}, {"do": "start", "input": 2}],
+             claims=[{"result": {"status": "completed", "output": 1}},
+                     {"raised": "kernel.execution-exists", "events": []}],
+             journal=[{"kind": "EXECUTION_STARTED",
+                       "payload": {"executionId": "order-7", "workflow": "w", "input": None}},
+                      {"kind": "EXECUTION_COMPLETED", "payload": {"output": 1}}]),
+]

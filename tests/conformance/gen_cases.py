@@ -1,6 +1,7 @@
-"""Generate the journal.* and kernel.* case files: check loom_ref against each definition's
-hand-written claims, then write what loom_ref observed, with patterns where the spec leaves a
-value open (the consensus-specs pattern: one script checks the reference and yields vectors).
+"""Generate the journal.*, kernel.* and agent-loop scenario case files: check loom_ref
+against each definition's hand-written claims, then write what loom_ref observed, with
+patterns where the spec leaves a value open (the consensus-specs pattern: one script checks
+the reference and yields vectors).
 
     python -m tests.conformance.gen_cases          # check only: files must be up to date
     python -m tests.conformance.gen_cases --write  # rewrite the files
@@ -143,10 +144,17 @@ def build_scenario(defn: Mapping[str, Any]) -> dict[str, Any]:
         want = defn["journal"]
         if want is not None:
             journal = obs["journal"]
+            # a claimed journal lists event kinds, or whole events ``{kind, payload}``
             got_j: Any = ({"error": journal["error"]["code"]} if "error" in journal
-                          else [e["kind"] for e in journal["events"]])
-            if got_j != want:
+                          else [e if isinstance(w, Mapping) else e["kind"]
+                                for e, w in zip(journal["events"], want, strict=False)]
+                          + [e["kind"] for e in journal["events"][len(want):]])
+            if not json_equal(want, got_j):
                 raise ClaimError(f"journal: claimed {want!r}, observed {got_j!r}")
+        # further hand-written claims: ``(what, check(observations) -> bool)``
+        for what, check in defn.get("checks", ()):
+            if not check(obs):
+                raise ClaimError(f"claim does not hold: {what}")
     except ClaimError as exc:
         raise ClaimError(f"{case['id']}: {exc}") from None
     case["expect"] = _open_values(obs, _scripted_errors(case))
@@ -169,6 +177,7 @@ def build_vector(defn: Mapping[str, Any]) -> dict[str, Any]:
 
 def definitions() -> Iterator[dict[str, Any]]:
     from tests.conformance import (
+        defs_agent,
         defs_journal,
         defs_kernel_gates,
         defs_kernel_recover,
@@ -177,7 +186,7 @@ def definitions() -> Iterator[dict[str, Any]]:
     )
 
     for module in (defs_journal, defs_kernel_steps, defs_kernel_gates, defs_kernel_replay,
-                   defs_kernel_recover):
+                   defs_kernel_recover, defs_agent):
         yield from module.DEFINITIONS
 
 
@@ -194,7 +203,9 @@ def build_all() -> dict[str, str]:
     return files
 
 
-OWN_PREFIXES = ("journal.", "kernel.")
+#: The groups this script owns (the agent.* vector groups belong to tests/agent/gen_vectors.py).
+OWN_PREFIXES = ("journal.", "kernel.", "agent.loop", "agent.tools", "agent.approval",
+                "agent.choices", "agent.router", "agent.summary", "agent.errors")
 
 
 def stale(files: Mapping[str, str]) -> list[str]:

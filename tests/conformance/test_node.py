@@ -41,3 +41,16 @@ def test_node_adapter_reports_other_groups_as_skipped() -> None:
                 generated=False)
     assert suite.results and all(r.status is Status.SKIP for r in suite.results)
     assert "stream.check" in suite.results[0].message
+
+
+def test_node_adapter_skips_the_agent_loop_groups() -> None:
+    # The Node adapter has no agent loop: it does not declare ``agent``, so every case of the
+    # agent-loop scenario groups is skipped with that reason, never failed nor passed.
+    assert NODE is not None
+    groups = ["agent.loop", "agent.tools", "agent.approval", "agent.choices", "agent.router",
+              "agent.summary", "agent.errors"]
+    suite = run(SubprocessImplementation([NODE, ADAPTER], cwd=REPO), only=groups,
+                generated=False)
+    assert len(suite.results) >= 50
+    assert all(r.status is Status.SKIP for r in suite.results)
+    assert all("'agent'" in r.message for r in suite.results)

@@ -1,7 +1,8 @@
 """The governance conformance vectors: defined here, checked against loom_ref, written as files.
 
-Groups: ``taint.guard``, ``validators.pii``, ``validators.deny``, ``guards.delta``,
-``guards.budget``, ``guards.holdback`` (the hold-back extension: tier ``may``).
+Groups: ``taint.guard``, ``taint.unwrap``, ``validators.pii``, ``validators.deny``,
+``validators.check``, ``guards.delta``, ``guards.budget``, ``guards.steps``, ``guards.holdback``
+(the hold-back extension: tier ``may``).
 
 Every case states its ``intent`` (the part of the verdict a human decided: ok or not, the rule,
 the sever index, an error code); the ``expect`` written to the file is loom_ref's full answer,
@@ -26,10 +27,13 @@ from loom_ref.governance import VECTOR_FUNCTIONS
 ROOT = Path(__file__).resolve().parents[2] / "conformance" / "cases"
 GROUPS = (
     "taint.guard",
+    "taint.unwrap",
     "validators.pii",
     "validators.deny",
+    "validators.check",
     "guards.delta",
     "guards.budget",
+    "guards.steps",
     "guards.holdback",
 )
 
@@ -672,6 +676,247 @@ run_case(
 )
 
 
+# ---- taint.unwrap -------------------------------------------------------------------------
+U = "taint.unwrap"
+case(
+    "taint.unwrap",
+    "content",
+    anchor="taint.unwrap-explicit",
+    function=U,
+    description="Unwrapping a tainted value returns its content, whatever JSON it is.",
+    input={"value": tainted({"a": [1, "x"]}, "llm:t")},
+    intent={"value": {"a": [1, "x"]}},
+)
+case(
+    "taint.unwrap",
+    "plain-value",
+    anchor="taint.unwrap-explicit",
+    function=U,
+    description="Unwrapping a value that was never tainted is an error, not a no-op.",
+    input={"value": "plain"},
+    intent={"error": "argument.not-tainted"},
+)
+case(
+    "taint.unwrap",
+    "container-of-tainted",
+    anchor="taint.unwrap-explicit",
+    function=U,
+    description="A container holding a tainted value is not itself tainted: unwrap refuses it.",
+    input={"value": {"a": tainted(1, "llm:t")}},
+    intent={"error": "argument.not-tainted"},
+)
+case(
+    "taint.guard",
+    "walks-lists-and-objects",
+    anchor="taint.walk",
+    function=T,
+    description="The fence walks arrays and objects at every level; array members are walked "
+    "in index order.",
+    input={"request": [{"k": ["plain", {"z": 0}]}, {"k": [0, tainted("x", "llm:w")]}]},
+    intent={**REFUSED, "path": "/1/k/1", "origin": "llm:w"},
+)
+
+# ---- validators.check ---------------------------------------------------------------------
+C = "validators.check"
+
+
+def check_case(name: str, anchor: str, description: str, validator: dict[str, Any], phase: str,
+               value: Any, intent: dict[str, Any]) -> None:
+    case("validators.check", name, anchor=anchor, function=C, description=description,
+         input={"validator": validator, "phase": phase, "value": value}, intent=intent)
+
+
+VIOLATION = {"ok": False, "code": "governance.safety-violation"}
+check_case("three-phases", "validators.pii-delta-form",
+           "pii_validator() ships a delta form: its delta phase rejects a running text.",
+           PII, "delta", "ssn 123-45-6789",
+           {**VIOLATION, "validator": "pii", "phase": "delta", "rule": "ssn", "span": [4, 15]})
+check_case("deny-delta-form", "validators.pii-delta-form",
+           "deny_patterns() ships a delta form too.",
+           {"kind": "deny", "patterns": ["secret"]}, "delta", "my secret",
+           {**VIOLATION, "validator": "deny-patterns", "phase": "delta", "rule": "secret",
+            "span": [3, 9]})
+check_case("missing-output-form-accepts", "validators.phases",
+           "A validator without an output form accepts every output.",
+           {"kind": "pii", "phases": ["input", "delta"]}, "output", "ssn 123-45-6789",
+           {"ok": True})
+check_case("missing-input-form-accepts", "validators.phases",
+           "A validator without an input form accepts every input.",
+           {"kind": "pii", "phases": ["output"]}, "input", {"ssn": "123-45-6789"}, {"ok": True})
+check_case("missing-delta-form-refused", "validators.phases",
+           "Checking a delta with a validator that has no delta form is a bad argument.",
+           {"kind": "pii", "delta": False}, "delta", "x", {"error": "argument.invalid"})
+check_case("output-details", "validators.violation",
+           "A violation names the validator, phase, rule and span [start, end) in the text.",
+           PII, "output", "mail: bob@example.com",
+           {**VIOLATION, "validator": "pii", "phase": "output", "rule": "email",
+            "span": [6, 21]})
+check_case("no-echo", "validators.no-echo",
+           "The violation's details are exactly validator, phase, rule and span: the matched "
+           "secret is not among them (the message is checked by the unit tests).",
+           {"kind": "deny", "patterns": {"key": "sk-[a-z]{4}"}}, "output", "use sk-abcd now",
+           {**VIOLATION, "validator": "deny-patterns", "phase": "output", "rule": "key",
+            "span": [4, 11], "$exact": True})
+check_case("input-path", "validators.input-walk",
+           "The input form scans every string of the value and reports the first violating one "
+           "in document order with its JSON pointer; the span is within that string.",
+           PII, "input", {"a": ["fine", "x 123-45-6789"], "b": "bob@example.com"},
+           {**VIOLATION, "validator": "pii", "phase": "input", "rule": "ssn", "span": [2, 13],
+            "path": "/a/1"})
+check_case("input-mapping-key", "validators.input-walk",
+           "Mapping keys are scanned too.",
+           PII, "input", {"bob@example.com": 1},
+           {**VIOLATION, "phase": "input", "rule": "email", "path": "/bob@example.com"})
+check_case("input-inside-tainted", "validators.input-walk",
+           "Strings inside a tainted value are scanned (the walk enters it at segment 'value').",
+           PII, "input", {"n": tainted("ssn 123-45-6789", "llm:t")},
+           {**VIOLATION, "phase": "input", "rule": "ssn", "path": "/n/value"})
+check_case("input-clean", "validators.input-walk", "A clean value passes the input form.",
+           PII, "input", {"a": ["fine", 12], "b": {"c": None}}, {"ok": True})
+
+# ---- more guards --------------------------------------------------------------------------
+# the last 19 digits of this 20-digit run pass Luhn; its first 19 do not (checked by hand with
+# a separate Luhn function): the tail scan starts inside the run, yet must not see a card there
+RUN20 = "4 6 9 7 1 2 7 8 8 9 8 8 0 4 2 3 5 6 8 5"
+run_case(
+    "guards.delta",
+    "tail-scan-keeps-verdict",
+    "guards.tail-scan",
+    "The tail scan starts inside a 20-digit run, whose last 19 digits alone would be a card; "
+    "the verdict is the full scan's: a 20-digit run is no card, nothing is severed.",
+    {"validators": [PII], "deltas": [RUN20[:37], RUN20[37:]]},
+    {"delivered": [RUN20[:37], RUN20[37:]], "severedAt": None},
+)
+run_case(
+    "guards.delta",
+    "no-redaction",
+    "guards.limit-no-redaction",
+    "A guard never masks: each delta is delivered verbatim (the card's first digits "
+    "included) until the delta completing the card is severed whole.",
+    {"validators": [PII], "deltas": ["card 4111 1111", " 1111 11", "11 thanks"]},
+    {"delivered": ["card 4111 1111", " 1111 11"], "severedAt": 2, "rule": "card"},
+)
+run_case(
+    "guards.delta",
+    "window-zero",
+    "errors.invalid-argument",
+    "A public constructor refuses a bad argument (a window of 0) with argument.invalid.",
+    {"validators": [PII], "window": 0, "deltas": ["x"]},
+    {"error": "argument.invalid"},
+)
+run_case(
+    "guards.delta",
+    "malformed-deltas",
+    "guards.vector-run",
+    "Malformed input is an error with a code: deltas must be a list of strings.",
+    {"validators": [PII], "deltas": "x"},
+    {"error": "argument.invalid"},
+)
+run_case(
+    "guards.holdback",
+    "computed-width",
+    "validators.width",
+    "Extension: the hold is the computed width minus one -- 6 for ab|abcdef, so 5 "
+    "characters are held back.",
+    {"validators": [{"kind": "deny", "patterns": {"w": "ab|abcdef"}}], "holdBack": True,
+     "deltas": ["0123456789"]},
+    {"delivered": ["01234"], "flushed": "56789", "severedAt": None},
+    tier="may",
+)
+run_case(
+    "guards.holdback",
+    "computed-width-optional",
+    "validators.width",
+    "Extension: an optional character counts in the width: KEY-?[0-9]{3} is 7 wide.",
+    {"validators": [{"kind": "deny", "patterns": {"k": "KEY-?[0-9]{3}"}}], "holdBack": True,
+     "deltas": ["abcdefghij"]},
+    {"delivered": ["abcd"], "flushed": "efghij", "severedAt": None},
+    tier="may",
+)
+
+S = "guards.steps"
+KEY4_SEVER = {"code": SEVERED, "rule": "key", "deltaIndex": 1, "repeated": False}
+
+
+def steps_case(name: str, anchor: str, description: str, input: dict[str, Any],
+               outcomes: Any, tier: str = "must") -> None:
+    case("guards.steps", name, anchor=anchor, function=S, description=description,
+         input=input, intent={"error": outcomes} if isinstance(outcomes, str)
+         else {"outcomes": outcomes}, tier=tier)
+
+
+steps_case(
+    "reset-clears-running-text", "guards.reset",
+    "reset clears the running text and the delta index: the SSN split across the reset is "
+    "not seen, and the next sever counts deltas from the reset.",
+    {"validators": [PII], "steps": ["123-45-", "6789", {"reset": True}, "6789",
+                                    "x 123-45-6789"]},
+    [{"delivered": "123-45-"},
+     {"severed": {"code": SEVERED, "rule": "ssn", "deltaIndex": 1, "repeated": False}},
+     {"reset": True}, {"delivered": "6789"},
+     {"severed": {"code": SEVERED, "rule": "ssn", "deltaIndex": 1, "repeated": False}}],
+)
+steps_case(
+    "reset-clears-budget", "guards.reset",
+    "reset clears a token budget's count: the next attempt has its whole budget.",
+    {"maxTokens": 2, "steps": ["abcd", "efgh", "ijkl", {"reset": True}, "abcd", "efgh"]},
+    [{"delivered": "abcd"}, {"delivered": "efgh"},
+     {"severed": {"code": "governance.stream-token-budget", "rule": None, "deltaIndex": 2,
+                  "repeated": False}},
+     {"reset": True}, {"delivered": "abcd"}, {"delivered": "efgh"}],
+)
+steps_case(
+    "sticky-sever", "guards.sticky-sever",
+    "A severed guard stays severed: a later clean delta raises the same sever again, marked "
+    "repeated, until reset.",
+    {"validators": [PII], "steps": ["123-45-6789", "clean", {"reset": True}, "clean"]},
+    [{"severed": {"code": SEVERED, "rule": "ssn", "deltaIndex": 0, "repeated": False}},
+     {"severed": {"code": SEVERED, "rule": "ssn", "deltaIndex": 0, "repeated": True}},
+     {"reset": True}, {"delivered": "clean"}],
+)
+steps_case(
+    "flushed-guard", "guards.lifecycle",
+    "Extension (hold-back): a flushed guard takes no delta and no second flush "
+    "(governance.guard-state) until reset.",
+    {"validators": [KEY4], "holdBack": True,
+     "steps": ["hello", {"flush": True}, "more", {"flush": True}, {"reset": True}, "ok"]},
+    [{"delivered": ""}, {"flushed": "hello"}, {"error": {"code": "governance.guard-state"}},
+     {"error": {"code": "governance.guard-state"}}, {"reset": True}, {"delivered": ""}],
+    tier="may",
+)
+steps_case(
+    "severed-flush", "guards.sticky-sever",
+    "Extension (hold-back): a severed guard's flush raises the sever again, releasing nothing.",
+    {"validators": [KEY4], "holdBack": True, "steps": ["abc KEY-12", "34", {"flush": True}]},
+    [{"delivered": "abc"}, {"severed": KEY4_SEVER},
+     {"severed": {**KEY4_SEVER, "repeated": True}}],
+    tier="may",
+)
+steps_case(
+    "held-text-dropped-at-sever", "guards.hold-back-drop",
+    "Extension (hold-back): the text held at a sever is dropped, never released: after the "
+    "reset, a flush releases nothing.",
+    {"validators": [KEY4], "holdBack": True,
+     "steps": ["abc KEY-12", "34", {"reset": True}, {"flush": True}]},
+    [{"delivered": "abc"}, {"severed": KEY4_SEVER}, {"reset": True}, {"flushed": ""}],
+    tier="may",
+)
+steps_case(
+    "held-text-dropped-at-reset", "guards.hold-back-drop",
+    "Extension (hold-back): reset drops the held text too.",
+    {"validators": [KEY4], "holdBack": True, "steps": ["hello", {"reset": True},
+                                                      {"flush": True}]},
+    [{"delivered": ""}, {"reset": True}, {"flushed": ""}],
+    tier="may",
+)
+steps_case(
+    "malformed-step", "guards.vector-run",
+    "Malformed input is an error with a code: a flush step without hold-back.",
+    {"validators": [PII], "steps": [{"flush": True}]},
+    "argument.invalid",
+)
+
+
 # ---- machinery ----------------------------------------------------------------------------
 
 
@@ -690,6 +935,10 @@ def check_intent(c: Case, expect: dict[str, Any]) -> None:
         assert expect == {"error": {"code": intent["error"]}}, (where, expect)
         return
     assert "result" in expect, (where, expect)
+    if intent.get("$exact"):  # the whole result, not a part of it
+        exact = {k: v for k, v in intent.items() if k != "$exact"}
+        assert expect["result"] == exact, (where, expect["result"], exact)
+        return
     for key, value in intent.items():
         assert expect["result"].get(key) == value, (where, key, expect["result"].get(key), value)
 

@@ -1,4 +1,5 @@
-"""Generates and verifies the ``stream.checker`` and ``stream.assembler`` conformance vectors.
+"""Generates and verifies the ``stream.*`` conformance vectors (checker, assembler, wire,
+enforce, consume, openai, attribution).
 
 Each case below states its input AND its expected answer by hand. ``verify`` runs loom_ref on
 every case and fails if loom_ref's answer differs from the hand-written one; ``write`` (run
@@ -15,12 +16,14 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from loom_ref.errors import StreamError
+from loom_ref.conformance.match import match
+from loom_ref.errors import LoomError
 from loom_ref.stream import VECTOR_FUNCTIONS
 
 ROOT = Path(__file__).resolve().parents[2]
 CASES_DIR = ROOT / "conformance" / "cases"
-GROUPS = ("stream.checker", "stream.assembler")
+GROUPS = ("stream.checker", "stream.assembler", "stream.wire", "stream.enforce",
+          "stream.consume", "stream.openai", "stream.attribution")
 
 # --- wire-chunk builders ---------------------------------------------------------------------
 
@@ -291,6 +294,297 @@ ASSEMBLER: list[tuple[str, str, str, list[J], Any]] = [
 
 FUNCTIONS = {"stream.checker": "stream.check", "stream.assembler": "stream.assemble"}
 
+# --- stream.wire (stream.decode) -------------------------------------------------------------
+# (name, anchor, description, chunks, expected chunks | ("error", code))
+
+ALL_SEVEN = [bs(0, "text"), td(0, "Hi"), rd(1, "hm"), tc(2, "c1", '{"a"', "f"),
+             be(0, text("Hi")), usage(3, 2), fin("stop")]
+WIRE: list[tuple[str, str, str, Any, Any]] = [
+    ("all-seven-variants", "stream.chunks.closed",
+     "each of the seven chunk variants decodes and encodes back unchanged", ALL_SEVEN, ALL_SEVEN),
+    ("unknown-variant", "stream.chunks.closed", "the union is closed: an eighth type is refused",
+     [{"type": "image-delta", "index": 0, "data": "x"}], ("error", "stream.wire.unknown-variant")),
+    ("block-chunk-needs-index", "stream.chunks.index",
+     "a block chunk carries the index that ties it to its block",
+     [{"type": "block-end", "block": text("x")}], ("error", "stream.wire.missing-field")),
+    ("usage-has-no-index", "stream.chunks.index", "only block chunks carry an index",
+     [{"type": "usage", "index": 0, "usage": {"inputTokens": 1, "outputTokens": 2}}],
+     ("error", "stream.wire.unknown-field")),
+    ("all-four-blocks", "stream.blocks.closed",
+     "text, reasoning, tool-call and tool-result blocks decode and encode back unchanged",
+     [be(0, text("t")), be(1, reasoning("r")), be(2, call("c", "f", "{}")),
+      be(3, result("c", "42")), be(4, result("c", "no", True))],
+     [be(0, text("t")), be(1, reasoning("r")), be(2, call("c", "f", "{}")),
+      be(3, result("c", "42")), be(4, result("c", "no", True))]),
+    ("unknown-block", "stream.blocks.closed", "a fifth block type is refused",
+     [be(0, {"type": "image", "url": "x"})], ("error", "stream.wire.unknown-variant")),
+    ("unknown-block-type", "stream.blocks.closed", "a block-start of a fifth block type",
+     [bs(0, "image")], ("error", "stream.wire.unknown-variant")),
+    ("five-kinds", "stream.finish.kinds",
+     "the five finish kinds decode (the checker, not the decoder, judges a stream's shape)",
+     [fin("stop"), fin("tool-calls"), fin("max-tokens"), fin("aborted", "a"), fin("error", "e")],
+     [fin("stop"), fin("tool-calls"), fin("max-tokens"), fin("aborted", "a"), fin("error", "e")]),
+    ("unknown-kind", "stream.finish.kinds", "a sixth kind is refused",
+     [{"type": "finish", "reason": {"kind": "cancelled"}}],
+     ("error", "stream.wire.unknown-variant")),
+    ("error-needs-failure", "stream.finish.failure", "an error finish without its failure",
+     [{"type": "finish", "reason": {"kind": "error"}}], ("error", "stream.wire.missing-field")),
+    ("aborted-needs-failure", "stream.finish.failure", "an aborted finish without its failure",
+     [{"type": "finish", "reason": {"kind": "aborted"}}], ("error", "stream.wire.missing-field")),
+    ("stop-carries-no-failure", "stream.finish.failure", "a stop finish with a failure",
+     [{"type": "finish", "reason": {"kind": "stop", "failure": {"message": "x"}}}],
+     ("error", "stream.wire.bad-value")),
+    ("failure-code-kept", "stream.finish.failure", "a failure's optional code survives",
+     [{"type": "finish", "reason": {"kind": "error", "failure": {"message": "m", "code": "x.y"}}}],
+     [{"type": "finish", "reason": {"kind": "error", "failure": {"message": "m", "code": "x.y"}}}]),
+    ("snake-case-kind", "stream.wire.camel-case",
+     "kinds are spelled as the seed's TypeScript: tool-calls, not tool_calls",
+     [{"type": "finish", "reason": {"kind": "tool_calls"}}],
+     ("error", "stream.wire.unknown-variant")),
+    ("snake-case-field", "stream.wire.camel-case", "cache_read_tokens is not a usage field",
+     [{"type": "usage", "usage": {"inputTokens": 1, "outputTokens": 2, "cache_read_tokens": 3}}],
+     ("error", "stream.wire.unknown-field")),
+    ("optional-fields-omitted", "stream.wire.camel-case",
+     "absent optional fields stay absent (no name, no isError, no cache counts), never null",
+     [tc(0, "c", "{}"), be(1, result("c", "ok")), usage(1, 2)],
+     [tc(0, "c", "{}"), be(1, result("c", "ok")), usage(1, 2)]),
+    ("null-is-not-absent", "stream.wire.camel-case", "an optional field written as null",
+     [{"type": "tool-call-delta", "index": 0, "id": "c", "name": None, "argumentsDelta": ""}],
+     ("error", "stream.wire.field-type")),
+    ("checker-owned-values", "stream.wire.checker-owned-values",
+     "negative and fractional indexes and non-string arguments decode, for the checker to name",
+     [tc(-1, "c", {"a": [1]}), be(2.5, call("c", "f", [1])), bs(1.0, "text")],
+     [tc(-1, "c", {"a": [1]}), be(2.5, call("c", "f", [1])), bs(1, "text")]),
+    ("not-a-list", "errors.stable-codes",
+     "a malformed input fails with a stable dotted code, matched without reading the message",
+     "not a list", ("error", "stream.wire.not-a-list")),
+]
+
+# --- stream.enforce --------------------------------------------------------------------------
+
+
+def raised(rule: str, index: int) -> J:
+    return {"code": f"stream.{rule}", "index": index}
+
+
+ENFORCE: list[tuple[str, str, str, list[J], Any]] = [
+    ("valid", "stream.errors.rule-codes", "a valid stream passes whole, nothing raised",
+     [*HELLO, usage(1, 1), fin("stop")], {"yielded": 6, "raised": None}),
+    ("violation-mid-stream", "stream.errors.rule-codes",
+     "the valid prefix passes, then the rule id is the code and the chunk index the detail",
+     [bs(0, "text"), td(0, "a"), td(1, "b"), be(0, text("ab")), fin("stop")],
+     {"yielded": 2, "raised": raised("delta-targets-open-block", 2)}),
+    ("first-violation-only", "stream.errors.rule-codes",
+     "several violations: the first one is raised",
+     [td(3, "x"), bs(-2, "text"), usage(1, 1), usage(1, 1), fin("stop")],
+     {"yielded": 0, "raised": raised("delta-targets-open-block", 0)}),
+    ("missing-finish", "stream.errors.rule-codes", "a missing finish is raised at the end",
+     HELLO, {"yielded": 4, "raised": raised("single-finish", 4)}),
+    ("usage-after-finish", "stream.errors.rule-codes", "a usage chunk after finish",
+     [fin("stop"), usage(1, 1)], {"yielded": 1, "raised": raised("usage-before-finish", 1)}),
+]
+
+# --- stream.consume --------------------------------------------------------------------------
+MSG = {"$type": "string"}  # a message the wrapper or the adapter writes: informative only
+
+
+def failed(kind: str, code: str) -> J:
+    return {"type": "finish", "reason": {"kind": kind, "failure": {"message": MSG, "code": code}}}
+
+
+def script(chunks: list[J], raise_after: int | None = None) -> J:
+    return {"chunks": chunks} if raise_after is None else {"chunks": chunks,
+                                                          "raiseAfter": raise_after}
+
+
+FULL = [*HELLO, usage(3, 2), fin("stop")]
+CONSUME: list[tuple[str, str, str, J, Any]] = [
+    ("passes-through", "stream.adapter.seam",
+     "an adapter's valid stream reaches the consumer unchanged",
+     {"scripts": [script(FULL)]}, [FULL]),
+    ("raise-becomes-error-finish", "stream.adapter.two-error-paths",
+     "the raise path: an adapter that raises mid-stream ends in finish error with its code",
+     {"scripts": [script(FULL, 2)]}, [[bs(0, "text"), td(0, "Hel"),
+                                       failed("error", "stream.scripted.failure")]]),
+    ("in-band-error-passes", "stream.adapter.two-error-paths",
+     "the in-band path: a finish error from the adapter is passed on as it is",
+     {"scripts": [script([bs(0, "text"), td(0, "pa"), fin("error", "rate limited")])]},
+     [[bs(0, "text"), td(0, "pa"), fin("error", "rate limited")]]),
+    ("raise-before-first-chunk", "stream.adapter.consumer-wrapper",
+     "a raise before any chunk is a lone finish error",
+     {"scripts": [script(FULL, 0)]}, [[failed("error", "stream.scripted.failure")]]),
+    ("missing-finish", "stream.adapter.consumer-wrapper",
+     "an adapter stream that ends without finish ends in finish error (stream.missing-finish)",
+     {"scripts": [script(HELLO)]}, [[*HELLO, failed("error", "stream.missing-finish")]]),
+    ("abort-severs", "stream.adapter.consumer-wrapper",
+     "a signal aborted after the first chunk severs the stream before the next: finish aborted",
+     {"scripts": [script(FULL)], "abortAfter": 1}, [[bs(0, "text"),
+                                                     failed("aborted", "stream.aborted")]]),
+    ("aborted-before-call", "stream.adapter.consumer-wrapper",
+     "a signal aborted before the call: nothing is read, finish aborted",
+     {"scripts": [script(FULL)], "abortAfter": 0}, [[failed("aborted", "stream.aborted")]]),
+    ("raise-while-aborted", "stream.adapter.consumer-wrapper",
+     "a raise with the signal aborted is reported as aborted, not error",
+     {"scripts": [script([fin("stop")])], "calls": 2, "abortAfter": 0},
+     [[failed("aborted", "stream.aborted")], [failed("aborted", "stream.aborted")]]),
+    ("nothing-after-finish", "stream.adapter.consumer-wrapper",
+     "nothing is read after the adapter's own finish",
+     {"scripts": [script([fin("stop"), td(0, "late"), usage(1, 1)])]}, [[fin("stop")]]),
+    ("raise-after-last-chunk", "stream.scripted",
+     "raiseAfter equal to the script's length raises after its last chunk",
+     {"scripts": [script([td(0, "a")], 1)]},
+     [[td(0, "a"), failed("error", "stream.scripted.failure")]]),
+    ("script-per-call", "stream.scripted", "call n streams script n",
+     {"scripts": [script([fin("stop")]), script([td(0, "b"), fin("max-tokens")])]},
+     [[fin("stop")], [td(0, "b"), fin("max-tokens")]]),
+    ("exhausted", "stream.scripted",
+     "a call past the last script raises stream.scripted.exhausted (from stream() itself)",
+     {"scripts": [script([fin("stop")])], "calls": 2},
+     [[fin("stop")], [failed("error", "stream.scripted.exhausted")]]),
+    ("unchecked", "stream.scripted",
+     "scripted chunks are passed through unchecked, even when they break the contract",
+     {"scripts": [script([td(4, "x"), fin("stop")])]}, [[td(4, "x"), fin("stop")]]),
+]
+
+# --- stream.openai (stream.openai_map) -------------------------------------------------------
+
+
+def sse(*payloads: Any, done: bool = True) -> str:
+    """A chat-completions response body: one ``data:`` event per payload, then ``[DONE]``."""
+    body = "".join(f"data: {json.dumps(p, separators=(',', ':'))}\n\n" for p in payloads)
+    return body + ("data: [DONE]\n\n" if done else "")
+
+
+def delta(finish: str | None = None, **fields: Any) -> J:
+    return {"choices": [{"index": 0, "delta": fields, "finish_reason": finish}]}
+
+
+def tool(index: int, id: str | None = None, name: str | None = None, args: Any = None) -> J:
+    out: J = {"index": index, "function": {}}
+    if id is not None:
+        out["id"] = id
+    if name is not None:
+        out["function"]["name"] = name
+    if args is not None:
+        out["function"]["arguments"] = args
+    return out
+
+
+def provider_usage(prompt: int, completion: int, **extra: Any) -> J:
+    return {"choices": [], "usage": {"prompt_tokens": prompt, "completion_tokens": completion,
+                                     **extra}}
+
+
+HI = [bs(0, "text"), td(0, "Hi"), be(0, text("Hi"))]
+OPENAI: list[tuple[str, str, str, Any, Any]] = [
+    ("usage-after-finish-reason", "stream.openai.defer-usage-and-finish",
+     "the usage-only chunk after the finish_reason chunk is emitted before finish",
+     sse(delta("stop", content="Hi"), provider_usage(10, 3)),
+     [*HI, usage(10, 3), fin("stop")]),
+    ("connection-close-ends", "stream.openai.defer-usage-and-finish",
+     "the connection closing (no [DONE]) also ends the stream: block-ends, usage, finish",
+     sse(delta(content="Hi"), delta("stop"), provider_usage(1, 1), done=False),
+     [*HI, usage(1, 1), fin("stop")]),
+    ("cached-and-reasoning-subtracted", "stream.openai.disjoint-usage",
+     "cached prompt tokens and reasoning tokens are subtracted out and reported apart",
+     sse(delta("stop", content="Hi"), provider_usage(
+         10, 3, prompt_tokens_details={"cached_tokens": 4},
+         completion_tokens_details={"reasoning_tokens": 1})),
+     [*HI, usage(6, 2, cacheReadTokens=4, reasoningTokens=1), fin("stop")]),
+    ("deepseek-cache-hits", "stream.openai.disjoint-usage",
+     "DeepSeek's prompt_cache_hit_tokens is subtracted out too",
+     sse(delta("stop", content="Hi"), provider_usage(100, 5, prompt_cache_hit_tokens=90)),
+     [*HI, usage(10, 5, cacheReadTokens=90), fin("stop")]),
+    ("inconsistent-usage-absent", "stream.openai.disjoint-usage",
+     "cached above prompt is inconsistent: no usage chunk rather than a wrong count",
+     sse(delta("stop", content="Hi"), provider_usage(
+         10, 3, prompt_tokens_details={"cached_tokens": 11})),
+     [*HI, fin("stop")]),
+    ("missing-usage-absent", "stream.openai.disjoint-usage",
+     "a provider that reports no usage gives no usage chunk, never zeros",
+     sse(delta("stop", content="Hi")), [*HI, fin("stop")]),
+    ("no-finish-reason", "stream.openai.no-finish-reason-is-error",
+     "[DONE] without a finish_reason ends in finish error, the text block left open",
+     sse(delta(content="Hel")),
+     [bs(0, "text"), td(0, "Hel"), failed("error", "stream.provider.no-finish-reason")]),
+    ("no-finish-reason-on-close", "stream.openai.no-finish-reason-is-error",
+     "a connection closed without a finish_reason is an error too, never stop",
+     sse(delta(content="Hel"), provider_usage(2, 1), done=False),
+     [bs(0, "text"), td(0, "Hel"), usage(2, 1),
+      failed("error", "stream.provider.no-finish-reason")]),
+    ("parallel-tool-calls", "stream.openai.tool-call-identity",
+     "each provider tool-call index gets its own block; a resent id or name is not "
+     "concatenated; a call without an id gets call-<protocol index>",
+     sse(delta(tool_calls=[tool(0, "a", "f", '{"x"')]),
+         delta(tool_calls=[tool(1, None, "g", "{}")]),
+         delta(tool_calls=[tool(0, "a", "f", ":1}")]), delta("tool_calls")),
+     [bs(0, "tool-call"), tc(0, "a", '{"x"', "f"), bs(1, "tool-call"), tc(1, "call-1", "{}", "g"),
+      tc(0, "a", ":1}"), be(0, call("a", "f", '{"x":1}')), be(1, call("call-1", "g", "{}")),
+      fin("tool-calls")]),
+    ("parsed-arguments", "stream.openai.tool-call-identity",
+     "arguments handed back as a parsed object are re-stringified",
+     sse(delta(tool_calls=[tool(0, "a", "f", {"q": 1})]), delta("tool_calls")),
+     [bs(0, "tool-call"), tc(0, "a", '{"q":1}', "f"), be(0, call("a", "f", '{"q":1}')),
+      fin("tool-calls")]),
+    ("sse-line-ends", "stream.openai.sse",
+     "LF, CRLF (even cut between two pieces) and CR line ends; comments; no space after the "
+     "colon; data lines joined with LF; a partial event at the end is discarded",
+     [": keep-alive\r\n",
+      "data:" + json.dumps(delta(content="Hel")) + "\r",
+      "\n\r\n",
+      'data: {"choices":[{"index":0,\rdata: "delta":{"content":"lo"}}]}\r\r',
+      "event: message\ndata: " + json.dumps(delta("stop")) + "\n\n",
+      "data: " + json.dumps(delta(content="zzz"))],
+     [bs(0, "text"), td(0, "Hel"), td(0, "lo"), be(0, text("Hello")), fin("stop")]),
+    ("done-ends-the-stream", "stream.openai.sse",
+     "data: [DONE] is the end-of-stream marker: later events are not read",
+     sse(delta("stop", content="Hi")) + sse(delta(content="late"), done=False),
+     [*HI, fin("stop")]),
+    ("not-json", "stream.openai.sse", "an event whose data is not JSON is raised",
+     "data: {not json\n\n", ("error", "stream.provider.malformed-event")),
+    ("not-an-object", "stream.openai.sse", "an event whose data is JSON but not an object",
+     "data: [1, 2]\n\n", ("error", "stream.provider.malformed-event")),
+    ("length-is-max-tokens", "stream.openai",
+     "length maps to max-tokens, with every open block closed",
+     sse(delta(content="Hi"), delta("length")), [*HI, fin("max-tokens")]),
+    ("in-band-error", "stream.openai", "an in-band error payload ends the stream in error",
+     sse(delta(content="Hi"), {"error": {"message": "overloaded"}}),
+     [bs(0, "text"), td(0, "Hi"), failed("error", "stream.provider.in-band-error")]),
+]
+
+# --- stream.attribution (stream.attribution_headers) -----------------------------------------
+
+
+def identity(product: str = "acme", version: str = "1.2", url: str = "https://acme.example") -> J:
+    return {"identity": {"product": product, "version": version, "url": url}}
+
+
+ATTRIBUTION: list[tuple[str, str, str, J, Any]] = [
+    ("user-agent-only", "stream.attribution.user-agent",
+     "the identity maps to the User-Agent header only: <product>/<version> (+<url>)",
+     identity(), {"headers": {"User-Agent": "acme/1.2 (+https://acme.example)"}}),
+    ("product-token", "stream.attribution.static", "a product is a token: no slash or space",
+     identity(product="acme/x"), ("error", "argument.invalid")),
+    ("one-line", "stream.attribution.static",
+     "fields are single-line: no header can be smuggled in",
+     identity(version="1.2\r\nX-User: bob"), ("error", "argument.invalid")),
+    ("ascii", "stream.attribution.static", "fields are printable ASCII",
+     identity(product="acmé"), ("error", "argument.invalid")),
+]
+
+
+def _vector(group: str, name: str, anchor: str, description: str, function: str, input: J,
+            expect: J) -> J:
+    return {"id": f"{group}/{name}", "anchor": anchor, "tier": "must",
+            "description": description, "family": "vector", "function": function,
+            "input": input, "expect": expect}
+
+
+def _expect(expected: Any, wrap: Any) -> J:
+    if isinstance(expected, tuple):
+        return {"error": {"code": expected[1]}}
+    return {"result": wrap(expected)}
+
 
 def cases() -> list[J]:
     """Every case, in the case-file format (PREAMBLE § Conformance case format)."""
@@ -303,18 +597,23 @@ def cases() -> list[J]:
                 expect = {"result": {"violations": expected}}
             else:
                 expect = {"result": expected}
-            built.append(
-                {
-                    "id": f"{group}/{name}",
-                    "anchor": anchor,
-                    "tier": "must",
-                    "description": description,
-                    "family": "vector",
-                    "function": FUNCTIONS[group],
-                    "input": {"chunks": chunks},
-                    "expect": expect,
-                }
-            )
+            built.append(_vector(group, name, anchor, description, FUNCTIONS[group],
+                                 {"chunks": chunks}, expect))
+    for name, anchor, description, chunks, expected in WIRE:
+        built.append(_vector("stream.wire", name, anchor, description, "stream.decode",
+                             {"chunks": chunks}, _expect(expected, lambda e: {"chunks": e})))
+    for name, anchor, description, chunks, expected in ENFORCE:
+        built.append(_vector("stream.enforce", name, anchor, description, "stream.enforce",
+                             {"chunks": chunks}, {"result": expected}))
+    for name, anchor, description, input, expected in CONSUME:
+        built.append(_vector("stream.consume", name, anchor, description, "stream.consume",
+                             input, {"result": {"calls": expected}}))
+    for name, anchor, description, body, expected in OPENAI:
+        built.append(_vector("stream.openai", name, anchor, description, "stream.openai_map",
+                             {"sse": body}, _expect(expected, lambda e: {"chunks": e})))
+    for name, anchor, description, input, expected in ATTRIBUTION:
+        built.append(_vector("stream.attribution", name, anchor, description,
+                             "stream.attribution_headers", input, _expect(expected, lambda e: e)))
     return built
 
 
@@ -323,8 +622,14 @@ def run_case(case: J) -> J:
     function = VECTOR_FUNCTIONS[case["function"]]
     try:
         return {"result": function(json.loads(json.dumps(case["input"])))}
-    except StreamError as error:
+    except LoomError as error:
         return {"error": {"code": error.code}}
+
+
+def agrees(case: J) -> list[str]:
+    """How loom_ref's answer differs from the case's ``expect`` (patterns as the runner reads
+    them, ``conformance/INTERPRETING.md`` section 7); empty when it agrees."""
+    return [str(m) for m in match(case["expect"], run_case(case))]
 
 
 def canonical(case: J) -> str:
@@ -340,9 +645,9 @@ def verify() -> list[str]:
     """Problems found: a case whose hand-written answer loom_ref does not give."""
     problems = []
     for case in cases():
-        got = run_case(case)
-        if got != case["expect"]:
-            problems.append(f"{case['id']}: expected {case['expect']}, loom_ref gave {got}")
+        found = agrees(case)
+        if found:
+            problems.append(f"{case['id']}: {found}")
     return problems
 
 

@@ -286,3 +286,28 @@ def test_bad_arguments_raise_invalid_argument(bad: object) -> None:
 def test_result_is_cached_after_finish() -> None:
     assembler = BlockAssembler().feed_all([TextDelta(index=0, text="x"), STOP])
     assert assembler.blocks() is assembler.blocks()
+
+
+class _NoConcat(str):
+    """A delta text that fails the test if anything concatenates onto it or it onto anything."""
+
+    def __add__(self, other: object) -> str:
+        raise AssertionError("a delta was concatenated: the fold would be quadratic")
+
+    def __radd__(self, other: object) -> str:
+        raise AssertionError("a delta was concatenated: the fold would be quadratic")
+
+
+def test_fold_collects_parts_and_joins_once() -> None:
+    # spec: stream.assembler.linear -- parts are collected in lists and joined once, never
+    # concatenated one by one (bench/bench_stream.py prints the time per chunk as it grows)
+    n = 2_000
+    chunks: list[StreamChunk] = [BlockStart(index=0, block_type=BlockType.TEXT)]
+    chunks += [TextDelta(index=0, text=_NoConcat("ab")) for _ in range(n)]
+    chunks += [ToolCallDelta(index=1, id="c", name="f", arguments_delta=_NoConcat("1"))
+               for _ in range(n)]
+    chunks += [BlockEnd(index=0, block=TextBlock(text="ab" * n)),
+               FinishChunk(reason=FinishReason.stop())]
+    result = assemble(chunks)
+    assert result.message.content == (
+        TextBlock(text="ab" * n), ToolCallBlock(id="c", name="f", arguments="1" * n))

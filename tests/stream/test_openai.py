@@ -6,6 +6,7 @@ only) that asserts the attribution User-Agent and streams SSE back.
 
 from __future__ import annotations
 
+import itertools
 import json
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -332,6 +333,7 @@ def test_request_body() -> None:
 
 
 def test_from_env_reads_only_the_injected_mapping() -> None:
+    # spec: stream.openai.injected-config -- only from_env reads an environment, the mapping given
     adapter = OpenAICompatAdapter.from_env(
         {"LOOM_LLM_BASE_URL": "http://127.0.0.1:9/v1", "OPENAI_API_KEY": "k"}
     )
@@ -372,6 +374,23 @@ def test_sse_decoder() -> None:
     events = [e for e in (decoder.feed_line(line) for line in lines) if e is not None]
     assert events == [SseEvent(event="x", data="a\nb", id="7")]
 
+
+
+SSE_TEXT = ": c\r\nevent: x\rdata: a\r\ndata:b\n\r\ndata: 2\r\rid: 7\ndata: 3\n\ndata: tail"
+
+
+@settings(max_examples=200)
+@given(st.lists(st.integers(0, len(SSE_TEXT)), max_size=6))
+def test_sse_feed_is_independent_of_where_the_text_is_cut(cuts: list[int]) -> None:
+    # spec: stream.openai.sse -- LF, CRLF or CR, even a CRLF cut between two pieces
+    bounds = [0, *sorted(cuts), len(SSE_TEXT)]
+    decoder = SseDecoder()
+    events = [e for a, b in itertools.pairwise(bounds) for e in decoder.feed(SSE_TEXT[a:b])]
+    assert events == [
+        SseEvent(event="x", data="a\nb"),
+        SseEvent(event="message", data="2"),
+        SseEvent(event="message", data="3", id="7"),
+    ]
 
 # --- the wire --------------------------------------------------------------------------------
 

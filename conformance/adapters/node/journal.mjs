@@ -68,6 +68,13 @@ export function checkPayload(kind, payload) {
   }
 }
 
+function allFinite(value) {
+  if (typeof value === "number") return Number.isFinite(value);
+  if (Array.isArray(value)) return value.every(allFinite);
+  if (value !== null && typeof value === "object") return Object.values(value).every(allFinite);
+  return true;
+}
+
 function decodeLine(line) {
   const opener = Buffer.from(',"crc":"');
   if (line.length <= SUFFIX || !line.subarray(-SUFFIX, -10).equals(opener) ||
@@ -86,6 +93,8 @@ function decodeLine(line) {
     throw new LoomError("journal.malformed-line", `not JSON: ${e.message}`);
   }
   if (!isObject(obj)) throw new LoomError("journal.malformed-line", "not an object");
+  // journal.json-values: JSON.parse reads an overflowing number (1e999) as Infinity
+  if (!allFinite(obj)) throw new LoomError("journal.malformed-line", "a number is not finite");
   delete obj.crc;
   return obj;
 }
