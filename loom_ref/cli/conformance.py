@@ -140,6 +140,11 @@ def run(args: argparse.Namespace) -> int:
     cases, file_problems = load_cases(cases_dir, only=args.only)
     files = [] if args.only else find_case_files(cases_dir)
     extra: list[Case] = random_cases(args.random, args.seed) if args.random else []
+    if not cases and not extra and not file_problems:  # a filter that selects nothing is a
+        # mistake, not a pass: CI must not go green on a misspelt group
+        sys.stderr.write(f"loom-ref conformance: conformance.no-cases: --only "
+                         f"{' '.join(args.only)} matched no case\n")
+        return 2
     impl: Implementation = (SubprocessImplementation(shlex.split(args.impl),
                                                      timeout=args.timeout)
                             if args.impl else InProcessImplementation())

@@ -164,7 +164,7 @@ class EffectRuntime:
         )
         self._authorize = self.authorizer.authorize
         self._effects: dict[str, Effect] = {}
-        self._routes: dict[str, tuple[Next, DeltaSink | None]] = {}
+        self._routes: dict[str, tuple[Next, DeltaSink | None, bool]] = {}
         for effect in effects:
             self.register(effect)
 
@@ -181,7 +181,11 @@ class EffectRuntime:
         for mw in reversed(self.middleware):
             entry = _link(mw, entry)
         self._effects[effect.tool_id] = effect
-        self._routes[effect.tool_id] = (entry, effect.delta_sink)
+        # spec: effects.lean-route -- whether a call can stream without a per-call sink is
+        # known now: a route with no configured sink and no delta guard has nothing to deliver
+        # or check, so such a call gets the silent channel without building one
+        quiet = effect.delta_sink is None and not self._guard_factories
+        self._routes[effect.tool_id] = (entry, effect.delta_sink, quiet)
         return effect
 
     def get_effect(self, tool_id: str) -> Effect:
@@ -267,17 +271,17 @@ class EffectRuntime:
             )
         # spec: deltas.refused-call -- no channel exists before lookup and authorization, and
         # a refusal inside the chain (stages 4-7) comes before begin_attempt: no sink is called
-        entry, configured = route
+        entry, configured, quiet = route
         signal = NEVER if call.signal is None else call.signal
         ctx = EffectContext(call, signal, self.clock)
         per_call = call.on_delta
+        if per_call is None and quiet:  # spec: effects.lean-route -- nothing to deliver or guard
+            ctx.on_delta = SILENT
+            return entry(ctx, call.input)
         if self.streaming_blocked_by:  # spec: deltas.fail-closed, effects.streaming-refused
             if per_call is not None or configured is not None:
                 self.on_warn(STREAMING_DISABLED)
             ctx.on_delta = SILENT
-            return entry(ctx, call.input)
-        if per_call is None and configured is None and not self._guard_factories:
-            ctx.on_delta = SILENT  # spec: effects.lean-route -- nothing to deliver or guard
             return entry(ctx, call.input)
         channel = DeltaChannel(  # spec: deltas.channel
             tool_id=call.tool_id,

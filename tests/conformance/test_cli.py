@@ -89,3 +89,10 @@ def test_generate_exports_cases_that_the_suite_then_runs(
     out = capsys.readouterr().out
     assert status == 0
     assert "random.s7" in out and "3 pass, 0 fail" in out
+
+
+def test_a_filter_that_selects_nothing_is_an_error(capsys: pytest.CaptureFixture[str]) -> None:
+    from loom_ref.cli.main import main
+
+    assert main(["conformance", "--only", "no.such.group", "--quiet"]) == 2
+    assert "conformance.no-cases" in capsys.readouterr().err
