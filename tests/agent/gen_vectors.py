@@ -15,18 +15,16 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 import sys
 from pathlib import Path
 from typing import Any
 
-from loom_ref.agent import VECTOR_FUNCTIONS
-from loom_ref.errors import LoomError
+from .. import vectorkit
+from ..vectorkit import ROOT, VECTOR_FUNCTIONS, canonical, compute
 
 __all__ = ["CASES", "GROUPS", "ROOT", "VECTOR_FUNCTIONS", "canonical", "case_file", "compute",
            "write_all"]
 
-ROOT = Path(__file__).resolve().parents[2] / "conformance" / "cases"
 GROUPS = ("agent.compaction", "agent.kept-suffix", "agent.transcript", "agent.chunk-deltas",
           "agent.claim-check", "agent.model-effect", "agent.summarizer")
 
@@ -367,14 +365,6 @@ case("agent.summarizer", "failed-summary", anchor="agent.summarizer",
 # ---- machinery ----------------------------------------------------------------------------
 
 
-def compute(c: Case) -> dict[str, Any]:
-    """loom_ref's answer to a case, in the ``expect`` shape."""
-    try:
-        return {"result": VECTOR_FUNCTIONS[c["function"]](c["input"])}
-    except LoomError as err:
-        return {"error": {"code": err.code}}
-
-
 def _subset(intent: Any, actual: Any) -> bool:
     if isinstance(intent, dict):
         return isinstance(actual, dict) and all(
@@ -393,43 +383,13 @@ def check_intent(c: Case, expect: dict[str, Any]) -> None:
 
 
 def case_file(c: Case) -> tuple[Path, dict[str, Any]]:
-    expect = compute(c)
-    check_intent(c, expect)
-    doc = {"id": f"{c['group']}/{c['name']}", "anchor": c["anchor"], "tier": c["tier"],
-           "description": c["description"], "family": "vector", "function": c["function"],
-           "input": c["input"], "expect": expect}
-    return ROOT / c["group"] / f"{c['name']}.json", doc
-
-
-def canonical(doc: dict[str, Any]) -> str:
-    return json.dumps(doc, indent=2, sort_keys=True, ensure_ascii=False) + "\n"
+    return vectorkit.case_file(c, check_intent)
 
 
 def write_all() -> int:
     """Rewrite every case file of our groups (stale files of our groups are removed)."""
-    wanted = {}
-    for c in CASES:
-        path, doc = case_file(c)
-        wanted[path] = canonical(doc)
-    for group in GROUPS:
-        for old in (ROOT / group).glob("*.json") if (ROOT / group).is_dir() else []:
-            if old not in wanted:
-                old.unlink()
-    for path, text in wanted.items():
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text, encoding="utf-8")
-    return len(wanted)
-
-
-def main(argv: list[str]) -> int:
-    if "--write" in argv or os.environ.get("LOOM_REGEN") == "1":
-        print(f"wrote {write_all()} cases under {ROOT}")
-        return 0
-    for c in CASES:
-        case_file(c)
-    print(f"{len(CASES)} cases agree with loom_ref and their intents")
-    return 0
+    return vectorkit.write_all(CASES, GROUPS, check_intent)
 
 
 if __name__ == "__main__":
-    sys.exit(main(sys.argv[1:]))
+    sys.exit(vectorkit.main(sys.argv[1:], CASES, GROUPS, check_intent))

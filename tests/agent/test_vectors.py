@@ -14,12 +14,15 @@ from pathlib import Path
 
 import pytest
 
+from loom_ref.agent import VECTOR_FUNCTIONS as AGENT_FUNCTIONS
+
+from .. import vectorkit
 from . import gen_vectors as gv
 
 if os.environ.get("LOOM_REGEN") == "1":  # pragma: no cover - maintenance path
     gv.write_all()
 
-FILES = sorted(p for g in gv.GROUPS for p in (gv.ROOT / g).glob("*.json"))
+FILES = sorted(p for g in gv.GROUPS for p in (vectorkit.ROOT / g).glob("*.json"))
 
 
 def test_every_case_has_a_file_and_every_file_a_case() -> None:
@@ -31,34 +34,34 @@ def test_every_case_has_a_file_and_every_file_a_case() -> None:
 def test_case_file(path: Path) -> None:
     text = path.read_text(encoding="utf-8")
     doc = json.loads(text)
-    assert gv.canonical(doc) == text
+    assert vectorkit.canonical(doc) == text
     assert doc["id"] == f"{path.parent.name}/{path.stem}"
     assert doc["family"] == "vector" and doc["tier"] in {"must", "should", "may"}
-    assert doc["function"] in gv.VECTOR_FUNCTIONS and doc["function"].startswith("agent.")
-    assert gv.compute({"function": doc["function"], "input": doc["input"]}) == doc["expect"]
+    assert doc["function"] in vectorkit.VECTOR_FUNCTIONS and doc["function"].startswith("agent.")
+    assert vectorkit.compute({"function": doc["function"], "input": doc["input"]}) == doc["expect"]
 
 
 def test_every_anchor_is_defined_in_the_spec() -> None:
-    spec = (gv.ROOT.parents[1] / "spec" / "agent.md").read_text(encoding="utf-8")
+    spec = (vectorkit.ROOT.parents[1] / "spec" / "agent.md").read_text(encoding="utf-8")
     for path in FILES:
         anchor = json.loads(path.read_text(encoding="utf-8"))["anchor"]
         assert f"{{#{anchor}}}" in spec, anchor
 
 
 def test_every_vector_function_is_documented_and_exercised() -> None:
-    spec = (gv.ROOT.parents[1] / "spec" / "agent.md").read_text(encoding="utf-8")
+    spec = (vectorkit.ROOT.parents[1] / "spec" / "agent.md").read_text(encoding="utf-8")
     used = {json.loads(p.read_text(encoding="utf-8"))["function"] for p in FILES}
-    assert used == set(gv.VECTOR_FUNCTIONS)
-    for name in gv.VECTOR_FUNCTIONS:
+    assert used == set(AGENT_FUNCTIONS)
+    for name in AGENT_FUNCTIONS:
         assert f"`{name}`" in spec, name
 
 
 def test_every_anchor_the_code_cites_is_defined() -> None:
     import re
 
-    spec = (gv.ROOT.parents[1] / "spec" / "agent.md").read_text(encoding="utf-8")
+    spec = (vectorkit.ROOT.parents[1] / "spec" / "agent.md").read_text(encoding="utf-8")
     code = "".join(p.read_text(encoding="utf-8") for p in
-                   (gv.ROOT.parents[1] / "loom_ref" / "agent").glob("*.py"))
+                   (vectorkit.ROOT.parents[1] / "loom_ref" / "agent").glob("*.py"))
     cited = set(re.findall(r"spec: (agent\.[a-z-]+[a-z])", code))
     assert len(cited) >= 25
     assert sorted(a for a in cited if f"{{#{a}}}" not in spec) == []

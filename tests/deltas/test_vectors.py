@@ -1,59 +1,26 @@
-"""The deltas.* conformance case files agree with loom_ref (consensus-specs pattern).
+"""The deltas conformance case files are current (consensus-specs pattern).
 
-``gen_vectors.py`` defines the cases and writes the files; this test loads every file of the
-deltas groups and checks that loom_ref's answer equals its ``expect``, that every defined case
-has a file and no file lacks a definition, that the files are canonical JSON, and that every
-anchor is defined in ``spec/deltas.md``. Set ``LOOM_REGEN=1`` to rewrite the files first.
+``gen_vectors.py`` defines the cases with hand-written intents and writes the files; this test
+checks that the files on disk are exactly what it writes now (one canonical file per case,
+loom_ref's current answer as ``expect``, no stray file). The whole-suite test runs every file
+through the protocol; the trace test checks every anchor against ``spec/deltas.md``.
+Rewrite the files with ``python -m tests.deltas.gen_vectors --write``.
 """
 
 from __future__ import annotations
 
 import json
-import os
 import re
-from pathlib import Path
 
-import pytest
-
-from loom_ref.conformance.functions import load_functions
-
+from .. import vectorkit
 from . import gen_vectors as gv
 
-FILES = sorted(p for g in gv.GROUPS for p in (gv.ROOT / g).glob("*.json"))
-SPEC = gv.ROOT.parents[1] / "spec" / "deltas.md"
-
-if os.environ.get("LOOM_REGEN") == "1":  # pragma: no cover - maintenance path
-    gv.write_all()
-    FILES = sorted(p for g in gv.GROUPS for p in (gv.ROOT / g).glob("*.json"))
-
-VECTOR_FUNCTIONS, _ = load_functions()  # the adapter's one registry
+FILES = sorted(p for g in gv.GROUPS for p in (vectorkit.ROOT / g).glob("*.json"))
 
 
-def test_every_case_has_a_file_and_every_file_a_case() -> None:
-    defined = {gv.case_file(c)[0] for c in gv.CASES}
-    assert defined == set(FILES)
+def test_the_case_files_are_what_the_generator_writes() -> None:
+    vectorkit.assert_files_current(gv.CASES, gv.GROUPS, gv.check_intent)
     assert len(FILES) >= 25
-
-
-@pytest.mark.parametrize("path", FILES, ids=lambda p: f"{p.parent.name}/{p.stem}")
-def test_case_file(path: Path) -> None:
-    text = path.read_text(encoding="utf-8")
-    doc = json.loads(text)
-    assert gv.canonical(doc) == text  # canonical form
-    assert doc["id"] == f"{path.parent.name}/{path.stem}"
-    assert doc["family"] == "vector"
-    assert doc["tier"] in {"must", "should", "may"}
-    assert doc["function"] in VECTOR_FUNCTIONS
-    assert doc["anchor"].startswith("deltas.")
-    # the case as sent to an implementation carries no expectation
-    assert gv.compute({"function": doc["function"], "input": doc["input"]}) == doc["expect"]
-
-
-def test_every_anchor_is_defined_in_the_spec() -> None:
-    spec = SPEC.read_text(encoding="utf-8")
-    for path in FILES:
-        anchor = json.loads(path.read_text(encoding="utf-8"))["anchor"]
-        assert f"{{#{anchor}}}" in spec, anchor
 
 
 def test_every_decision_has_a_case() -> None:
@@ -68,8 +35,8 @@ def test_every_decision_has_a_case() -> None:
 
 
 def test_every_anchor_cited_in_code_is_defined() -> None:
-    spec = SPEC.read_text(encoding="utf-8")
-    package = gv.ROOT.parents[1] / "loom_ref" / "effects"
+    spec = (vectorkit.ROOT.parents[1] / "spec" / "deltas.md").read_text(encoding="utf-8")
+    package = vectorkit.ROOT.parents[1] / "loom_ref" / "effects"
     cited: set[str] = set()
     for module in package.rglob("*.py"):
         # an anchor is a dotted id not followed by "_" (``effects.deltas.delta_to_json`` is not)
@@ -81,13 +48,3 @@ def test_every_anchor_cited_in_code_is_defined() -> None:
     assert len(cited) >= 25
     missing = sorted(a for a in cited if f"{{#{a}}}" not in spec)
     assert missing == []
-
-
-def test_effects_backoff_cases_run_through_the_table() -> None:
-    # the effects.backoff vectors (tests/effects) are served by the same provider table
-    files = sorted((gv.ROOT / "effects.backoff").glob("*.json"))
-    assert files
-    for path in files:
-        doc = json.loads(path.read_text(encoding="utf-8"))
-        got = gv.compute({"function": doc["function"], "input": doc["input"]})
-        assert got == doc["expect"], path.name

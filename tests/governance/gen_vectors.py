@@ -15,16 +15,12 @@ with pytest). Check only: run without ``--write``.
 
 from __future__ import annotations
 
-import json
-import os
 import sys
 from pathlib import Path
 from typing import Any
 
-from loom_ref.errors import LoomError
-from loom_ref.governance import VECTOR_FUNCTIONS
+from .. import vectorkit
 
-ROOT = Path(__file__).resolve().parents[2] / "conformance" / "cases"
 GROUPS = (
     "taint.guard",
     "taint.unwrap",
@@ -920,14 +916,6 @@ steps_case(
 # ---- machinery ----------------------------------------------------------------------------
 
 
-def compute(c: Case) -> dict[str, Any]:
-    """loom_ref's answer to a case, in the ``expect`` shape."""
-    try:
-        return {"result": VECTOR_FUNCTIONS[c["function"]](c["input"])}
-    except LoomError as err:
-        return {"error": {"code": err.code}}
-
-
 def check_intent(c: Case, expect: dict[str, Any]) -> None:
     intent = c["intent"]
     where = f"{c['group']}/{c['name']}"
@@ -944,50 +932,13 @@ def check_intent(c: Case, expect: dict[str, Any]) -> None:
 
 
 def case_file(c: Case) -> tuple[Path, dict[str, Any]]:
-    expect = compute(c)
-    check_intent(c, expect)
-    doc = {
-        "id": f"{c['group']}/{c['name']}",
-        "anchor": c["anchor"],
-        "tier": c["tier"],
-        "description": c["description"],
-        "family": "vector",
-        "function": c["function"],
-        "input": c["input"],
-        "expect": expect,
-    }
-    return ROOT / c["group"] / f"{c['name']}.json", doc
-
-
-def canonical(doc: dict[str, Any]) -> str:
-    return json.dumps(doc, indent=2, sort_keys=True, ensure_ascii=False) + "\n"
+    return vectorkit.case_file(c, check_intent)
 
 
 def write_all() -> int:
     """Rewrite every case file of our groups (stale files of our groups are removed)."""
-    wanted = {}
-    for c in CASES:
-        path, doc = case_file(c)
-        wanted[path] = canonical(doc)
-    for group in GROUPS:
-        for old in (ROOT / group).glob("*.json") if (ROOT / group).is_dir() else []:
-            if old not in wanted:
-                old.unlink()
-    for path, text in wanted.items():
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text, encoding="utf-8")
-    return len(wanted)
-
-
-def main(argv: list[str]) -> int:
-    if "--write" in argv or os.environ.get("LOOM_REGEN") == "1":
-        print(f"wrote {write_all()} cases under {ROOT}")
-        return 0
-    for c in CASES:
-        case_file(c)
-    print(f"{len(CASES)} cases agree with loom_ref and their intents")
-    return 0
+    return vectorkit.write_all(CASES, GROUPS, check_intent)
 
 
 if __name__ == "__main__":
-    sys.exit(main(sys.argv[1:]))
+    sys.exit(vectorkit.main(sys.argv[1:], CASES, GROUPS, check_intent))

@@ -1,0 +1,93 @@
+"""What every vector generator shares (``tests/<area>/gen_vectors.py``).
+
+The consensus-specs pattern: one definition per case both checks loom_ref and writes the
+case file other implementations consume. An area's generator owns its ``CASES`` (dicts with
+``group``, ``name``, ``anchor``, ``tier``, ``description``, ``function``, ``input`` and a
+hand-written ``intent``), the ``GROUPS`` it writes, and ``check_intent(case, expect)``, which
+holds loom_ref's answer against the intent before anything is written. Everything else is
+here: the answer is computed through the conformance adapter's one function registry, the
+file is canonical JSON, and writing a group removes its stale files.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Callable, Iterable, Sequence
+from pathlib import Path
+from typing import Any
+
+from loom_ref.conformance.functions import load_functions
+from loom_ref.errors import LoomError
+
+Case = dict[str, Any]
+CheckIntent = Callable[[Case, dict[str, Any]], None]
+
+ROOT = Path(__file__).resolve().parents[1] / "conformance" / "cases"
+VECTOR_FUNCTIONS, _ = load_functions()  # the adapter's one registry
+
+
+def compute(c: Case) -> dict[str, Any]:
+    """loom_ref's answer to a case, in the ``expect`` shape."""
+    try:
+        return {"result": VECTOR_FUNCTIONS[c["function"]](c["input"])}
+    except LoomError as err:
+        return {"error": {"code": err.code}}
+
+
+def case_file(c: Case, check_intent: CheckIntent) -> tuple[Path, dict[str, Any]]:
+    """The case's path and document, after its answer passed ``check_intent``."""
+    expect = compute(c)
+    check_intent(c, expect)
+    doc = {"id": f"{c['group']}/{c['name']}", "anchor": c["anchor"], "tier": c["tier"],
+           "description": c["description"], "family": "vector", "function": c["function"],
+           "input": c["input"], "expect": expect}
+    return ROOT / c["group"] / f"{c['name']}.json", doc
+
+
+def canonical(doc: dict[str, Any]) -> str:
+    """A case file's text (``conformance/INTERPRETING.md`` section 2)."""
+    return json.dumps(doc, indent=2, sort_keys=True, ensure_ascii=False) + "\n"
+
+
+def write_all(cases: Iterable[Case], groups: Sequence[str], check_intent: CheckIntent) -> int:
+    """Rewrite every case file of ``groups`` (stale files of those groups are removed)."""
+    wanted = {}
+    for c in cases:
+        path, doc = case_file(c, check_intent)
+        wanted[path] = canonical(doc)
+    for group in groups:
+        for old in (ROOT / group).glob("*.json") if (ROOT / group).is_dir() else []:
+            if old not in wanted:
+                old.unlink()
+    for path, text in wanted.items():
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+    return len(wanted)
+
+
+def main(argv: list[str], cases: Sequence[Case], groups: Sequence[str],
+         check_intent: CheckIntent) -> int:
+    """Check every case (default), or rewrite the files with ``--write`` / ``LOOM_REGEN=1``."""
+    if "--write" in argv or os.environ.get("LOOM_REGEN") == "1":
+        print(f"wrote {write_all(cases, groups, check_intent)} cases under {ROOT}")
+        return 0
+    for c in cases:
+        case_file(c, check_intent)
+    print(f"{len(cases)} cases agree with loom_ref and their intents")
+    return 0
+
+
+def assert_files_current(cases: Sequence[Case], groups: Sequence[str],
+                         check_intent: CheckIntent) -> None:
+    """The files of ``groups`` are exactly what the generator writes now: one canonical file
+    per case, loom_ref's current answer as ``expect``, and no file without a case.
+    (Each file agreeing with loom_ref through the protocol is the whole-suite test's job.)"""
+    wanted = {}
+    for c in cases:
+        path, doc = case_file(c, check_intent)
+        wanted[path] = canonical(doc)
+    on_disk = {p for g in groups for p in (ROOT / g).glob("*.json")}
+    assert on_disk == set(wanted), sorted(str(p) for p in on_disk ^ set(wanted))
+    stale = [str(p) for p, text in wanted.items() if p.read_text(encoding="utf-8") != text]
+    assert stale == [], f"regenerate with python -m <area>.gen_vectors --write: {stale}"
