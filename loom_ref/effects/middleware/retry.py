@@ -30,14 +30,17 @@ from typing import TYPE_CHECKING, Any
 from loom_ref.effects.errors import EffectRefusal
 from loom_ref.effects.middleware.base import Next
 from loom_ref.errors import InvalidArgument
+from loom_ref.governance.errors import TaintedRequestError
 
 if TYPE_CHECKING:
     from loom_ref.effects.context import EffectContext
 
 __all__ = ["NEVER_RETRIED", "RetryMiddleware", "backoff_delay", "jitter_fraction"]
 
-#: Error classes a retry never retries (spec: effects.refusal-never-retried).
-NEVER_RETRIED: tuple[type[Exception], ...] = (EffectRefusal, InvalidArgument)
+#: Error classes a retry never retries (spec: effects.refusal-never-retried): refusals, bad
+#: arguments, and a tainted request (the same request is refused again, whatever the attempt).
+NEVER_RETRIED: tuple[type[Exception], ...] = (EffectRefusal, InvalidArgument,
+                                              TaintedRequestError)
 
 RetryOn = tuple[type[Exception], ...] | Callable[[Exception], bool]
 
