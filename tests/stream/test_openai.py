@@ -420,9 +420,12 @@ class MockServer:
                 self.send_response(status)
                 self.send_header("Content-Type", "text/event-stream")
                 self.end_headers()
-                for event in events:
-                    self.wfile.write(event.encode("utf-8"))
-                    self.wfile.flush()
+                try:
+                    for event in events:
+                        self.wfile.write(event.encode("utf-8"))
+                        self.wfile.flush()
+                except (BrokenPipeError, ConnectionResetError):
+                    pass  # the client went away on purpose (an abort mid-stream)
 
             def log_message(self, format: str, *args: Any) -> None:
                 pass
