@@ -37,3 +37,38 @@ def test_the_check_can_fail(tmp_path: Path) -> None:
     assert "case anchor x.nope is not defined in spec/" in found
     assert not any(p.startswith("x ") for p in found)  # a heading anchor is not a rule
     shutil.rmtree(tmp_path / "conformance" / "cases")
+
+
+def _blocks(text: str) -> list[str]:
+    """Bullets and paragraphs of a chapter (headings and table rows apart)."""
+    blocks: list[str] = []
+    current: list[str] = []
+    for line in text.splitlines():
+        starts = line.lstrip().startswith(("- ", "* ")) or not line.strip() or \
+            line.startswith(("#", "|"))
+        if starts and current:
+            blocks.append(" ".join(current))
+            current = []
+        if line.startswith(("#", "|")):
+            blocks.append(line)
+        elif line.strip():
+            current.append(line)
+    if current:
+        blocks.append(" ".join(current))
+    return blocks
+
+
+def test_every_must_and_should_carries_an_anchor() -> None:
+    """spec/README.md: every rule in RFC 2119 words has an anchor in the same bullet. Quoted
+    seed text and inline code do not count; the sentences that define the words are exempt."""
+    import re
+
+    missing = []
+    for chapter in sorted((REPO / "spec").glob("*.md")):
+        for block in _blocks(chapter.read_text()):
+            plain = re.sub(r'`[^`]*`|"[^"]*"|“[^”]*”', "", block)
+            if "RFC 2119" in plain or not re.search(r"\b(MUST|SHOULD)\b", plain):
+                continue
+            if not re.search(r"\{#[a-z0-9][a-z0-9.\-]*\}", block):
+                missing.append(f"{chapter.name}: {block[:90]}")
+    assert missing == []
