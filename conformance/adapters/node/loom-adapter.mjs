@@ -5,15 +5,18 @@
 //   node conformance/adapters/node/loom-adapter.mjs
 //   loom-ref conformance --impl "node conformance/adapters/node/loom-adapter.mjs"
 //
-// Implements the vectors journal.parse and journal.fold, and scenarios (the body language,
-// scripted effects and deciders, every action, crash and torn-write options). It declares no
-// other capability, so the runner reports every other group as skipped.
+// Implements the vectors journal.parse and journal.fold, stream.check and stream.assemble
+// (stream.mjs), and scenarios (the body language, scripted effects and deciders, every action,
+// crash and torn-write options). It declares no other capability, so the runner reports every
+// other group as skipped.
 
 import { createInterface } from "node:readline";
 import { Crash, LoomError, MemoryStore, checkPayload, fold, parseJournal } from "./journal.mjs";
 import { Runtime } from "./kernel.mjs";
+import { STREAM_VECTORS } from "./stream.mjs";
 
-const CAPABILITIES = ["scenario", "crash", "torn-write", "journal.parse", "journal.fold"];
+const CAPABILITIES = ["scenario", "crash", "torn-write", "journal.parse", "journal.fold",
+  ...Object.keys(STREAM_VECTORS)];
 const copy = (v) => (v === undefined ? null : JSON.parse(JSON.stringify(v)));
 class ScenarioBug extends Error {}
 
@@ -308,6 +311,7 @@ const VECTORS = {
       steps: Object.fromEntries(Object.entries(s.frames).map(([k, f]) => [k, f.status])),
       decisions: s.decisions };
   },
+  ...STREAM_VECTORS,
 };
 
 function run(c) {

@@ -1,0 +1,380 @@
+// The stream protocol's vector functions `stream.check` and `stream.assemble`, written from
+// spec/stream.md and seed 001 (dsh-llm "LLM Streaming"). No npm dependencies.
+//
+// Rules (spec/stream.md):
+// - The wire form (#stream.wire): closed unions of seven chunk variants, four block types and
+//   five finish kinds; camelCase fields, optional ones omitted (never null); malformed JSON is
+//   a `stream.wire.*` error, but `index` may be any number and tool arguments any JSON value,
+//   because those two are the checker's to judge (#stream.wire.checker-owned-values).
+// - The checker (#stream.checker): every violation, in chunk order, as {rule, index}. Two
+//   tables, one for each block index and one for the stream; a lookup miss is the violation
+//   and leaves its machine where it was. Per-chunk rules (index, raw JSON) apply to every chunk.
+// - The assembler (#stream.assembler): folds chunks into an assistant message, tolerant of
+//   delta-only streams, first block-end wins, first-seen order, fail closed on the rest.
+
+import { LoomError } from "./journal.mjs";
+
+// -- the wire form (#stream.wire) ----------------------------------------------------------
+const CHUNK_TYPES = ["block-start", "text-delta", "reasoning-delta", "tool-call-delta",
+  "block-end", "usage", "finish"];
+const BLOCK_TYPES = ["text", "reasoning", "tool-call", "tool-result"];
+const FINISH_KINDS = ["stop", "tool-calls", "max-tokens", "aborted", "error"];
+const FAILED_KINDS = new Set(["aborted", "error"]); // spec: stream.finish.failure
+const DELTA_BLOCK_TYPE = { "text-delta": "text", "reasoning-delta": "reasoning",
+  "tool-call-delta": "tool-call" };
+const USAGE_OPTIONAL = ["cacheReadTokens", "cacheWriteTokens", "reasoningTokens"];
+
+const wireError = (code, message, path) => new LoomError(`stream.wire.${code}`, message, { path });
+
+const jsonType = (v) => (v === null ? "null" : Array.isArray(v) ? "array" : typeof v);
+const isObject = (v) => jsonType(v) === "object";
+
+// Reads the members of one JSON object; `done()` refuses any member nobody read (closed union).
+class Fields {
+  constructor(value, path) {
+    if (!isObject(value)) throw wireError("not-an-object", `expected an object, got ${jsonType(value)}`, path);
+    Object.assign(this, { value, path, read: new Set() });
+  }
+  get(name, reader, optional = false) {
+    this.read.add(name);
+    const where = `${this.path}.${name}`;
+    if (!Object.hasOwn(this.value, name)) {
+      if (optional) return undefined;
+      throw wireError("missing-field", `missing field ${name}`, where);
+    }
+    return reader(this.value[name], where);
+  }
+  done() {
+    const extra = Object.keys(this.value).filter((k) => !this.read.has(k)).sort();
+    if (extra.length) throw wireError("unknown-field", `unknown field(s) ${extra.join(", ")}`, this.path);
+  }
+}
+
+const typed = (type) => (v, path) => {
+  if (jsonType(v) !== type) throw wireError("field-type", `expected a ${type}, got ${jsonType(v)}`, path);
+  return v;
+};
+const string = typed("string");
+const boolean = typed("boolean");
+const number = typed("number"); // spec: stream.wire.checker-owned-values — any number as index
+const anyValue = (v) => v; // spec: stream.wire.checker-owned-values — arguments of any type
+const variant = (names, label) => (v, path) => {
+  if (!names.includes(string(v, path))) throw wireError("unknown-variant", `unknown ${label} ${v}`, path);
+  return v;
+};
+const count = (v, path) => {
+  if (!Number.isInteger(number(v, path)) || v < 0) {
+    throw wireError("bad-value", `a token count must be a non-negative integer, got ${v}`, path);
+  }
+  return v;
+};
+
+function decodeUsage(value, path) {
+  const f = new Fields(value, path);
+  const usage = { inputTokens: f.get("inputTokens", count), outputTokens: f.get("outputTokens", count) };
+  for (const name of USAGE_OPTIONAL) {
+    const n = f.get(name, count, true);
+    if (n !== undefined) usage[name] = n; // spec: stream.usage.absent-not-zero
+  }
+  f.done();
+  return usage;
+}
+
+function decodeFailure(value, path) {
+  const f = new Fields(value, path);
+  const failure = { message: f.get("message", string) };
+  const code = f.get("code", string, true);
+  if (code !== undefined) failure.code = code;
+  f.done();
+  return failure;
+}
+
+function decodeReason(value, path) {
+  const f = new Fields(value, path);
+  const kind = f.get("kind", variant(FINISH_KINDS, "finish kind"));
+  const failure = f.get("failure", decodeFailure, !FAILED_KINDS.has(kind));
+  f.done();
+  if (failure === undefined) return { kind };
+  // spec: stream.finish.failure — "the other kinds MUST NOT" carry a failure
+  if (!FAILED_KINDS.has(kind)) throw wireError("bad-value", `a ${kind} finish carries no failure`, `${path}.failure`);
+  return { kind, failure };
+}
+
+function decodeBlock(value, path) {
+  const f = new Fields(value, path);
+  const type = f.get("type", variant(BLOCK_TYPES, "block type"));
+  let block;
+  if (type === "text" || type === "reasoning") {
+    block = { type, text: f.get("text", string) };
+  } else if (type === "tool-call") {
+    block = { type, id: f.get("id", string), name: f.get("name", string), arguments: f.get("arguments", anyValue) };
+  } else {
+    block = { type, callId: f.get("callId", string), content: f.get("content", string) };
+    if (f.get("isError", boolean, true)) block.isError = true; // "isError only when true"
+  }
+  f.done();
+  return block;
+}
+
+const CHUNK_FIELDS = {
+  "block-start": (f) => ({ index: f.get("index", number), blockType: f.get("blockType", variant(BLOCK_TYPES, "block type")) }),
+  "text-delta": (f) => ({ index: f.get("index", number), text: f.get("text", string) }),
+  "reasoning-delta": (f) => ({ index: f.get("index", number), text: f.get("text", string) }),
+  "tool-call-delta": (f) => {
+    const out = { index: f.get("index", number), id: f.get("id", string) };
+    const name = f.get("name", string, true);
+    if (name !== undefined) out.name = name;
+    out.argumentsDelta = f.get("argumentsDelta", anyValue);
+    return out;
+  },
+  "block-end": (f) => ({ index: f.get("index", number), block: f.get("block", decodeBlock) }),
+  usage: (f) => ({ usage: f.get("usage", decodeUsage) }),
+  finish: (f) => ({ reason: f.get("reason", decodeReason) }),
+};
+
+/** One wire chunk, validated and copied (spec: stream.wire.malformed). */
+export function decodeChunk(value, path) {
+  const f = new Fields(value, path);
+  const type = f.get("type", variant(CHUNK_TYPES, "chunk type"));
+  const chunk = { type, ...CHUNK_FIELDS[type](f) };
+  f.done();
+  return chunk;
+}
+
+/** The `{"chunks": [...]}` input of a vector, every chunk decoded before anything judges it. */
+function inputChunks(input) {
+  const f = new Fields(input, "$");
+  const items = f.get("chunks", (v, path) => {
+    if (!Array.isArray(v)) throw wireError("not-a-list", `expected an array, got ${jsonType(v)}`, path);
+    return v;
+  });
+  f.done();
+  return items.map((item, i) => decodeChunk(item, `$.chunks[${i}]`));
+}
+
+// -- the contract checker (#stream.checker) ------------------------------------------------
+const RULE = {
+  usageBeforeFinish: "stream.usage-before-finish",
+  singleUsage: "stream.single-usage",
+  singleFinish: "stream.single-finish",
+  nothingAfterFinish: "stream.nothing-after-finish",
+  index: "stream.index-non-negative-integer",
+  blockStartUnique: "stream.block-start-unique",
+  deltaTargetsOpen: "stream.delta-targets-open-block",
+  blockEndClosesOpen: "stream.block-end-closes-open-block",
+  openAtFinish: "stream.open-blocks-at-finish",
+  rawJson: "stream.tool-arguments-raw-json",
+  identity: "stream.tool-call-identity-stable",
+};
+
+// The life of one block index: (state, event) -> state; a miss is the event's rule.
+const BLOCK_TRANSITIONS = { "unseen start": "open", "open delta": "open", "open end": "closed" };
+const BLOCK_MISS_RULE = { start: RULE.blockStartUnique, delta: RULE.deltaTargetsOpen, end: RULE.blockEndClosesOpen };
+
+// The life of the stream: (state, event) -> state; a miss names its rule.
+const STREAM_TRANSITIONS = {
+  "streaming block": "streaming", "streaming usage": "usage-seen", "streaming finish": "finished",
+  "usage-seen block": "usage-seen", "usage-seen finish": "finished",
+};
+const STREAM_MISS_RULE = {
+  "usage-seen usage": RULE.singleUsage, // spec: stream.single-usage
+  "finished usage": RULE.usageBeforeFinish, // spec: stream.usage-before-finish
+  "finished finish": RULE.singleFinish, // spec: stream.single-finish
+  "finished block": RULE.nothingAfterFinish, // spec: stream.nothing-after-finish
+};
+
+const streamEvent = (chunk) => (chunk.type === "usage" || chunk.type === "finish" ? chunk.type : "block");
+const blockEvent = (chunk) => (chunk.type === "block-start" ? "start" : chunk.type === "block-end" ? "end" : "delta");
+const blockTypeOf = (chunk) => chunk.blockType ?? chunk.block?.type ?? DELTA_BLOCK_TYPE[chunk.type];
+
+/** spec: stream.index-non-negative-integer (an integral float such as 1.0 is the integer 1). */
+export const isValidIndex = (index) => Number.isInteger(index) && index >= 0;
+
+// spec: stream.index-non-negative-integer — judged on every block chunk, even after finish.
+function checkIndex(chunk, report) {
+  if ("index" in chunk && !isValidIndex(chunk.index)) report(RULE.index);
+}
+
+// spec: stream.tool-arguments-raw-json — argumentsDelta and block-end arguments are strings.
+function checkRawArguments(chunk, report) {
+  if (chunk.type === "tool-call-delta" && typeof chunk.argumentsDelta !== "string") report(RULE.rawJson);
+  if (chunk.type === "block-end" && chunk.block.type === "tool-call" && typeof chunk.block.arguments !== "string") {
+    report(RULE.rawJson);
+  }
+}
+
+// spec: stream.tool-call-identity-stable — one id per block; a name, once given, stays.
+function checkIdentity(block, id, name, report) {
+  if (block.id === undefined) block.id = id;
+  else if (id !== block.id) report(RULE.identity);
+  if (name === undefined) return;
+  if (block.name === undefined) block.name = name;
+  else if (name !== block.name) report(RULE.identity);
+}
+
+// spec: stream.block-start-unique, stream.delta-targets-open-block,
+// stream.block-end-closes-open-block — the block table, plus "of its own type".
+function feedBlock(blocks, chunk, report) {
+  if (!isValidIndex(chunk.index)) return; // "A chunk with an invalid index addresses no block."
+  const event = blockEvent(chunk);
+  const type = blockTypeOf(chunk);
+  const block = blocks.get(chunk.index);
+  const next = BLOCK_TRANSITIONS[`${block ? block.state : "unseen"} ${event}`];
+  if (!next) return report(BLOCK_MISS_RULE[event]);
+  if (!block) return void blocks.set(chunk.index, { state: next, type });
+  if (block.type !== type) return report(BLOCK_MISS_RULE[event]);
+  if (chunk.type === "tool-call-delta") checkIdentity(block, chunk.id, chunk.name, report);
+  if (chunk.type === "block-end" && type === "tool-call") checkIdentity(block, chunk.block.id, chunk.block.name, report);
+  block.state = next;
+}
+
+// spec: stream.open-blocks-at-finish — open blocks only under error or aborted; reported once.
+function checkOpenAtFinish(blocks, chunk, report) {
+  if (FAILED_KINDS.has(chunk.reason.kind)) return;
+  if ([...blocks.values()].some((b) => b.state === "open")) report(RULE.openAtFinish);
+}
+
+/** `check(chunks)`: every violation, in chunk order, as `{rule, index}`. */
+export function check(chunks) {
+  const blocks = new Map();
+  let state = "streaming";
+  const found = [];
+  chunks.forEach((chunk, index) => {
+    const report = (rule) => void found.push({ rule, index });
+    checkIndex(chunk, report);
+    checkRawArguments(chunk, report);
+    const event = streamEvent(chunk);
+    const next = STREAM_TRANSITIONS[`${state} ${event}`];
+    if (!next) return report(STREAM_MISS_RULE[`${state} ${event}`]);
+    if (event === "finish") checkOpenAtFinish(blocks, chunk, report);
+    if (event === "block") feedBlock(blocks, chunk, report);
+    state = next;
+  });
+  // spec: stream.single-finish — "A missing finish is reported at index len(chunks)".
+  if (state !== "finished") found.push({ rule: RULE.singleFinish, index: chunks.length });
+  return found;
+}
+
+// -- the assembler (#stream.assembler) -----------------------------------------------------
+const TYPE_CONFLICT = "stream.assembler.type-conflict";
+const UNFINISHED = "stream.assembler.unfinished";
+// spec: stream.assembler.incomplete-tool-calls-dropped — max-tokens, and loom-ref's choice of
+// error and aborted too.
+const DROPS_OPEN_TOOL_CALLS = new Set(["max-tokens", "error", "aborted"]);
+
+const failClosed = (code, message) => new LoomError(code, message);
+
+/** Folds chunks into content blocks; `result()` once finished. */
+export class BlockAssembler {
+  constructor() {
+    this.slots = new Map(); // insertion order is first-seen order
+    this.usage = null;
+    this.finish = null;
+  }
+
+  feed(chunk) {
+    if (this.finish) this.afterFinish(chunk);
+    switch (chunk.type) {
+      case "usage":
+        // spec: stream.assembler.fail-closed — a second usage
+        if (this.usage) throw failClosed(RULE.singleUsage, "a second usage chunk");
+        this.usage = chunk.usage;
+        return;
+      case "finish":
+        this.finish = chunk.reason;
+        return;
+      case "block-start":
+        this.slot(chunk.index, chunk.blockType);
+        return;
+      case "text-delta":
+      case "reasoning-delta":
+        this.textDelta(chunk);
+        return;
+      case "tool-call-delta":
+        this.toolCallDelta(chunk);
+        return;
+      default:
+        this.blockEnd(chunk);
+    }
+  }
+
+  // spec: stream.assembler.fail-closed — any chunk after finish, named by its contract rule.
+  afterFinish(chunk) {
+    const rule = { usage: RULE.usageBeforeFinish, finish: RULE.singleFinish }[chunk.type] ?? RULE.nothingAfterFinish;
+    throw failClosed(rule, `${chunk.type} chunk after finish`);
+  }
+
+  // spec: stream.assembler.delta-only — any block chunk opens an unseen index; an open index
+  // whose chunks disagree on its type is a type conflict; an ended one takes anything (stragglers).
+  slot(index, type) {
+    if (!isValidIndex(index)) throw failClosed(RULE.index, `index ${index} is not a non-negative integer`);
+    let slot = this.slots.get(index);
+    if (!slot) this.slots.set(index, (slot = { type, parts: [], id: undefined, name: undefined, ended: null }));
+    else if (!slot.ended && slot.type !== type) {
+      throw failClosed(TYPE_CONFLICT, `block ${index} is ${slot.type}, got a ${type} chunk`);
+    }
+    return slot;
+  }
+
+  textDelta(chunk) {
+    const slot = this.slot(chunk.index, DELTA_BLOCK_TYPE[chunk.type]);
+    if (!slot.ended) slot.parts.push(chunk.text); // spec: stream.assembler.first-block-end-wins
+  }
+
+  toolCallDelta(chunk) {
+    const slot = this.slot(chunk.index, "tool-call");
+    if (slot.ended) return; // spec: stream.assembler.first-block-end-wins — a straggler
+    if (typeof chunk.argumentsDelta !== "string") throw failClosed(RULE.rawJson, "argumentsDelta is not a string");
+    // spec: stream.tool-call-identity-stable — id from the first delta, name from the first
+    // delta carrying one; a change fails closed.
+    if (slot.id === undefined) slot.id = chunk.id;
+    else if (chunk.id !== slot.id) throw failClosed(RULE.identity, `tool-call id changed from ${slot.id} to ${chunk.id}`);
+    if (chunk.name !== undefined) {
+      if (slot.name === undefined) slot.name = chunk.name;
+      else if (chunk.name !== slot.name) throw failClosed(RULE.identity, `tool-call name changed to ${chunk.name}`);
+    }
+    slot.parts.push(chunk.argumentsDelta); // spec: stream.assembler.arguments-unparsed
+  }
+
+  blockEnd(chunk) {
+    const slot = this.slot(chunk.index, chunk.block.type);
+    if (slot.ended) return; // spec: stream.assembler.first-block-end-wins
+    if (chunk.block.type === "tool-call" && typeof chunk.block.arguments !== "string") {
+      throw failClosed(RULE.rawJson, "block-end tool-call arguments is not a string");
+    }
+    slot.ended = chunk.block; // the block it carries is the block, not the deltas
+    slot.parts = [];
+  }
+
+  // spec: stream.assembler.first-seen-order, stream.assembler.interrupted-kept,
+  // stream.assembler.incomplete-tool-calls-dropped; parts joined once (stream.assembler.linear).
+  blocks() {
+    const dropToolCalls = this.finish !== null && DROPS_OPEN_TOOL_CALLS.has(this.finish.kind);
+    const out = [];
+    for (const slot of this.slots.values()) {
+      if (slot.ended) out.push(slot.ended);
+      else if (slot.type === "text" || slot.type === "reasoning") out.push({ type: slot.type, text: slot.parts.join("") });
+      else if (slot.type === "tool-call" && !dropToolCalls) {
+        out.push({ type: "tool-call", id: slot.id ?? "", name: slot.name ?? "", arguments: slot.parts.join("") });
+      } // an unended tool-result has no content: dropped
+    }
+    return out;
+  }
+
+  result() {
+    if (!this.finish) throw failClosed(UNFINISHED, "the stream has not finished");
+    return { message: { role: "assistant", content: this.blocks() }, finish: this.finish, usage: this.usage };
+  }
+}
+
+export function assemble(chunks) {
+  const assembler = new BlockAssembler();
+  for (const chunk of chunks) assembler.feed(chunk);
+  return assembler.result();
+}
+
+// -- vector functions (spec/stream.md § Conformance vectors) -------------------------------
+export const STREAM_VECTORS = {
+  "stream.check": (input) => ({ violations: check(inputChunks(input)) }),
+  "stream.assemble": (input) => assemble(inputChunks(input)),
+};
