@@ -19,10 +19,12 @@ Run: ``python bench/bench_deltas.py`` (about 30 s). ``--mb N`` changes the strea
 from __future__ import annotations
 
 import argparse
-import random
 import time
 from collections.abc import Callable
 from typing import Any
+
+# the same prose and the same validators as bench_guard.py, so the two benches compare
+from bench_guard import make_stream, validators
 
 from loom_ref.effects import (
     Effect,
@@ -32,41 +34,8 @@ from loom_ref.effects import (
     Middleware,
     safety_middleware,
 )
-from loom_ref.governance import SafetyValidator, deny_patterns, pii_validator
 
-PROSE = (
-    "the model streams tokens to a planner which renders them as they arrive and the user "
-    "reads order invoice shipped status pending retry attempt budget window guard delta "
-    "sink effect runtime kernel journal replay decision tool call result summary"
-)
-WORDS = tuple(PROSE.split())
-EXTRAS = ["12345", "2026-10-06", "v1.2.3", "42", "@team", "x-ray", "3.14", "#7", "sk-short"]
 REPEATS = 3
-
-
-def make_stream(size: int, seed: int = 0) -> str:
-    """About ``size`` characters of prose with small numbers and near-misses, and no PII."""
-    rng = random.Random(seed)  # bench code, not library code: seeded randomness is fine here
-    parts: list[str] = []
-    n = 0
-    while n < size:
-        word = rng.choice(EXTRAS) if rng.random() < 0.08 else rng.choice(WORDS)
-        sep = ". " if rng.random() < 0.07 else " "
-        parts.append(word + sep)
-        n += len(word) + len(sep)
-    return "".join(parts)[:size]
-
-
-def validators() -> list[SafetyValidator]:
-    return [
-        pii_validator(),
-        deny_patterns(
-            {
-                "api-key": r"sk-[A-Za-z0-9]{20,40}",
-                "password": r"password\s{0,3}[:=]\s{0,3}\S{1,64}",
-            }
-        ),
-    ]
 
 
 class Counter:
