@@ -77,5 +77,15 @@ def test_every_exported_name_resolves() -> None:
     for name in kit.__all__:
         assert getattr(kit, name) is not None, name
     assert set(kit.__all__) == set(kit._HOME)
+
+
+def test_the_lazy_table_mirrors_each_module() -> None:
+    """The package cannot import its modules eagerly (hypothesis), so it keeps its own table of
+    names; each module's names in that table are exactly the module's ``__all__``."""
+    import importlib
+
+    for home in set(kit._HOME.values()):
+        module = importlib.import_module(home)
+        assert {n for n, h in kit._HOME.items() if h == home} == set(module.__all__), home
     with pytest.raises(AttributeError):
         _ = kit.no_such_name
