@@ -11,12 +11,12 @@ file is canonical JSON, and writing a group removes its stale files.
 
 from __future__ import annotations
 
-import json
 import os
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
+from loom_ref.conformance.case import canonical_json as canonical
 from loom_ref.conformance.functions import load_functions
 from loom_ref.errors import LoomError
 
@@ -43,11 +43,6 @@ def case_file(c: Case, check_intent: CheckIntent) -> tuple[Path, dict[str, Any]]
            "description": c["description"], "family": "vector", "function": c["function"],
            "input": c["input"], "expect": expect}
     return ROOT / c["group"] / f"{c['name']}.json", doc
-
-
-def canonical(doc: dict[str, Any]) -> str:
-    """A case file's text (``conformance/INTERPRETING.md`` section 2)."""
-    return json.dumps(doc, indent=2, sort_keys=True, ensure_ascii=False) + "\n"
 
 
 def write_all(cases: Iterable[Case], groups: Sequence[str], check_intent: CheckIntent) -> int:

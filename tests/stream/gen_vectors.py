@@ -16,6 +16,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from loom_ref.conformance.case import canonical_json as canonical
 from loom_ref.conformance.match import match
 from loom_ref.errors import LoomError
 from loom_ref.stream import VECTOR_FUNCTIONS
@@ -630,10 +631,6 @@ def agrees(case: J) -> list[str]:
     """How loom_ref's answer differs from the case's ``expect`` (patterns as the runner reads
     them, ``conformance/INTERPRETING.md`` section 7); empty when it agrees."""
     return [str(m) for m in match(case["expect"], run_case(case))]
-
-
-def canonical(case: J) -> str:
-    return json.dumps(case, indent=2, sort_keys=True, ensure_ascii=False) + "\n"
 
 
 def path_of(case: J) -> Path:
