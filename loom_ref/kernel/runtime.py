@@ -25,6 +25,8 @@ import warnings
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
+import attrs
+
 from loom_ref.errors import InvalidArgument
 from loom_ref.journal.events import Event, EventKind
 from loom_ref.journal.fold import ExecutionState, Status, fold
@@ -123,9 +125,7 @@ class Runtime:
             retry_step=retry_step, on_warn=self.on_warn,
         )
         if journal.torn is not None:
-            from attrs import evolve
-
-            result = evolve(result, torn=journal.torn)
+            result = attrs.evolve(result, torn=journal.torn)
         return result
 
     # -- public API ------------------------------------------------------------------------

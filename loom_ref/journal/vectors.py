@@ -1,0 +1,74 @@
+"""The journal's conformance functions: JSON in, JSON out (``conformance/INTERPRETING.md``
+section 3; the call each name stands for is in ``spec/journal.md``).
+
+- ``journal.parse``: ``{"text": <journal text>}`` -> ``{"executionId", "events": [{seq,
+  kind, payload}], "torn": {line, size} | null}``; a bad line raises ``journal.corrupt`` with
+  ``line`` and ``reason`` (spec: journal.corrupt-line, journal.torn-tail).
+- ``journal.fold``: ``{"events": [{kind, payload, seq?}]}`` -> ``{status, seq, waitingOn,
+  pendingResume, inDoubtStep, output, error, steps: {stepId: status}, decisions:
+  {decisionId: choice}}``; an illegal event raises ``journal.illegal-transition`` (spec:
+  journal.fold, journal.transitions).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from loom_ref.errors import InvalidArgument
+from loom_ref.journal.events import Event, check_payload, kind_from_name
+from loom_ref.journal.fold import fold
+from loom_ref.journal.reader import parse_journal
+
+__all__ = ["VECTOR_FUNCTIONS", "journal_fold", "journal_parse"]
+
+
+def _obj(value: Any, what: str) -> Mapping[str, Any]:
+    if not isinstance(value, Mapping):
+        raise InvalidArgument(f"{what} must be a JSON object")
+    return value
+
+
+def journal_parse(input: Any) -> dict[str, Any]:
+    """``journal.parse`` (see the module docstring)."""
+    text = _obj(input, "input").get("text")
+    if not isinstance(text, str):
+        raise InvalidArgument("journal.parse takes {'text': <string>}")
+    parsed = parse_journal(text.encode("utf-8"), source="<vector>")
+    return {
+        "executionId": parsed.execution_id,
+        "events": [e.to_json() for e in parsed.events],
+        "torn": None if parsed.torn is None else {"line": parsed.torn.line,
+                                                  "size": parsed.torn.size},
+    }
+
+
+def journal_fold(input: Any) -> dict[str, Any]:
+    """``journal.fold`` (see the module docstring)."""
+    raw = _obj(input, "input").get("events")
+    if not isinstance(raw, list):
+        raise InvalidArgument("journal.fold takes {'events': [...]}")
+    events = []
+    for i, item in enumerate(raw):
+        item = _obj(item, f"events[{i}]")
+        kind = kind_from_name(item.get("kind"))
+        check_payload(kind, item.get("payload"))
+        events.append(Event(seq=item.get("seq", i + 1), kind=kind, payload=item["payload"]))
+    state = fold(events)
+    return {
+        "status": state.status.value,
+        "seq": state.seq,
+        "waitingOn": state.waiting_gate,
+        "pendingResume": state.pending_resume,
+        "inDoubtStep": state.in_doubt_step,
+        "output": state.output,
+        "error": state.error,
+        "steps": {k: f.status.value for k, f in state.frames.items()},
+        "decisions": dict(state.decisions),
+    }
+
+
+VECTOR_FUNCTIONS: Mapping[str, Callable[[Any], Any]] = {
+    "journal.parse": journal_parse,
+    "journal.fold": journal_fold,
+}
