@@ -11,11 +11,12 @@ from pathlib import Path
 
 PACKAGE = Path(__file__).parents[1] / "loom_ref"
 
-BASE = {"errors", "schema", "signals"}
+BASE = {"enums", "errors", "schema", "signals"}
 ALLOWED: dict[str, set[str]] = {
     "errors": set(),
     "schema": {"errors"},
     "signals": {"errors"},
+    "enums": set(),
     "stream": BASE,
     "governance": BASE,
     "journal": BASE,

@@ -16,12 +16,12 @@ body, its inputs and its effects' outputs, so two runs can be compared event for
 
 from __future__ import annotations
 
-import enum
 from collections.abc import Mapping
 from typing import Any
 
 import attrs
 
+from loom_ref.enums import TableEnum
 from loom_ref.errors import JournalError
 
 __all__ = ["REQUIRED", "Event", "EventKind", "PayloadError"]
@@ -33,12 +33,8 @@ class PayloadError(JournalError):
     code = "journal.bad-payload"
 
 
-class EventKind(enum.Enum):
+class EventKind(TableEnum):
     """Every kind of event an execution's journal may hold (``journal.event-kinds``)."""
-
-    # Members are singletons, so identity hashing is exact; Enum's default hashes the name in
-    # Python code, which dominated fold and replay in bench/bench_kernel.py.
-    __hash__ = object.__hash__
 
     EXECUTION_STARTED = "EXECUTION_STARTED"
     STEP_STARTED = "STEP_STARTED"

@@ -21,6 +21,7 @@ from typing import Any
 
 import attrs
 
+from loom_ref.enums import TableEnum
 from loom_ref.errors import JournalError
 from loom_ref.journal.events import Event, EventKind
 
@@ -34,10 +35,8 @@ class IllegalTransitionError(JournalError):
     code = "journal.illegal-transition"
 
 
-class Status(enum.Enum):
+class Status(TableEnum):
     """The status of an execution."""
-
-    __hash__ = object.__hash__  # identity hash: see EventKind
 
     NOT_STARTED = "not-started"
     RUNNING = "running"

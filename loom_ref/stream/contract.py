@@ -27,12 +27,12 @@ sees no chunk after finish, since the stream is over.
 
 from __future__ import annotations
 
-import enum
 from collections.abc import Callable, Iterable, Iterator
 from typing import assert_never
 
 import attrs
 
+from loom_ref.enums import TableEnum
 from loom_ref.errors import InvalidArgument
 from loom_ref.stream.blocks import BlockType, ToolCallBlock
 from loom_ref.stream.chunks import (
@@ -62,7 +62,7 @@ __all__ = [
 ]
 
 
-class BlockState(enum.Enum):
+class BlockState(TableEnum):
     """Where one block index is in its life."""
 
     UNSEEN = "unseen"
@@ -70,7 +70,7 @@ class BlockState(enum.Enum):
     CLOSED = "closed"
 
 
-class BlockEvent(enum.Enum):
+class BlockEvent(TableEnum):
     """What a block chunk does to its index."""
 
     START = "start"
@@ -92,7 +92,7 @@ BLOCK_MISS_RULE: dict[BlockEvent, Rule] = {
 }
 
 
-class StreamState(enum.Enum):
+class StreamState(TableEnum):
     """Where the stream as a whole is."""
 
     STREAMING = "streaming"
@@ -100,7 +100,7 @@ class StreamState(enum.Enum):
     FINISHED = "finished"
 
 
-class StreamEvent(enum.Enum):
+class StreamEvent(TableEnum):
     """The stream-level meaning of a chunk."""
 
     BLOCK = "block"
