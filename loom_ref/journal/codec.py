@@ -25,6 +25,7 @@ from __future__ import annotations
 import json
 import math
 import zlib
+from collections.abc import Callable
 from typing import Any
 
 from loom_ref.errors import JournalError
@@ -37,6 +38,10 @@ __all__ = [
     "decode_line",
     "encode_header",
     "encode_line",
+    "event_line",
+    "json_string",
+    "seal_line",
+    "to_json_text",
 ]
 
 SCHEMA_NAME = "loom-ref.journal"
@@ -45,7 +50,40 @@ SCHEMA_VERSION = 1
 _SUFFIX_LEN = 18  # len(',"crc":"') + 8 hex digits + len('"}')
 _CRC_OPEN = b',"crc":"'
 
-_dumps = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), allow_nan=False).encode
+_STDLIB_DUMPS = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), allow_nan=False).encode
+#: A str as its JSON text (quoted and escaped, non-ASCII kept as _dumps keeps it).
+json_string: Callable[[str], str] = json.encoder.encode_basestring
+
+
+def _refuse(value: Any) -> Any:
+    raise TypeError(f"Object of type {type(value).__name__} is not JSON serializable")
+
+
+def _new_c_encoder() -> Any:
+    # the arguments JSONEncoder.iterencode passes for the options of _STDLIB_DUMPS: cycle
+    # markers, default, string encoder, indent, separators, sort_keys, skipkeys, allow_nan
+    return json.encoder.c_make_encoder(  # type: ignore[attr-defined]
+        {}, _refuse, json_string, None, ":", ",", False, False, False)
+
+
+_c_encode = _new_c_encoder() if json.encoder.c_make_encoder is not None else None  # type: ignore[attr-defined]
+
+
+def _dumps(value: Any) -> str:
+    """``_STDLIB_DUMPS(value)``: compact, non-ASCII kept, no NaN or infinities.
+
+    Done for speed, as the kernel encodes every event: the stdlib builds its C encoder anew
+    on every call; this one is built once. After a failed encode it is built again, since its
+    cycle markers may still hold ids of the objects it was inside.
+    """
+    global _c_encode
+    if _c_encode is None:  # no C accelerator in this Python
+        return _STDLIB_DUMPS(value)
+    try:
+        return "".join(_c_encode(value, 0))
+    except BaseException:
+        _c_encode = _new_c_encoder()
+        raise
 
 
 def _not_json(constant: str) -> Any:
@@ -85,20 +123,37 @@ def to_json_text(value: Any) -> str:
 
 
 def _seal(body: str) -> bytes:
+    """``body`` is a JSON object's text without its closing ``}``: append the ``crc`` member
+    over its bytes (``journal.checksum``), the ``}`` and the ``\n``."""
     raw = body.encode("utf-8")
     return b'%s,"crc":"%08x"}\n' % (raw, zlib.crc32(raw))
 
 
+def seal_line(object_text: str) -> bytes:
+    """The line for a JSON object's compact text: its ``crc`` member added last, newline
+    included (``journal.checksum``)."""
+    return _seal(object_text[:-1])
+
+
 def encode_line(seq: int, kind: str, payload: Any) -> bytes:
-    """The bytes of one event line, newline included."""
-    body = _dumps({"seq": seq, "kind": kind, "payload": payload})
-    return _seal(body[:-1])
+    """The bytes of one event line, newline included (``journal.line-shape``)."""
+    return event_line(seq, kind, _dumps(payload))
+
+
+def event_line(seq: int, kind: str, payload_text: str) -> bytes:
+    """:func:`encode_line` for a payload already encoded (by :func:`to_json_text`).
+
+    Written as ``{"seq":N,"kind":"K","payload":...`` around the payload's text: the same
+    bytes as encoding the three-member object, without building it; the kernel pays this on
+    every append.
+    """
+    return _seal(f'{{"seq":{seq:d},"kind":{json_string(kind)},"payload":{payload_text}')
 
 
 def encode_header(execution_id: str) -> bytes:
     """The bytes of the header line, newline included (``journal.header``)."""
-    body = _dumps({"schema": SCHEMA_NAME, "version": SCHEMA_VERSION, "executionId": execution_id})
-    return _seal(body[:-1])
+    return seal_line(
+        _dumps({"schema": SCHEMA_NAME, "version": SCHEMA_VERSION, "executionId": execution_id}))
 
 
 def decode_line(line: bytes) -> dict[str, Any]:

@@ -29,7 +29,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any, Protocol
 
 from loom_ref.errors import InvalidArgument, JournalError
-from loom_ref.journal.codec import encode_header, encode_line
+from loom_ref.journal.codec import encode_header, event_line, to_json_text
 from loom_ref.journal.events import REQUIRED, Event, EventKind, PayloadError
 from loom_ref.journal.reader import CorruptJournalError, ParsedJournal, TornTail, parse_journal
 
@@ -175,19 +175,25 @@ class LineJournal:
     def torn(self) -> TornTail | None:
         return self._torn
 
-    def _encode(self, kind: EventKind, payload: Mapping[str, Any]) -> tuple[int, bytes]:
+    def _encode(self, kind: EventKind, payload: Mapping[str, Any]) -> tuple[int, str, bytes]:
+        """The event's ``seq``, its payload's JSON text and its line, or PayloadError."""
         if not self._open:
             raise JournalClosedError(f"journal {self._execution_id!r} is closed")
         for name in REQUIRED[kind]:  # spec: journal.payload-shape
             if name not in payload:
                 raise PayloadError(f"{kind.value} payload is missing {name}", kind=kind.value)
-        seq = len(self._events) + 1
         try:
-            return seq, encode_line(seq, kind.value, payload)
+            text = to_json_text(payload)
         except (TypeError, ValueError) as exc:  # spec: journal.json-values
             raise PayloadError(
                 f"{kind.value} payload is not made of JSON values: {exc}", kind=kind.value
             ) from None
+        seq = len(self._events) + 1
+        return seq, text, self._line(seq, kind, text)
+
+    def _line(self, seq: int, kind: EventKind, payload_text: str) -> bytes:
+        """The bytes of one event line (``journal.line-shape``); a store log overrides it."""
+        return event_line(seq, kind.value, payload_text)
 
     def _write(self, data: bytes) -> None:
         try:
@@ -200,22 +206,22 @@ class LineJournal:
 
     def append(self, kind: EventKind, payload: Mapping[str, Any]) -> Event:
         """Write and flush one event (``journal.write-before-act``) and return it as a reader
-        will read it back: its payload is decoded from the line just written, so what the
+        will read it back: its payload is decoded from the text just written, so what the
         kernel hands on is the journaled JSON value, never the caller's object."""
-        seq, line = self._encode(kind, payload)
+        seq, text, line = self._encode(kind, payload)
         self._write(line)
         if self._fsync is FsyncPolicy.EVERY_EVENT or (
             self._fsync is FsyncPolicy.AT_BOUNDARIES and kind in _BOUNDARIES
         ):
             self._backend.sync()
-        event = Event(seq=seq, kind=kind, payload=_scan(line.decode("utf-8"))[0]["payload"])
+        event = Event(seq=seq, kind=kind, payload=_scan(text)[0])
         self._events.append(event)
         return event
 
     def write_torn(self, kind: EventKind, payload: Mapping[str, Any], nbytes: int) -> None:
         """Fault injection only: write the first ``nbytes`` of the event's line, as a crash in
         the middle of the write would, and take no more appends."""
-        _, line = self._encode(kind, payload)
+        _, _, line = self._encode(kind, payload)
         if not 0 < nbytes < len(line):
             raise InvalidArgument(f"nbytes must be in 1..{len(line) - 1}, got {nbytes}")
         self._write(line[:nbytes])
