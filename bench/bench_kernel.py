@@ -1,8 +1,10 @@
 """Kernel throughput, printed as ratios measured in one run (never asserted in tests).
 
 Prints:
-- durable 1-step executions per second on the memory and the file journal (flush per event,
-  no fsync), each as a ratio to the raw cost of the same lines with json.dumps+write+flush;
+- durable 1-step executions per second on the memory journal and on the two file journals
+  (flush per event, no fsync): the file store (one file per execution) and the store log
+  (extension: every execution in one file), each as a ratio to the raw cost of the same lines
+  with json.dumps+write+flush (plus creating the file, for the file store);
 - replay rate of a 100,000-event journal (parse + fold + read-only replay of the body), as a
   ratio to json.loads of the same lines.
 Targets (issue 2): >= 11,400 executions/s on the file journal; replay >= 50% of raw parse.
@@ -20,7 +22,7 @@ import time
 from collections.abc import Generator
 from typing import Any
 
-from loom_ref.journal import FileStore, FsyncPolicy, MemoryStore, fold, parse_journal
+from loom_ref.journal import FileStore, FsyncPolicy, LogStore, MemoryStore, fold, parse_journal
 from loom_ref.kernel import EffectRegistry, ExecutionContext, Runtime, Workflow, replay
 
 
@@ -47,38 +49,50 @@ def executions_per_second(store: Any, n: int) -> float:
     return n / (time.perf_counter() - t0)
 
 
+def _raw_events(i: int) -> tuple[tuple[int, str, dict[str, Any]], ...]:
+    """The 4 events of execution ``e{i}`` of ``one_step``."""
+    return (
+        (1, "EXECUTION_STARTED", {"executionId": f"e{i}", "workflow": "one", "input": {"i": i}}),
+        (2, "STEP_STARTED", {"stepId": "echo#1", "toolId": "echo", "input": {"i": i},
+                             "idempotencyKey": f"e{i}/echo#1"}),
+        (3, "STEP_COMPLETED", {"stepId": "echo#1", "output": {"i": i}}),
+        (4, "EXECUTION_COMPLETED", {"output": {"i": i}}),
+    )
+
+
 def raw_lines_per_execution(directory: str, n: int) -> float:
-    """The floor: the same 4 lines per execution, json.dumps + write + flush, one file each."""
+    """The floor: the same 5 lines per execution, json.dumps + write + flush, one file each."""
     t0 = time.perf_counter()
     for i in range(n):
         with open(os.path.join(directory, f"raw{i}.jsonl"), "w") as f:
             f.write(json.dumps({"schema": "loom-ref.journal", "executionId": f"e{i}"}) + "\n")
             f.flush()
-            for seq, kind, payload in (
-                (1, "EXECUTION_STARTED", {"executionId": f"e{i}", "workflow": "one",
-                                          "input": {"i": i}}),
-                (2, "STEP_STARTED", {"stepId": "echo#1", "toolId": "echo", "input": {"i": i},
-                                     "idempotencyKey": f"e{i}/echo#1"}),
-                (3, "STEP_COMPLETED", {"stepId": "echo#1", "output": {"i": i}}),
-                (4, "EXECUTION_COMPLETED", {"output": {"i": i}}),
-            ):
+            for seq, kind, payload in _raw_events(i):
                 f.write(json.dumps({"seq": seq, "kind": kind, "payload": payload}) + "\n")
                 f.flush()
     return n / (time.perf_counter() - t0)
+
+
+def raw_log_per_execution(directory: str, n: int) -> float:
+    """The floor for a store log: the same 5 lines per execution, json.dumps + write + flush,
+    all into one open file."""
+    with open(os.path.join(directory, "raw.log"), "w") as f:
+        t0 = time.perf_counter()
+        for i in range(n):
+            f.write(json.dumps({"schema": "loom-ref.journal", "executionId": f"e{i}"}) + "\n")
+            f.flush()
+            for seq, kind, payload in _raw_events(i):
+                f.write(json.dumps({"executionId": f"e{i}", "seq": seq, "kind": kind,
+                                    "payload": payload}) + "\n")
+                f.flush()
+        return n / (time.perf_counter() - t0)
 
 
 def raw_memory_per_execution(n: int) -> float:
     t0 = time.perf_counter()
     for i in range(n):
         buf: list[str] = []
-        for seq, kind, payload in (
-            (1, "EXECUTION_STARTED", {"executionId": f"e{i}", "workflow": "one",
-                                      "input": {"i": i}}),
-            (2, "STEP_STARTED", {"stepId": "echo#1", "toolId": "echo", "input": {"i": i},
-                                 "idempotencyKey": f"e{i}/echo#1"}),
-            (3, "STEP_COMPLETED", {"stepId": "echo#1", "output": {"i": i}}),
-            (4, "EXECUTION_COMPLETED", {"output": {"i": i}}),
-        ):
+        for seq, kind, payload in _raw_events(i):
             buf.append(json.dumps({"seq": seq, "kind": kind, "payload": payload}) + "\n")
     return n / (time.perf_counter() - t0)
 
@@ -105,21 +119,28 @@ def replay_rate(events: int) -> tuple[float, float]:
 
 
 def file_journal_rows(n: int) -> list[tuple[str, float, float]]:
-    """(where, executions/s, raw lines/s) on the default temp dir and on tmpfs if present.
+    """(what, executions/s, raw lines/s): the file store (one file per execution) and the
+    store log (extension: one file per store), on the default temp dir and on tmpfs.
 
-    Creating a file costs ~1 ms on some virtual disks, which bounds any one-file-per-execution
-    journal there; tmpfs shows what the kernel and the line format cost without that floor.
+    Creating a file costs ~0.5-1 ms on some virtual disks, which bounds any
+    one-file-per-execution journal there; the store log appends to one open file.
     """
     rows = []
     places = [("temp dir", None)]
     if os.path.isdir("/dev/shm"):
-        places.append(("tmpfs /dev/shm", "/dev/shm"))
+        places.append(("tmpfs", "/dev/shm"))
     for label, base in places:
         with tempfile.TemporaryDirectory(dir=base) as d:
             fil = executions_per_second(FileStore(d, fsync=FsyncPolicy.NEVER), n)
         with tempfile.TemporaryDirectory(dir=base) as d:
             raw_file = raw_lines_per_execution(d, n)
-        rows.append((label, fil, raw_file))
+        rows.append((f"file store (a file per execution), {label}", fil, raw_file))
+        with tempfile.TemporaryDirectory(dir=base) as d, LogStore(
+                os.path.join(d, "store.log"), fsync=FsyncPolicy.NEVER) as log:
+            logged = executions_per_second(log, n)
+        with tempfile.TemporaryDirectory(dir=base) as d:
+            raw_log = raw_log_per_execution(d, n)
+        rows.append((f"store log (one file), {label}", logged, raw_log))
     return rows
 
 
@@ -134,8 +155,8 @@ def main() -> None:
     print(f"durable 1-step executions/s, memory journal: {mem:12,.0f}   "
           f"ratio to raw json.dumps of the same lines: {mem / raw_mem:.2f}")
     for label, fil, raw_file in file_journal_rows(n):
-        print(f"durable 1-step executions/s, file journal on {label}: {fil:10,.0f}   "
-              f"ratio to raw create+json.dumps+write+flush: {fil / raw_file:.2f}   "
+        print(f"durable 1-step executions/s, {label}: {fil:10,.0f}   "
+              f"ratio to raw json.dumps+write+flush of the same lines: {fil / raw_file:.2f}   "
               f"target 11,400/s: {'met' if fil >= 11_400 else 'NOT met'}")
     rep, raw_parse = replay_rate(args.events)
     print(f"replay of a {args.events:,}-event journal: {rep:12,.0f} events/s   "

@@ -1,6 +1,7 @@
 """``loom-ref journal show FILE [--at SEQ]`` and ``loom-ref journal check FILE``.
 
-Teaching and debugging views of one execution's journal file:
+Teaching and debugging views of one execution's journal file, or of one execution in a store
+log (``--execution ID``; ``spec/journal.md`` 1.7):
 
 - ``show`` prints a timeline (one line per event) and the folded state at the end, or at
   ``--at SEQ`` (``journal.fold``: folding any prefix gives the state at that point);
@@ -8,7 +9,8 @@ Teaching and debugging views of one execution's journal file:
   reports a torn tail (``journal.torn-tail``) or the first corrupt line
   (``journal.corrupt-line``) by number. Exit status: 0 clean, 1 torn tail, 2 corrupt.
 
-Both read without taking the writer's lock.
+Both read without taking the writer's lock. ``check`` of a store log without ``--execution``
+checks every execution in it.
 """
 
 from __future__ import annotations
@@ -20,6 +22,8 @@ from typing import Any, TextIO
 from loom_ref.errors import InvalidArgument, JournalError
 from loom_ref.journal.events import Event, EventKind
 from loom_ref.journal.fold import ExecutionState, fold
+from loom_ref.journal.logstore import ParsedLog, read_log_file
+from loom_ref.journal.reader import ParsedJournal
 from loom_ref.journal.store import read_journal_file
 
 __all__ = ["check", "describe", "register", "render_state", "render_timeline", "show"]
@@ -87,9 +91,35 @@ def render_state(state: ExecutionState) -> str:
     return "\n".join(lines)
 
 
-def show(path: str, at: int | None, out: TextIO) -> int:
+def _read(path: str, execution: str | None) -> ParsedJournal | ParsedLog:
+    """A journal file, or a store log (one execution of it if ``execution`` is given)."""
+    log = read_log_file(path)
+    if log is None:
+        parsed = read_journal_file(path)
+        if execution is not None and execution != parsed.execution_id:
+            raise InvalidArgument(f"{path} is the journal of {parsed.execution_id!r}, "
+                                  f"not {execution!r}", code="argument.execution-id")
+        return parsed
+    if execution is None:
+        return log
+    try:
+        return log.journals[execution]
+    except KeyError:
+        raise InvalidArgument(f"store log {path} holds no execution {execution!r}",
+                              code="argument.execution-id") from None
+
+
+def _executions(path: str, log: ParsedLog) -> InvalidArgument:
+    names = ", ".join(list(log.journals)[:10]) + (", ..." if len(log.journals) > 10 else "")
+    return InvalidArgument(f"{path} is a store log of {len(log.journals)} execution(s); "
+                           f"name one with --execution ({names})", code="argument.execution-id")
+
+
+def show(path: str, at: int | None, out: TextIO, execution: str | None = None) -> int:
     """Print the timeline up to ``at`` (all by default) and the state there."""
-    parsed = read_journal_file(path)
+    parsed = _read(path, execution)
+    if isinstance(parsed, ParsedLog):
+        raise _executions(path, parsed)
     events = list(parsed.events)
     if at is not None:
         if not 0 <= at <= len(events):
@@ -106,21 +136,26 @@ def show(path: str, at: int | None, out: TextIO) -> int:
     return 0
 
 
-def check(path: str, out: TextIO) -> int:
+def check(path: str, out: TextIO, execution: str | None = None) -> int:
     """Verify the whole file; exit 0 clean, 1 torn tail, 2 corrupt or unreadable."""
     try:
-        parsed = read_journal_file(path)
-        state = fold(parsed.events)  # spec: journal.transitions
+        parsed = _read(path, execution)
+        journals = parsed.journals.values() if isinstance(parsed, ParsedLog) else [parsed]
+        states = [fold(j.events) for j in journals]  # spec: journal.transitions
     except JournalError as err:  # spec: journal.corrupt-line -- one line, file and line
         print(f"{err}", file=out)
         return 2
+    events = sum(len(j.events) for j in journals)
     if parsed.torn is not None:
         print(f"journal.torn-tail: {path}: line {parsed.torn.line} is torn "
-              f"({parsed.torn.size} bytes); {len(parsed.events)} events before it are intact",
-              file=out)
+              f"({parsed.torn.size} bytes); {events} events before it are intact", file=out)
         return 1
-    print(f"ok: {path}: {len(parsed.events)} events, checksums and sequence valid, "
-          f"status {state.status.value}", file=out)
+    if isinstance(parsed, ParsedLog):
+        print(f"ok: {path}: store log of {len(states)} execution(s), {events} events, "
+              f"checksums and sequences valid", file=out)
+        return 0
+    print(f"ok: {path}: {events} events, checksums and sequence valid, "
+          f"status {states[0].status.value}", file=out)
     return 0
 
 
@@ -135,10 +170,14 @@ def register(subparsers: Any) -> None:
     p_show.add_argument("file")
     p_show.add_argument("--at", type=int, default=None, metavar="SEQ",
                         help="fold only the first SEQ events (the state at that point)")
-    p_show.set_defaults(func=lambda a: show(a.file, a.at, sys.stdout))
+    p_show.add_argument("--execution", default=None, metavar="ID",
+                        help="the execution to show, in a store log")
+    p_show.set_defaults(func=lambda a: show(a.file, a.at, sys.stdout, a.execution))
     p_check = sub.add_parser("check", help="verify checksums, sequence and schema",
                              description="Verify a journal; exit 0 clean, 1 torn tail, "
                                          "2 corrupt.")
     p_check.add_argument("file")
-    p_check.set_defaults(func=lambda a: check(a.file, sys.stdout))
+    p_check.add_argument("--execution", default=None, metavar="ID",
+                         help="check one execution of a store log (default: all of them)")
+    p_check.set_defaults(func=lambda a: check(a.file, sys.stdout, a.execution))
 

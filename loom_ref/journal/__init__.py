@@ -13,6 +13,7 @@ from loom_ref.journal.fold import (
     Status,
     fold,
 )
+from loom_ref.journal.logstore import LogStore, ParsedLog, parse_log
 from loom_ref.journal.reader import CorruptJournalError, ParsedJournal, TornTail, parse_journal
 from loom_ref.journal.store import (
     FileStore,
@@ -50,9 +51,11 @@ __all__ = [
     "JournalNotFoundError",
     "JournalStore",
     "LineJournal",
+    "LogStore",
     "MalformedLineError",
     "MemoryStore",
     "ParsedJournal",
+    "ParsedLog",
     "PayloadError",
     "Status",
     "TornTail",
@@ -60,5 +63,6 @@ __all__ = [
     "encode_line",
     "fold",
     "parse_journal",
+    "parse_log",
     "read_journal_file",
 ]

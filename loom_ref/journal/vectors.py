@@ -4,6 +4,10 @@ section 3; the call each name stands for is in ``spec/journal.md``).
 - ``journal.parse``: ``{"text": <journal text>}`` -> ``{"executionId", "events": [{seq,
   kind, payload}], "torn": {line, size} | null}``; a bad line raises ``journal.corrupt`` with
   ``line`` and ``reason`` (spec: journal.corrupt-line, journal.torn-tail).
+- ``journal.parse-log``: ``{"text": <store log text>}`` -> ``{"executions": {id: [{seq,
+  kind, payload}]}, "order": [id, ...], "torn": {line, size, executionId} | null}``; a bad
+  line raises ``journal.corrupt`` with ``line`` and ``reason`` (spec: journal.log-format,
+  journal.log-executions, journal.log-torn-tail).
 - ``journal.fold``: ``{"events": [{kind, payload, seq?}]}`` -> ``{status, seq, waitingOn,
   pendingResume, inDoubtStep, output, error, steps: {stepId: status}, decisions:
   {decisionId: choice}}``; an illegal event raises ``journal.illegal-transition`` (spec:
@@ -18,9 +22,10 @@ from typing import Any
 from loom_ref.errors import InvalidArgument
 from loom_ref.journal.events import Event, check_payload, kind_from_name
 from loom_ref.journal.fold import fold
+from loom_ref.journal.logstore import parse_log
 from loom_ref.journal.reader import parse_journal
 
-__all__ = ["VECTOR_FUNCTIONS", "journal_fold", "journal_parse"]
+__all__ = ["VECTOR_FUNCTIONS", "journal_fold", "journal_parse", "journal_parse_log"]
 
 
 def _obj(value: Any, what: str) -> Mapping[str, Any]:
@@ -40,6 +45,22 @@ def journal_parse(input: Any) -> dict[str, Any]:
         "events": [e.to_json() for e in parsed.events],
         "torn": None if parsed.torn is None else {"line": parsed.torn.line,
                                                   "size": parsed.torn.size},
+    }
+
+
+def journal_parse_log(input: Any) -> dict[str, Any]:
+    """``journal.parse-log`` (see the module docstring)."""
+    text = _obj(input, "input").get("text")
+    if not isinstance(text, str):
+        raise InvalidArgument("journal.parse-log takes {'text': <string>}")
+    parsed = parse_log(text.encode("utf-8"), source="<vector>")
+    return {
+        "executions": {eid: [e.to_json() for e in j.events]
+                       for eid, j in parsed.journals.items()},
+        "order": list(parsed.journals),
+        "torn": None if parsed.torn is None else {
+            "line": parsed.torn.line, "size": parsed.torn.size,
+            "executionId": parsed.torn_execution},
     }
 
 
@@ -71,4 +92,5 @@ def journal_fold(input: Any) -> dict[str, Any]:
 VECTOR_FUNCTIONS: Mapping[str, Callable[[Any], Any]] = {
     "journal.parse": journal_parse,
     "journal.fold": journal_fold,
+    "journal.parse-log": journal_parse_log,
 }

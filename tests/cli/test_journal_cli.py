@@ -65,3 +65,49 @@ def test_missing_file_is_one_line_with_the_code(tmp_path: Path,
     assert main(["journal", "show", str(tmp_path / "nope.jsonl")]) == 1
     err = capsys.readouterr().err
     assert err.startswith("loom-ref: journal.not-found: ") and err.count("\n") == 1
+
+
+@pytest.fixture
+def store_log(tmp_path: Path) -> Path:
+    from loom_ref.journal import LogStore
+    path = tmp_path / "store.log"
+    with LogStore(path, fsync=FsyncPolicy.NEVER) as store:
+        for eid in ("o1", "o2"):
+            run_to_end(make_runtime(store, Counting()), eid)
+    return path
+
+
+def test_show_and_check_one_execution_of_a_store_log(
+        store_log: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # spec: journal.log-executions
+    assert main(["journal", "show", str(store_log), "--execution", "o2"]) == 0
+    out = capsys.readouterr().out
+    assert "(execution o2)" in out and "started order as o2" in out
+    assert "status: completed (at seq 11)" in out
+    assert main(["journal", "check", str(store_log), "--execution", "o1"]) == 0
+    assert "11 events" in capsys.readouterr().out
+    assert main(["journal", "check", str(store_log)]) == 0
+    assert "store log of 2 execution(s), 22 events" in capsys.readouterr().out
+
+
+def test_a_store_log_needs_an_execution_to_show(
+        store_log: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["journal", "show", str(store_log)]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("loom-ref: argument.execution-id: ") and "(o1, o2)" in err
+    assert main(["journal", "show", str(store_log), "--execution", "o9"]) == 2
+    assert "holds no execution 'o9'" in capsys.readouterr().err
+
+
+def test_a_torn_store_log_is_reported_by_check(
+        store_log: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # spec: journal.log-torn-tail
+    store_log.write_bytes(store_log.read_bytes()[:-10])
+    assert main(["journal", "check", str(store_log)]) == 1
+    assert "journal.torn-tail" in capsys.readouterr().out
+
+
+def test_execution_must_match_a_journal_file(
+        journal_file: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["journal", "show", str(journal_file), "--execution", "o2"]) == 2
+    assert "is the journal of 'o1', not 'o2'" in capsys.readouterr().err

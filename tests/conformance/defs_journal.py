@@ -388,3 +388,135 @@ DEFINITIONS += [
                        "payload": {"executionId": "order-7", "workflow": "w", "input": None}},
                       {"kind": "EXECUTION_COMPLETED", "payload": {"output": 1}}]),
 ]
+
+
+# -- journal.log: the store log (extension, spec/journal.md 1.7) ---------------------------
+L = "journal.parse-log"
+LOG_HEADER = sealed('{"schema":"loom-ref.log","version":1')
+
+
+def lev(eid: str, seq: int, kind: str, payload: Any) -> str:
+    """An event line of a store log: the journal line with ``executionId`` first."""
+    body = json.dumps({"executionId": eid, "seq": seq, "kind": kind, "payload": payload},
+                      ensure_ascii=False, separators=(",", ":"))
+    return sealed(body[:-1])
+
+
+def started(eid: str) -> tuple[str, dict[str, Any]]:
+    return ("EXECUTION_STARTED", {"executionId": eid, "workflow": "w", "input": {"n": 1}})
+
+
+TWO = (LOG_HEADER + header("a") + lev("a", 1, *started("a")) + header("b")
+       + lev("b", 1, *started("b")) + lev("a", 2, *STEP) + lev("b", 2, *END))
+
+
+def logged(torn: Any = None, **events: list[tuple[str, Any]]) -> dict[str, Any]:
+    return {"result": {
+        "executions": {eid: [{"seq": i, "kind": k, "payload": p}
+                             for i, (k, p) in enumerate(evs, start=1)]
+                       for eid, evs in events.items()},
+        "order": list(events), "torn": torn}}
+
+
+DEFINITIONS += [
+    vector("journal.log/interleaved", "journal.log-executions",
+           "Two executions interleaved in one store log each read back as their own journal, "
+           "seq counting per execution; order is the order of their header lines.",
+           function=L, input={"text": TWO}, tier="may",
+           claim=logged(a=[started("a"), STEP], b=[started("b"), END])),
+    vector("journal.log/empty", "journal.log-format",
+           "An empty store log holds no executions.",
+           function=L, input={"text": ""}, tier="may", claim=logged()),
+    vector("journal.log/header-only", "journal.log-format",
+           "A store log holding only its header holds no executions.",
+           function=L, input={"text": LOG_HEADER}, tier="may", claim=logged()),
+    vector("journal.log/bad-log-header", "journal.log-format",
+           "The first line must be the store log header: a journal header there is refused.",
+           function=L, input={"text": header("a") + lev("a", 1, *started("a"))}, tier="may",
+           claim=corrupt(1, "journal.bad-header")),
+    vector("journal.log/id-under-checksum", "journal.log-format",
+           "The execution id is covered by the line's crc: moving a line to another "
+           "execution by editing its id is a bad checksum on that line.",
+           function=L, tier="may",
+           input={"text": TWO.replace('{"executionId":"b","seq":2', '{"executionId":"a","seq":3')},
+           claim=corrupt(7, "journal.bad-checksum")),
+    vector("journal.log/extra-member", "journal.log-format",
+           "An event line has exactly executionId, seq, kind, payload and crc.",
+           function=L, tier="may",
+           input={"text": LOG_HEADER + header("a") + sealed(
+               '{"executionId":"a","seq":1,"kind":"EXECUTION_STARTED","payload":'
+               '{"executionId":"a","workflow":"w","input":1},"at":5')},
+           claim=corrupt(3, "journal.malformed-line")),
+    vector("journal.log/event-before-header", "journal.log-executions",
+           "An event line of an execution whose header has not appeared is a corrupt log, "
+           "naming the line of the log.",
+           function=L, input={"text": LOG_HEADER + header("a") + lev("b", 1, *started("b"))},
+           tier="may", claim=corrupt(3, "journal.bad-header")),
+    vector("journal.log/second-header", "journal.log-executions",
+           "A second header for the same execution is a corrupt log.",
+           function=L, input={"text": LOG_HEADER + header("a") + lev("a", 1, *started("a"))
+                              + header("a")},
+           tier="may", claim=corrupt(4, "journal.bad-header")),
+    vector("journal.log/seq-per-execution", "journal.log-executions",
+           "seq runs per execution: an event continuing another execution's count is a gap.",
+           function=L, input={"text": LOG_HEADER + header("a") + lev("a", 1, *started("a"))
+                              + header("b") + lev("b", 2, *started("b"))},
+           tier="may", claim=corrupt(5, "journal.seq-gap")),
+    vector("journal.log/transitions-not-checked-by-parse", "journal.log-executions",
+           "Parsing checks lines, kinds, payloads and sequence; like journal.parse it does not "
+           "fold (a step outcome first parses; folding it is an illegal transition).",
+           function=L, tier="may",
+           input={"text": LOG_HEADER + header("a") + lev("a", 1, *DONE)},
+           claim=logged(a=[DONE])),
+    vector("journal.log/torn-names-execution", "journal.log-torn-tail",
+           "A torn last line is not read; it is reported with the log line, its size and the "
+           "execution its bytes name.",
+           function=L, input={"text": TWO[:-40]}, tier="may",
+           claim=logged({"line": 7, "size": len(lev("b", 2, *END)) - 40, "executionId": "b"},
+                        a=[started("a"), STEP], b=[started("b")])),
+    vector("journal.log/torn-names-nobody", "journal.log-torn-tail",
+           "Torn bytes that end before the execution id is complete name no execution.",
+           function=L, input={"text": TWO + '{"executionId":"a'}, tier="may",
+           claim=logged({"line": 8, "size": 17, "executionId": None},
+                        a=[started("a"), STEP], b=[started("b"), END])),
+    vector("journal.log/torn-header", "journal.log-torn-tail",
+           "A torn execution header names no execution, and the execution does not exist.",
+           function=L, input={"text": LOG_HEADER + header("a")[:-3]}, tier="may",
+           claim=logged({"line": 2, "size": len(header("a")) - 3, "executionId": None})),
+]
+
+DEFINITIONS += [
+    vector("journal.log/event-without-id", "journal.log-format",
+           "A line with no schema member is an event line; one without a string executionId "
+           "is malformed.",
+           function=L, tier="may",
+           input={"text": LOG_HEADER + header("a") + ev(1, *started("a"))},
+           claim=corrupt(3, "journal.malformed-line")),
+    vector("journal.log/header-extra-members", "journal.log-format",
+           "Other members of a header line are ignored, in the log header and in an "
+           "execution's header alike.",
+           function=L, tier="may",
+           input={"text": sealed('{"schema":"loom-ref.log","version":1,"writer":"x"')
+                  + sealed('{"schema":"loom-ref.journal","version":1,"executionId":"a",'
+                           '"note":1') + lev("a", 1, *started("a"))},
+           claim=logged(a=[started("a")])),
+    vector("journal.log/torn-id-closed", "journal.log-torn-tail",
+           "Torn bytes name an execution as soon as its id's closing quote is written, even "
+           "when the log holds no header for it.",
+           function=L, input={"text": TWO + '{"executionId":"c"'}, tier="may",
+           claim=logged({"line": 8, "size": 18, "executionId": "c"},
+                        a=[started("a"), STEP], b=[started("b"), END])),
+    vector("journal.log/torn-first-event", "journal.log-torn-tail",
+           "A header whose first event was torn after the header's newline: the execution "
+           "exists with no events, and the torn bytes name it.",
+           function=L, tier="may",
+           input={"text": LOG_HEADER + header("a") + lev("a", 1, *started("a"))[:-9]},
+           claim=logged({"line": 3, "size": len(lev("a", 1, *started("a"))) - 9,
+                         "executionId": "a"}, a=[])),
+    vector("journal.log/reason-order", "journal.corrupt-line",
+           "When a line breaks several rules the first in the stated order is reported: an "
+           "event of an execution with no header, out of sequence, is bad-header.",
+           function=L, tier="may",
+           input={"text": LOG_HEADER + header("a") + lev("b", 7, *started("b"))},
+           claim=corrupt(3, "journal.bad-header")),
+]

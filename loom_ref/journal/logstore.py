@@ -1,0 +1,351 @@
+"""The store log (extension): every execution's journal interleaved in one append-only file.
+
+Spec: ``spec/journal.md`` section 1.7. The per-execution file of :class:`~loom_ref.journal.
+store.FileStore` is the default and the interchange format; a store log is an opt-in layout
+for throughput, the choice the durable-execution peers make (one log per partition, not one
+file per workflow), because creating a file costs far more than appending a line to an open
+one on most disks.
+
+- ``journal.log-format``: the first line of a store log MUST be ``{"schema":"loom-ref.log",
+  "version":1,"crc":...}``. Every later line is either an execution's journal header, exactly
+  as ``journal.header`` gives it (written by ``create``), or an event line with exactly the
+  members ``executionId``, ``seq``, ``kind``, ``payload`` and, last, ``crc``. Every line
+  carries its CRC by the ``journal.checksum`` rule, so the execution id is covered too.
+- ``journal.log-executions``: an execution's journal is its header line followed by its event
+  lines in log order; every per-execution rule (header, sequence, kinds, payloads) applies to
+  that subsequence. A second header for one execution, or an event line before its
+  execution's header, is a corrupt log (reason ``journal.bad-header``). Errors name the
+  1-based line of the log file.
+- ``journal.log-torn-tail``: only the log's last line can be torn. It is reported (log line
+  and size, and the execution it names if its bytes get as far as naming one) and truncated
+  when the store opens the log, before any append. The execution it names reports the same
+  :class:`TornTail` when it is next opened, so the runtime warns as for a file journal.
+- ``journal.log-single-writer``: the store holds an advisory ``flock`` on the log for as long
+  as it is open: a second store on the same file is refused with ``journal.locked``. Within
+  the store, one writer per execution, as in memory.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import os
+from collections.abc import Mapping
+from typing import Any
+
+import attrs
+
+from loom_ref.errors import InvalidArgument, JournalError
+from loom_ref.journal.codec import (
+    SCHEMA_NAME,
+    SCHEMA_VERSION,
+    decode_line,
+    encode_header,
+    json_string,
+    seal_line,
+    to_json_text,
+)
+from loom_ref.journal.events import Event, EventKind, check_payload, kind_from_name
+from loom_ref.journal.reader import CorruptJournalError, ParsedJournal, TornTail
+from loom_ref.journal.store import (
+    FsyncPolicy,
+    JournalExistsError,
+    JournalLockedError,
+    JournalNotFoundError,
+    LineJournal,
+    check_execution_id,
+)
+
+__all__ = ["LOG_SCHEMA_NAME", "LogStore", "ParsedLog", "encode_log_header", "encode_log_line",
+           "log_event_line", "parse_log", "read_log_file"]
+
+LOG_SCHEMA_NAME = "loom-ref.log"
+_EVENT_PREFIX = b'{"executionId":"'
+_LOG_PREFIX = b'{"schema":"loom-ref.log",'  # how loom-ref writes it; any other is not sniffed
+
+
+def encode_log_header() -> bytes:
+    """The bytes of a store log's first line, newline included (``journal.log-format``)."""
+    return seal_line(to_json_text({"schema": LOG_SCHEMA_NAME, "version": SCHEMA_VERSION}))
+
+
+def encode_log_line(execution_id: str, seq: int, kind: str, payload: Any) -> bytes:
+    """The bytes of one event line of a store log, newline included (``journal.log-format``)."""
+    return log_event_line(execution_id, seq, kind, to_json_text(payload))
+
+
+def log_event_line(execution_id: str, seq: int, kind: str, payload_text: str) -> bytes:
+    """:func:`encode_log_line` for a payload already encoded: ``{"executionId":...`` written
+    around the payload's text, as :func:`~loom_ref.journal.codec.event_line` does."""
+    return seal_line(f'{{"executionId":{json_string(execution_id)},"seq":{seq:d},'
+                     f'"kind":{json_string(kind)},"payload":{payload_text}}}')
+
+
+@attrs.frozen(kw_only=True)
+class ParsedLog:
+    """What :func:`parse_log` found: each execution's journal, in the order of their header
+    lines (each with ``good_size`` 0: byte sizes are the log's, not an execution's); the torn
+    tail if any; the execution the torn bytes name (``torn_execution``, None if they name
+    none); and ``good_size``, the byte length of the log up to its last complete line."""
+
+    journals: Mapping[str, ParsedJournal]
+    torn: TornTail | None
+    torn_execution: str | None
+    good_size: int
+
+
+def _named_in(tail: bytes) -> str | None:
+    """The execution id a torn event line names, if its bytes get that far."""
+    if not tail.startswith(_EVENT_PREFIX):
+        return None
+    end = tail.find(b'"', len(_EVENT_PREFIX))
+    if end < 0:
+        return None
+    try:
+        return check_execution_id(tail[len(_EVENT_PREFIX):end].decode("utf-8"))
+    except (InvalidArgument, UnicodeDecodeError):
+        return None
+
+
+def parse_log(data: bytes, *, source: str = "<memory>") -> ParsedLog:
+    """Parse a whole store log. An empty input holds no executions."""
+    last_nl = data.rfind(b"\n")
+    good_size = last_nl + 1
+    lines = data[:good_size].split(b"\n")[:-1] if good_size else []
+    torn = torn_execution = None
+    if good_size < len(data):  # spec: journal.log-torn-tail
+        torn = TornTail(line=len(lines) + 1, size=len(data) - good_size)
+        torn_execution = _named_in(data[good_size:])
+
+    def corrupt(lineno: int, reason: str, message: str) -> CorruptJournalError:
+        # spec: journal.corrupt-line (the line of the log file)
+        return CorruptJournalError(
+            f"{source}, line {lineno}: {message}", file=source, line=lineno, reason=reason
+        )
+
+    events: dict[str, list[Event]] = {}
+    if lines:
+        try:
+            header = decode_line(lines[0])
+        except JournalError as exc:
+            raise corrupt(1, exc.code, exc.message) from None
+        if header.get("schema") != LOG_SCHEMA_NAME or header.get("version") != SCHEMA_VERSION:
+            raise corrupt(1, "journal.bad-header",
+                          f"not a {LOG_SCHEMA_NAME} v{SCHEMA_VERSION} header")
+    for lineno, line in enumerate(lines[1:], start=2):
+        try:
+            obj = decode_line(line)
+        except JournalError as exc:
+            raise corrupt(lineno, exc.code, exc.message) from None
+        if "schema" in obj:  # a header line: an execution's journal header (journal.header)
+            eid = obj.get("executionId")
+            if obj.get("schema") != SCHEMA_NAME or obj.get("version") != SCHEMA_VERSION or (
+                not isinstance(eid, str)
+            ):
+                raise corrupt(lineno, "journal.bad-header",
+                              f"not a {SCHEMA_NAME} v{SCHEMA_VERSION} header")
+            if eid in events:  # spec: journal.log-executions
+                raise corrupt(lineno, "journal.bad-header", f"a second header for {eid!r}")
+            events[eid] = []
+            continue
+        eid = obj.pop("executionId", None)
+        if not isinstance(eid, str):  # spec: journal.log-format
+            raise corrupt(lineno, "journal.malformed-line", "an event line without executionId")
+        if eid not in events:  # spec: journal.log-executions
+            raise corrupt(lineno, "journal.bad-header",
+                          f"an event of execution {eid!r} before its header")
+        mine = events[eid]
+        try:
+            kind = kind_from_name(obj.get("kind"))
+            payload = obj.get("payload")
+            check_payload(kind, payload)
+        except JournalError as exc:
+            raise corrupt(lineno, exc.code, exc.message) from None
+        seq = obj.get("seq")
+        if seq != len(mine) + 1 or type(seq) is not int:  # spec: journal.seq
+            raise corrupt(lineno, "journal.seq-gap",
+                          f"expected seq {len(mine) + 1} of {eid!r}, found {seq!r}")
+        if len(obj) != 3:  # spec: journal.log-format -- exactly executionId, seq, kind, payload
+            raise corrupt(lineno, "journal.malformed-line", f"unexpected members {sorted(obj)}")
+        mine.append(Event(seq=seq, kind=kind, payload=payload))  # type: ignore[arg-type]
+    journals = {
+        eid: ParsedJournal(execution_id=eid, events=evs, good_size=0,
+                           torn=torn if eid == torn_execution else None)
+        for eid, evs in events.items()
+    }
+    return ParsedLog(journals=journals, torn=torn, torn_execution=torn_execution,
+                     good_size=good_size)
+
+
+def read_log_file(path: str | os.PathLike[str]) -> ParsedLog | None:
+    """Parse a store log by path without locking it (for inspection tools); None if the file
+    is not a store log (its first line is not a store log header)."""
+    p = os.fspath(path)
+    try:
+        with open(p, "rb") as f:
+            data = f.read()
+    except FileNotFoundError:
+        raise JournalNotFoundError(f"{p} does not exist", file=p) from None
+    if not data.startswith(_LOG_PREFIX):
+        return None
+    return parse_log(data, source=p)
+
+
+class _LogJournal(LineJournal):
+    """One execution's journal inside a store log: its lines carry the execution id."""
+
+    def _line(self, seq: int, kind: EventKind, payload_text: str) -> bytes:
+        return log_event_line(self.execution_id, seq, kind.value, payload_text)
+
+
+class _LogBackend:
+    def __init__(self, store: LogStore, execution_id: str) -> None:
+        self._store = store
+        self._id = execution_id
+        self._released = False
+
+    def write(self, data: bytes) -> None:
+        self._store._append(self._id, data)
+
+    def sync(self) -> None:
+        os.fsync(self._store._file().fileno())
+
+    def release(self) -> None:
+        if not self._released:
+            self._released = True
+            self._store._writers.discard(self._id)
+
+
+class LogStore:
+    """Every execution's journal in one append-only log file (extension; ``spec/journal.md``
+    section 1.7).
+
+    The store opens (or creates) the log, takes its lock, reads and checks it whole, and
+    truncates a torn tail; :meth:`close` lets go. Journals it hands out write through its one
+    open file, unbuffered, so each line reaches the operating system in one ``write``. It keeps
+    each execution's lines in memory (bytes, as :class:`MemoryStore` does) and parses them when
+    the execution is opened or read, as a file store parses a file.
+
+    ``create`` writes nothing: an execution's header reaches the log in the same write as its
+    first event, so an execution that never journaled an event leaves no trace in the log.
+    """
+
+    def __init__(self, path: str | os.PathLike[str], *,
+                 fsync: FsyncPolicy = FsyncPolicy.EVERY_EVENT) -> None:
+        if not isinstance(fsync, FsyncPolicy):
+            raise InvalidArgument(f"fsync must be a FsyncPolicy, got {fsync!r}")
+        self.path = os.fspath(path)
+        if not os.path.isdir(os.path.dirname(os.path.abspath(self.path))):
+            raise InvalidArgument(f"the directory of store log {self.path!r} does not exist")
+        self.fsync = fsync
+        f = open(self.path, "a+b", buffering=0)  # noqa: SIM115 -- closed by close()
+        try:
+            fcntl.flock(f.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:  # spec: journal.log-single-writer
+            f.close()
+            raise JournalLockedError(f"{self.path} is held by another writer",
+                                     file=self.path) from None
+        try:
+            f.seek(0)
+            parsed = parse_log(f.readall(), source=self.path)
+            f.truncate(parsed.good_size)  # spec: journal.log-torn-tail (before any append)
+            if parsed.good_size == 0:
+                _write_all(f, encode_log_header())
+        except BaseException:
+            f.close()
+            raise
+        self._f: Any = f
+        self.torn = parsed.torn
+        self.torn_execution = parsed.torn_execution
+        # each execution's event lines (re-encoded from the parsed events)
+        self._lines: dict[str, bytearray] = {
+            eid: bytearray(b"".join(encode_log_line(eid, e.seq, e.kind.value, e.payload)
+                                    for e in j.events))
+            for eid, j in parsed.journals.items()}
+        self._unwritten: set[str] = set()  # created, header not yet in the log
+        self._writers: set[str] = set()
+
+    # -- the file ------------------------------------------------------------------------
+    def _file(self) -> Any:
+        if self._f.closed:
+            raise JournalError(f"store log {self.path} is closed", code="journal.closed")
+        return self._f
+
+    def _append(self, execution_id: str, line: bytes) -> None:
+        """Write one line of ``execution_id`` (``journal.write-before-act``: unbuffered, it is
+        with the operating system when this returns)."""
+        f = self._file()
+        data = line
+        if execution_id in self._unwritten:  # the header goes with the first event
+            data = encode_header(execution_id) + line
+        try:
+            _write_all(f, data)
+        except OSError:
+            self.close()  # the log may end in a partial line: nothing may follow it
+            raise
+        self._unwritten.discard(execution_id)
+        self._lines[execution_id] += line
+        if not line.endswith(b"\n"):  # a torn write (fault injection): nothing may follow it
+            self.close()
+
+    def close(self) -> None:
+        """Release the log's lock. Closing twice is harmless."""
+        if not self._f.closed:
+            self._f.close()  # closing the descriptor drops the flock
+
+    def __enter__(self) -> LogStore:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # -- the JournalStore protocol ---------------------------------------------------------
+    def executions(self) -> list[str]:
+        """Every execution in the store, in the order they were created."""
+        return list(self._lines)
+
+    def exists(self, execution_id: str) -> bool:
+        return check_execution_id(execution_id) in self._lines
+
+    def _claim(self, execution_id: str) -> _LogBackend:
+        self._file()
+        if execution_id in self._writers:  # spec: journal.log-single-writer
+            raise JournalLockedError(
+                f"journal {execution_id!r} is already open for writing", execution_id=execution_id
+            )
+        self._writers.add(execution_id)
+        return _LogBackend(self, execution_id)
+
+    def create(self, execution_id: str) -> LineJournal:
+        check_execution_id(execution_id)
+        if execution_id in self._lines:
+            raise JournalExistsError(f"journal {execution_id!r} already exists in {self.path}")
+        backend = self._claim(execution_id)
+        self._lines[execution_id] = bytearray()
+        self._unwritten.add(execution_id)
+        return _LogJournal(execution_id=execution_id, backend=backend, fsync=self.fsync)
+
+    def read(self, execution_id: str) -> ParsedJournal:
+        """One execution's journal as the log holds it, without opening it for writing."""
+        check_execution_id(execution_id)
+        if execution_id not in self._lines:
+            raise JournalNotFoundError(f"no journal for {execution_id!r} in {self.path}")
+        own = encode_log_header() + encode_header(execution_id) + self._lines[execution_id]
+        parsed = parse_log(bytes(own), source=self.path).journals[execution_id]
+        if parsed.torn is None and execution_id == self.torn_execution:
+            parsed = attrs.evolve(parsed, torn=self.torn)
+        return parsed
+
+    def open(self, execution_id: str) -> LineJournal:
+        parsed = self.read(execution_id)
+        backend = self._claim(execution_id)
+        if execution_id == self.torn_execution:  # reported once, by the first writer after
+            self.torn_execution = None  # the truncation
+        return _LogJournal(execution_id=execution_id, backend=backend, events=parsed.events,
+                           torn=parsed.torn, fsync=self.fsync)
+
+
+def _write_all(f: Any, data: bytes) -> None:
+    """Write all of ``data`` to an unbuffered file (a raw write may take only part of it)."""
+    view = memoryview(data)
+    while view:
+        view = view[f.write(view):]
