@@ -1,5 +1,6 @@
 // A minimal Loom journal in JavaScript: the line format with CRC-32, the reader (torn tail,
-// corruption by line), an in-memory byte store with a single-writer rule, and fold().
+// corruption by line), the store log reader (parseLog, the 1.7 extension), an in-memory byte
+// store with a single-writer rule, and fold().
 // Written from spec/journal.md; it shares no code with loom_ref.
 
 export class LoomError extends Error {
@@ -99,7 +100,9 @@ function decodeLine(line) {
   return obj;
 }
 
-export function parseJournal(buf) {
+// Split a byte buffer into complete lines; bytes after the last \n are the torn tail
+// (journal.torn-tail), reported by the 1-based line they would have been and their size.
+function splitLines(buf) {
   const lastNl = buf.lastIndexOf(0x0a);
   const goodSize = lastNl + 1;
   const lines = [];
@@ -111,38 +114,124 @@ export function parseJournal(buf) {
     }
   }
   const torn = goodSize < buf.length ? { line: lines.length + 1, size: buf.length - goodSize } : null;
-  if (!lines.length) return { executionId: null, events: [], torn, goodSize };
-  const corrupt = (line, reason, message) =>
-    new LoomError("journal.corrupt", `line ${line}: ${message}`, { line, reason });
-  let header;
+  return { lines, torn, goodSize };
+}
+
+const corrupt = (line, reason, message) =>
+  new LoomError("journal.corrupt", `line ${line}: ${message}`, { line, reason });
+
+// Decode a complete line (crc, JSON), naming its line number when it is bad (journal.corrupt-line).
+function decodeAt(line, lineno) {
   try {
-    header = decodeLine(lines[0]);
+    return decodeLine(line);
   } catch (e) {
-    throw corrupt(1, e.code, e.message);
+    throw corrupt(lineno, e.code, e.message);
   }
+}
+
+// journal.header: an execution's journal header (also a line of a store log, journal.log-format).
+function checkJournalHeader(header, lineno) {
   if (header.schema !== "loom-ref.journal" || header.version !== 1) {
-    throw corrupt(1, "journal.bad-header", "not a loom-ref.journal v1 header");
+    throw corrupt(lineno, "journal.bad-header", "not a loom-ref.journal v1 header");
   }
   if (typeof header.executionId !== "string") {
-    throw corrupt(1, "journal.bad-header", "header has no executionId");
+    throw corrupt(lineno, "journal.bad-header", "header has no executionId");
   }
+  return header.executionId;
+}
+
+// journal.line-shape, journal.event-kinds, journal.payload-shape, journal.seq: a decoded event
+// line `obj` that must carry `seq` = expectedSeq and exactly `members` members (crc removed).
+function checkEvent(obj, lineno, expectedSeq, members) {
+  try {
+    checkPayload(obj.kind, obj.payload);
+  } catch (e) {
+    throw corrupt(lineno, e.code, e.message);
+  }
+  if (obj.seq !== expectedSeq || !Number.isInteger(obj.seq)) {
+    throw corrupt(lineno, "journal.seq-gap", `expected seq ${expectedSeq}`);
+  }
+  if (Object.keys(obj).length !== members) {
+    throw corrupt(lineno, "journal.malformed-line", "wrong members");
+  }
+  return { seq: obj.seq, kind: obj.kind, payload: obj.payload };
+}
+
+export function parseJournal(buf) {
+  const { lines, torn, goodSize } = splitLines(buf);
+  if (!lines.length) return { executionId: null, events: [], torn, goodSize };
+  const executionId = checkJournalHeader(decodeAt(lines[0], 1), 1);
   const events = [];
   for (let i = 1; i < lines.length; i++) {
-    const lineno = i + 1;
-    let obj;
-    try {
-      obj = decodeLine(lines[i]);
-      checkPayload(obj.kind, obj.payload);
-    } catch (e) {
-      throw corrupt(lineno, e.code, e.message);
-    }
-    if (obj.seq !== lineno - 1 || !Number.isInteger(obj.seq)) {
-      throw corrupt(lineno, "journal.seq-gap", `expected seq ${lineno - 1}`);
-    }
-    if (Object.keys(obj).length !== 3) throw corrupt(lineno, "journal.malformed-line", "members");
-    events.push({ seq: obj.seq, kind: obj.kind, payload: obj.payload });
+    events.push(checkEvent(decodeAt(lines[i], i + 1), i + 1, i, 3));
   }
-  return { executionId: header.executionId, events, torn, goodSize };
+  return { executionId, events, torn, goodSize };
+}
+
+// journal.log-torn-tail: torn bytes name an execution if they get as far as a complete
+// `{"executionId":"<id>"` (the id a complete JSON string), else null.
+const LOG_EVENT_OPENER = '{"executionId":"';
+function tornExecution(bytes) {
+  let text;
+  try {
+    text = dec.decode(bytes);
+  } catch {
+    text = Buffer.from(bytes).toString("utf8"); // a cut multi-byte character at the very end
+  }
+  if (!text.startsWith(LOG_EVENT_OPENER)) return null;
+  for (let i = LOG_EVENT_OPENER.length; i < text.length; i++) {
+    if (text[i] === "\\") {
+      i++;
+    } else if (text[i] === '"') {
+      try {
+        return JSON.parse(text.slice(LOG_EVENT_OPENER.length - 1, i + 1));
+      } catch {
+        return null;
+      }
+    }
+  }
+  return null;
+}
+
+// The store log (spec/journal.md 1.7, extension): every execution's journal in one file.
+export function parseLog(buf) {
+  const { lines, torn, goodSize } = splitLines(buf);
+  const journals = new Map(); // insertion order = order of the header lines
+  if (lines.length) {
+    // journal.log-format: the first line is the store log header
+    const header = decodeAt(lines[0], 1);
+    if (header.schema !== "loom-ref.log" || header.version !== 1) {
+      throw corrupt(1, "journal.bad-header", "not a loom-ref.log v1 header");
+    }
+  }
+  for (let i = 1; i < lines.length; i++) {
+    const lineno = i + 1;
+    const obj = decodeAt(lines[i], lineno);
+    if ("schema" in obj) {
+      // journal.log-executions: an execution's header, exactly as in 1.1, once per execution
+      const eid = checkJournalHeader(obj, lineno);
+      if (journals.has(eid)) {
+        throw corrupt(lineno, "journal.bad-header", `second header for ${eid}`);
+      }
+      journals.set(eid, []);
+      continue;
+    }
+    if (typeof obj.executionId !== "string") {
+      throw corrupt(lineno, "journal.malformed-line", "event line has no executionId");
+    }
+    const events = journals.get(obj.executionId);
+    if (events === undefined) {
+      throw corrupt(lineno, "journal.bad-header", `event of ${obj.executionId} before its header`);
+    }
+    const { executionId, ...event } = obj;
+    events.push(checkEvent(event, lineno, events.length + 1, 3));
+  }
+  return {
+    executions: Object.fromEntries(journals),
+    order: [...journals.keys()],
+    torn: torn && { ...torn, executionId: tornExecution(buf.subarray(goodSize)) },
+    goodSize,
+  };
 }
 
 export class Crash {

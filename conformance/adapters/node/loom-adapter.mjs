@@ -5,18 +5,20 @@
 //   node conformance/adapters/node/loom-adapter.mjs
 //   loom-ref conformance --impl "node conformance/adapters/node/loom-adapter.mjs"
 //
-// Implements the vectors journal.parse and journal.fold, stream.check and stream.assemble
-// (stream.mjs), and scenarios (the body language, scripted effects and deciders, every action,
-// crash and torn-write options). It declares no other capability, so the runner reports every
-// other group as skipped.
+// Implements the vectors journal.parse, journal.parse-log (the store log) and journal.fold,
+// stream.check and stream.assemble (stream.mjs), and scenarios (the body language, scripted
+// effects and deciders, every action, crash and torn-write options). It declares no other
+// capability, so the runner reports every other group as skipped.
 
 import { createInterface } from "node:readline";
-import { Crash, LoomError, MemoryStore, checkPayload, fold, parseJournal } from "./journal.mjs";
+import {
+  Crash, LoomError, MemoryStore, checkPayload, fold, parseJournal, parseLog,
+} from "./journal.mjs";
 import { Runtime } from "./kernel.mjs";
 import { STREAM_VECTORS } from "./stream.mjs";
 
-const CAPABILITIES = ["scenario", "crash", "torn-write", "journal.parse", "journal.fold",
-  ...Object.keys(STREAM_VECTORS)];
+const CAPABILITIES = ["scenario", "crash", "torn-write", "journal.parse", "journal.parse-log",
+  "journal.fold", ...Object.keys(STREAM_VECTORS)];
 const copy = (v) => (v === undefined ? null : JSON.parse(JSON.stringify(v)));
 class ScenarioBug extends Error {}
 
@@ -299,6 +301,10 @@ const VECTORS = {
   "journal.parse": (input) => {
     const p = parseJournal(Buffer.from(input.text, "utf8"));
     return { executionId: p.executionId, events: p.events, torn: p.torn };
+  },
+  "journal.parse-log": (input) => {
+    const p = parseLog(Buffer.from(input.text, "utf8"));
+    return { executions: p.executions, order: p.order, torn: p.torn };
   },
   "journal.fold": (input) => {
     const events = input.events.map((e, i) => {
