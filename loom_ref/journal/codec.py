@@ -25,6 +25,7 @@ from __future__ import annotations
 import json
 import math
 import zlib
+from collections.abc import Callable
 from typing import Any
 
 from loom_ref.errors import JournalError
@@ -63,7 +64,9 @@ def _finite(text: str) -> float:
 # infinities, which Python's decoder would otherwise accept
 _decoder = json.JSONDecoder(parse_constant=_not_json, parse_float=_finite)
 _loads = _decoder.decode
-_scan = _decoder.raw_decode  # the fast path for a line with no whitespace around its object
+# the fast path for a line with no whitespace before its object: the C scanner that
+# ``raw_decode`` wraps, called directly (it raises StopIteration where no value starts)
+_scan_once: Callable[[str, int], tuple[Any, int]] = _decoder.scan_once  # type: ignore[attr-defined]
 
 
 class MalformedLineError(JournalError):
@@ -119,8 +122,8 @@ def decode_line(line: bytes) -> dict[str, Any]:
     try:
         text = line.decode("utf-8")
         try:
-            obj, end = _scan(text)  # the fast path: no whitespace around the object
-        except ValueError:
+            obj, end = _scan_once(text, 0)
+        except (StopIteration, ValueError):
             obj, end = _loads(text), len(text)  # leading whitespace, or the precise error
     except (ValueError, UnicodeDecodeError) as exc:
         raise MalformedLineError(f"not valid JSON: {exc}") from None
