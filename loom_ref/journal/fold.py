@@ -61,6 +61,8 @@ class FrameStatus(enum.Enum):
 K = SimpleNamespace(**EventKind.__members__)
 S = Status
 
+_STEP_ENDS = frozenset({K.STEP_COMPLETED, K.STEP_FAILED, K.STEP_IN_DOUBT})
+
 #: ``journal.transitions``: status -> event kind -> next status. A miss is illegal.
 TRANSITIONS: Mapping[Status, Mapping[EventKind, Status]] = {
     S.NOT_STARTED: {K.EXECUTION_STARTED: S.RUNNING},
@@ -149,14 +151,15 @@ def fold(events: Iterable[Event]) -> ExecutionState:
         elif kind is K.STEP_STARTED:
             tools[p["stepId"]] = p["toolId"]
             latest[p["stepId"]] = event
-        elif kind in (K.STEP_COMPLETED, K.STEP_FAILED, K.STEP_IN_DOUBT):
-            if p["stepId"] not in tools:
+        elif kind in _STEP_ENDS:
+            step_id = p["stepId"]
+            if step_id not in tools:
                 raise IllegalTransitionError(
-                    f"seq {event.seq}: {kind.value} for step {p['stepId']!r} that never started",
+                    f"seq {event.seq}: {kind.value} for step {step_id!r} that never started",
                     seq=event.seq, kind=kind.value,
                 )
-            latest[p["stepId"]] = event
-            in_doubt = p["stepId"] if kind is K.STEP_IN_DOUBT else None
+            latest[step_id] = event
+            in_doubt = step_id if kind is K.STEP_IN_DOUBT else None
         elif kind is K.DECISION_RECORDED:
             decisions[p["decisionId"]] = p["choice"]
         elif kind is K.EXECUTION_SUSPENDED:

@@ -168,7 +168,8 @@ class _Drive:
                                served=tuple(self.served), ran=tuple(self.ran), **fields)
 
     def handle(self, cmd: Any) -> tuple[Any, BaseException | None]:
-        if type(cmd) not in _COMMAND_KIND:
+        kind = _COMMAND_KIND.get(type(cmd))
+        if kind is None:
             return None, InvalidArgument(
                 f"a body must yield commands built by ctx (execute, decide, suspend, stream), "
                 f"got {type(cmd).__name__}", code="argument.command",
@@ -179,7 +180,7 @@ class _Drive:
         self.seen.add(cid)
         if self.cursor < len(self.records):
             rec = self.records[self.cursor]
-            if rec.kind == _COMMAND_KIND[type(cmd)] and rec.id == cid and (
+            if rec.kind == kind and rec.id == cid and (
                 not isinstance(cmd, Execute) or rec.tool_id == cmd.tool_id
             ):
                 self.cursor += 1
