@@ -59,7 +59,7 @@ def parse_journal(data: bytes, *, source: str = "<memory>") -> ParsedJournal:
     """Parse a whole journal. An empty input has no header and no events."""
     last_nl = data.rfind(b"\n")
     good_size = last_nl + 1
-    lines = data[:good_size].split(b"\n")[:-1] if good_size else []
+    lines = data.split(b"\n")[:-1]  # the piece after the last \n is the torn tail, or empty
     torn = None
     if good_size < len(data):  # spec: journal.torn-tail
         torn = TornTail(line=len(lines) + 1, size=len(data) - good_size)
