@@ -39,6 +39,7 @@ __all__ = [
     "encode_header",
     "encode_line",
     "event_line",
+    "from_json_text",
     "json_string",
     "seal_line",
     "to_json_text",
@@ -122,6 +123,11 @@ def to_json_text(value: Any) -> str:
     """Serialise ``value`` the way the journal does; raise ``TypeError``/``ValueError`` if it
     is not made of JSON values (``journal.json-values``)."""
     return _dumps(value)
+
+
+def from_json_text(text: str) -> Any:
+    """The value of JSON text that :func:`to_json_text` wrote (so: no whitespace around it)."""
+    return _scan_once(text, 0)[0]
 
 
 def _seal(body: str) -> bytes:

@@ -346,6 +346,7 @@ class LogStore:
 
 def _write_all(f: Any, data: bytes) -> None:
     """Write all of ``data`` to an unbuffered file (a raw write may take only part of it)."""
-    view = memoryview(data)
-    while view:
-        view = view[f.write(view):]
+    written = f.write(data)
+    while written < len(data):
+        data = data[written:]
+        written = f.write(data)

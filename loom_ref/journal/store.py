@@ -22,15 +22,14 @@ from __future__ import annotations
 
 import enum
 import fcntl
-import json
 import os
 import re
 from collections.abc import Mapping, Sequence
 from typing import Any, Protocol
 
 from loom_ref.errors import InvalidArgument, JournalError
-from loom_ref.journal.codec import encode_header, event_line, to_json_text
-from loom_ref.journal.events import REQUIRED, Event, EventKind, PayloadError
+from loom_ref.journal.codec import encode_header, event_line, from_json_text, to_json_text
+from loom_ref.journal.events import Event, EventKind, PayloadError, check_payload
 from loom_ref.journal.reader import CorruptJournalError, ParsedJournal, TornTail, parse_journal
 
 __all__ = [
@@ -47,7 +46,6 @@ __all__ = [
     "check_execution_id",
 ]
 
-_scan = json.JSONDecoder().raw_decode  # the line is ours: no whitespace to skip around it
 _ID_RE = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.:-]{0,199}")
 
 
@@ -91,6 +89,13 @@ _BOUNDARIES = frozenset(
         EventKind.STEP_IN_DOUBT,
     }
 )
+
+#: The kinds after which each policy calls fsync.
+_SYNC_AFTER: Mapping[FsyncPolicy, frozenset[EventKind]] = {
+    FsyncPolicy.EVERY_EVENT: frozenset(EventKind),
+    FsyncPolicy.AT_BOUNDARIES: _BOUNDARIES,
+    FsyncPolicy.NEVER: frozenset(),
+}
 
 
 def check_execution_id(execution_id: object) -> str:
@@ -161,6 +166,7 @@ class LineJournal:
         self._events: list[Event] = list(events)
         self._torn = torn
         self._fsync = fsync
+        self._sync_after = _SYNC_AFTER[fsync]
         self._open = True
 
     @property
@@ -179,9 +185,7 @@ class LineJournal:
         """The event's ``seq``, its payload's JSON text and its line, or PayloadError."""
         if not self._open:
             raise JournalClosedError(f"journal {self._execution_id!r} is closed")
-        for name in REQUIRED[kind]:  # spec: journal.payload-shape
-            if name not in payload:
-                raise PayloadError(f"{kind.value} payload is missing {name}", kind=kind.value)
+        check_payload(kind, payload)  # spec: journal.payload-shape
         try:
             text = to_json_text(payload)
         except (TypeError, ValueError) as exc:  # spec: journal.json-values
@@ -210,11 +214,9 @@ class LineJournal:
         kernel hands on is the journaled JSON value, never the caller's object."""
         seq, text, line = self._encode(kind, payload)
         self._write(line)
-        if self._fsync is FsyncPolicy.EVERY_EVENT or (
-            self._fsync is FsyncPolicy.AT_BOUNDARIES and kind in _BOUNDARIES
-        ):
+        if kind in self._sync_after:  # spec: journal.fsync-policy
             self._backend.sync()
-        event = Event(seq=seq, kind=kind, payload=_scan(text)[0])
+        event = Event(seq=seq, kind=kind, payload=from_json_text(text))
         self._events.append(event)
         return event
 

@@ -34,11 +34,11 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Sequence
-from types import SimpleNamespace
 from typing import Any
 
 from loom_ref.effects.call import EffectCall, Mode
 from loom_ref.effects.scope import DecideScope
+from loom_ref.enums import plain_members
 from loom_ref.errors import EffectError, InvalidArgument, LoomError
 from loom_ref.journal.events import Event, EventKind, PayloadError
 from loom_ref.journal.fold import Status
@@ -54,9 +54,7 @@ from loom_ref.signals import any_of
 
 __all__ = ["drive", "error_json"]
 
-# EventKind's members as plain attributes: on Python 3.11 each ``EventKind.X`` read goes through
-# ``EnumType.__getattr__`` (~0.15 us, 6x a plain attribute), paid per command when serving.
-K = SimpleNamespace(**EventKind.__members__)
+K = plain_members(EventKind)  # EventKind.X, read fast per event (loom_ref.enums)
 _COMMAND_KIND = {Execute: "execute", Decide: "decide", Suspend: "suspend", Stream: "stream"}
 
 

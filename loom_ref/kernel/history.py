@@ -9,18 +9,16 @@ walks this list in order; the body must issue the same commands in the same orde
 from __future__ import annotations
 
 from collections.abc import Sequence
-from types import SimpleNamespace
 from typing import Any
 
 import attrs
 
+from loom_ref.enums import plain_members
 from loom_ref.journal.events import Event, EventKind
 
 __all__ = ["Recorded", "index_history"]
 
-# EventKind's members as plain attributes: on Python 3.11 each ``EventKind.X`` read goes through
-# ``EnumType.__getattr__`` (~0.15 us, 6x a plain attribute), paid per event in the loop below.
-K = SimpleNamespace(**EventKind.__members__)
+K = plain_members(EventKind)  # EventKind.X, read fast per event (loom_ref.enums)
 _STEP_OUTCOMES = frozenset({K.STEP_COMPLETED, K.STEP_FAILED})
 
 

@@ -68,6 +68,12 @@ def _result_from_state(execution_id: str, state: ExecutionState, journal: Journa
     )
 
 
+def _started(journal: Journal) -> Mapping[str, Any]:
+    """The EXECUTION_STARTED payload of a started execution (its first event, by the
+    transition table)."""
+    return journal.events[0].payload
+
+
 class Runtime:
     """Drives executions of registered workflows over a journal store and an effect host.
 
@@ -116,13 +122,14 @@ class Runtime:
             )
         return journal
 
-    def _drive(self, journal: Journal, state: ExecutionState, *,
+    def _drive(self, journal: Journal, started: Mapping[str, Any], *,
                retry_step: str | None = None) -> ExecutionResult:
-        assert state.workflow is not None and state.execution_id is not None
+        """Drive the body from the start; ``started`` is the EXECUTION_STARTED payload (the
+        workflow's name, and the input as journaled)."""
         result = drive(
-            workflow=self.workflow(state.workflow), events=journal.events, journal=journal,
-            effects=self.effects, execution_id=journal.execution_id, input=state.input,
-            retry_step=retry_step, on_warn=self.on_warn,
+            workflow=self.workflow(started["workflow"]), events=journal.events,
+            journal=journal, effects=self.effects, execution_id=journal.execution_id,
+            input=started["input"], retry_step=retry_step, on_warn=self.on_warn,
         )
         if journal.torn is not None:
             result = attrs.evolve(result, torn=journal.torn)
@@ -146,9 +153,10 @@ class Runtime:
                 raise ExecutionExistsError(f"execution {execution_id!r} has already started",
                                            execution_id=execution_id) from None
         try:
-            journal.append(K.EXECUTION_STARTED,
-                           {"executionId": execution_id, "workflow": wf.name, "input": input})
-            return self._drive(journal, fold(journal.events))
+            started = journal.append(
+                K.EXECUTION_STARTED,
+                {"executionId": execution_id, "workflow": wf.name, "input": input})
+            return self._drive(journal, started.payload)
         finally:
             journal.close()
 
@@ -169,7 +177,7 @@ class Runtime:
                 state = fold(journal.events)
             if state.status is not Status.RUNNING:
                 return _result_from_state(execution_id, state, journal)
-            return self._drive(journal, state)
+            return self._drive(journal, _started(journal))
         finally:
             journal.close()
 
@@ -201,7 +209,7 @@ class Runtime:
                     )
             journal.append(K.RESUME_RECEIVED, {"gateId": gate_id, "payload": payload})
             journal.append(K.EXECUTION_RESUMED, {"gateId": gate_id})
-            return self._drive(journal, fold(journal.events))
+            return self._drive(journal, _started(journal))
         finally:
             journal.close()
 
@@ -226,12 +234,12 @@ class Runtime:
                     f"(execution is {state.status.value})", step_id=step_id,
                 )
             if retry:
-                return self._drive(journal, state, retry_step=step_id)
+                return self._drive(journal, _started(journal), retry_step=step_id)
             if error is not None:
                 journal.append(K.STEP_FAILED, {"stepId": step_id, "error": dict(error)})
             else:
                 journal.append(K.STEP_COMPLETED, {"stepId": step_id, "output": output})
-            return self._drive(journal, fold(journal.events))
+            return self._drive(journal, _started(journal))
         finally:
             journal.close()
 
