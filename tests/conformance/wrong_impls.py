@@ -24,7 +24,7 @@ import attrs
 from loom_ref.conformance.inprocess import LoomRefAdapter
 from loom_ref.effects.call import EffectCall, Mode
 from loom_ref.journal import EventKind, LineJournal, MemoryStore
-from loom_ref.journal.fold import ExecutionState, fold
+from loom_ref.journal.fold import fold
 from loom_ref.journal.reader import parse_journal
 from loom_ref.kernel import Choice, ExecutionResult, Runtime, Workflow
 from loom_ref.kernel.driver import _Drive
@@ -46,21 +46,21 @@ class _DriveClassRuntime(Runtime):
 
     drive_class: type[_Drive] = _Drive
 
-    def _make(self, events: Any, journal: Any, state: ExecutionState,
+    def _make(self, events: Any, journal: Any, started: Mapping[str, Any],
               retry_step: str | None) -> _Drive:
-        assert state.workflow is not None and state.execution_id is not None
         return self.drive_class(
-            workflow=self.workflow(state.workflow), events=events, journal=journal,
-            effects=self.effects, execution_id=state.execution_id, input=state.input,
+            workflow=self.workflow(started["workflow"]), events=events, journal=journal,
+            effects=self.effects, execution_id=started["executionId"], input=started["input"],
             retry_step=retry_step, on_warn=self.on_warn)
 
-    def _drive(self, journal: Any, state: ExecutionState, *,
+    def _drive(self, journal: Any, started: Mapping[str, Any], *,
                retry_step: str | None = None) -> ExecutionResult:
-        return self._make(journal.events, journal, state, retry_step).run()
+        return self._make(journal.events, journal, started, retry_step).run()
 
     def replay(self, execution_id: str) -> ExecutionResult:
         events = self.store.read(execution_id).events
-        return self._make(events, None, fold(events), None).run()
+        fold(events)
+        return self._make(events, None, events[0].payload, None).run()
 
 
 class _ReinvokingDrive(_Drive):
