@@ -44,8 +44,8 @@ from loom_ref.journal.codec import (
     seal_line,
     to_json_text,
 )
-from loom_ref.journal.events import Event, EventKind, check_payload, kind_from_name
-from loom_ref.journal.reader import CorruptJournalError, ParsedJournal, TornTail
+from loom_ref.journal.events import Event, EventKind
+from loom_ref.journal.reader import CorruptJournalError, ParsedJournal, TornTail, event_from_line
 from loom_ref.journal.store import (
     FsyncPolicy,
     JournalExistsError,
@@ -155,18 +155,9 @@ def parse_log(data: bytes, *, source: str = "<memory>") -> ParsedLog:
                           f"an event of execution {eid!r} before its header")
         mine = events[eid]
         try:
-            kind = kind_from_name(obj.get("kind"))
-            payload = obj.get("payload")
-            check_payload(kind, payload)
+            mine.append(event_from_line(obj, len(mine) + 1))
         except JournalError as exc:
-            raise corrupt(lineno, exc.code, exc.message) from None
-        seq = obj.get("seq")
-        if seq != len(mine) + 1 or type(seq) is not int:  # spec: journal.seq
-            raise corrupt(lineno, "journal.seq-gap",
-                          f"expected seq {len(mine) + 1} of {eid!r}, found {seq!r}")
-        if len(obj) != 3:  # spec: journal.log-format -- exactly executionId, seq, kind, payload
-            raise corrupt(lineno, "journal.malformed-line", f"unexpected members {sorted(obj)}")
-        mine.append(Event(seq=seq, kind=kind, payload=payload))  # type: ignore[arg-type]
+            raise corrupt(lineno, exc.code, f"{exc.message} (execution {eid!r})") from None
     journals = {
         eid: ParsedJournal(execution_id=eid, events=evs, good_size=0,
                            torn=torn if eid == torn_execution else None)

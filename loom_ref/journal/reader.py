@@ -15,14 +15,15 @@ Spec: ``spec/journal.md``.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 import attrs
 
 from loom_ref.errors import JournalError
-from loom_ref.journal.codec import SCHEMA_NAME, SCHEMA_VERSION, decode_line
+from loom_ref.journal.codec import SCHEMA_NAME, SCHEMA_VERSION, MalformedLineError, decode_line
 from loom_ref.journal.events import Event, PayloadError, check_payload, kind_from_name
 
-__all__ = ["CorruptJournalError", "ParsedJournal", "TornTail", "parse_journal"]
+__all__ = ["CorruptJournalError", "ParsedJournal", "TornTail", "event_from_line", "parse_journal"]
 
 
 class CorruptJournalError(JournalError):
@@ -53,6 +54,25 @@ class ParsedJournal:
     events: Sequence[Event]
     torn: TornTail | None
     good_size: int
+
+
+def event_from_line(obj: dict[str, Any], seq: int) -> Event:
+    """The event a decoded line holds, checked as event number ``seq`` of its journal.
+
+    ``obj`` is what :func:`~loom_ref.journal.codec.decode_line` returned, minus any member a
+    layout adds (a store log's ``executionId``). Raises a JournalError whose ``code`` is the
+    reason, checked in the order of ``journal.corrupt-line``: ``journal.bad-payload`` (kind,
+    payload), ``journal.seq-gap`` (``journal.seq``), ``journal.malformed-line`` (members).
+    """
+    kind = kind_from_name(obj.get("kind"))
+    payload = obj.get("payload")
+    check_payload(kind, payload)
+    found = obj.get("seq")
+    if found != seq or type(found) is not int:  # spec: journal.seq
+        raise JournalError(f"expected seq {seq}, found {found!r}", code="journal.seq-gap")
+    if len(obj) != 3:  # spec: journal.line-shape -- exactly seq, kind, payload (and crc)
+        raise MalformedLineError(f"unexpected members {sorted(obj)}")
+    return Event(seq=seq, kind=kind, payload=payload)  # type: ignore[arg-type]
 
 
 def parse_journal(data: bytes, *, source: str = "<memory>") -> ParsedJournal:
@@ -86,18 +106,9 @@ def parse_journal(data: bytes, *, source: str = "<memory>") -> ParsedJournal:
     append = events.append
     for lineno, line in enumerate(lines[1:], start=2):
         try:
-            obj = decode_line(line)
-            kind = kind_from_name(obj.get("kind"))
-            payload = obj.get("payload")
-            check_payload(kind, payload)
+            append(event_from_line(decode_line(line), lineno - 1))
         except JournalError as exc:
             raise corrupt(lineno, exc.code, exc.message) from None
-        seq = obj.get("seq")
-        if seq != lineno - 1 or type(seq) is not int:  # spec: journal.seq
-            raise corrupt(lineno, "journal.seq-gap", f"expected seq {lineno - 1}, found {seq!r}")
-        if len(obj) != 3:  # spec: journal.line-shape -- exactly seq, kind, payload (and crc)
-            raise corrupt(lineno, "journal.malformed-line", f"unexpected members {sorted(obj)}")
-        append(Event(seq=seq, kind=kind, payload=payload))  # type: ignore[arg-type]
     return ParsedJournal(execution_id=execution_id, events=events, torn=torn, good_size=good_size)
 
 
