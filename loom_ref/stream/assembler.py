@@ -22,6 +22,10 @@ Rules (``spec/stream.md`` § The assembler):
   anything after finish, a second usage or finish, an invalid index, a type conflict at an
   index, a changed tool-call identity, non-string arguments. The error's code is the broken
   contract rule's id, or ``stream.assembler.type-conflict``.
+- Several broken rules: the first failing check wins, chunk by chunk and, within a chunk, from
+  the outside in — after-finish, second usage, index, the block at the index (unseen: open it;
+  ended: a straggler, ignored unjudged; open with another type: type conflict), then what the
+  chunk carries (raw-JSON arguments, then id, then name) (spec: stream.assembler.check-order).
 """
 
 from __future__ import annotations
@@ -126,6 +130,8 @@ class BlockAssembler:
         """Fold one chunk."""
         if not is_chunk(chunk):
             raise InvalidArgument(f"expected a StreamChunk, got {type(chunk).__name__}")
+        # spec: stream.assembler.check-order — after-finish first, then the second usage, then
+        # (in _slot) the index and the block, then (in the chunk's handler) what it carries
         if self._finish is not None:
             # spec: stream.usage-before-finish, stream.single-finish, stream.nothing-after-finish
             rule = (

@@ -40,6 +40,7 @@ from loom_ref.stream.identity import AppIdentity, attribution_headers
 from loom_ref.stream.openai_mapping import map_event_stream
 from loom_ref.stream.scripted import Script, ScriptedAdapter
 from loom_ref.stream.wire import (
+    chunk_list_input_from_json,
     chunks_from_json,
     chunks_to_json,
     finish_reason_to_json,
@@ -85,7 +86,8 @@ def _count(value: object, path: str) -> int:
 
 
 def _chunks_of(payload: object) -> Any:
-    return chunks_from_json(_fields(payload, {"chunks"})["chunks"], "$.chunks")
+    """The ``{"chunks": [...]}`` input, every chunk decoded before anything judges them."""
+    return chunk_list_input_from_json(payload)
 
 
 def check_vector(payload: object) -> dict[str, Any]:

@@ -13,6 +13,10 @@ Rules (``spec/stream.md`` § Wire form):
   breaks them still decodes and the checker can name the rule: ``index`` may be any JSON number
   (an integral float becomes an int) and ``argumentsDelta``/``arguments`` may be any JSON value.
   (spec: stream.wire.checker-owned-values)
+- Where a value breaks several rules, the first failing check wins, in a fixed order: members in
+  the order the spec's tables list them (presence, JSON type, variant, value, nested objects
+  decoded in place), then unknown members, then cross-member rules, then array items in order.
+  (spec: stream.wire.check-order)
 """
 
 from __future__ import annotations
@@ -51,6 +55,7 @@ __all__ = [
     "block_from_json",
     "block_to_json",
     "chunk_from_json",
+    "chunk_list_input_from_json",
     "chunk_to_json",
     "chunks_from_json",
     "chunks_to_json",
@@ -86,7 +91,13 @@ _MISSING = object()
 
 
 class _Object:
-    """Reads the fields of one JSON object, remembering which were read."""
+    """Reads the fields of one JSON object, remembering which were read.
+
+    spec: stream.wire.check-order — a reader calls :meth:`get` for each member in the order the
+    object's form lists them (discriminator first; a nested object is decoded completely inside
+    its ``get``), then :meth:`done` for the unknown members, then its cross-member checks, and
+    only then decodes the items of its array members.
+    """
 
     def __init__(self, value: object, path: str) -> None:
         if not isinstance(value, Mapping):
@@ -244,6 +255,8 @@ def finish_reason_from_json(value: object, path: str = "$") -> FinishReason:
     kind = obj.get("kind", _finish_kind)
     failure = obj.get("failure", _failure, optional=kind not in FAILED_KINDS)
     obj.done()
+    # spec: stream.wire.check-order — the cross-member rule comes after the members and the
+    # unknown-member check
     if kind not in FAILED_KINDS and failure is not None:
         raise WireError(
             f"a {kind.value} finish carries no failure", code=BAD_VALUE, path=f"{path}.failure"
@@ -296,12 +309,12 @@ def block_from_json(value: object, path: str = "$") -> ContentBlock:
                 arguments=obj.get("arguments", _any),  # spec: stream.wire.checker-owned-values
             )
         case BlockType.TOOL_RESULT:
+            # spec: stream.wire.check-order — members in the table's order: callId, content,
+            # isError
+            call_id = obj.get("callId", _string)
+            content = obj.get("content", _string)
             is_error = obj.get("isError", _boolean, optional=True)
-            block = ToolResultBlock(
-                call_id=obj.get("callId", _string),
-                content=obj.get("content", _string),
-                is_error=bool(is_error),
-            )
+            block = ToolResultBlock(call_id=call_id, content=content, is_error=bool(is_error))
         case _:
             assert_never(block_type)
     obj.done()
@@ -324,6 +337,7 @@ def message_from_json(value: object, path: str = "$") -> Message:
     role = obj.get("role", _role)
     items = obj.get("content", _list)
     obj.done()
+    # spec: stream.wire.check-order — an array member's items after the object's own checks
     content = [block_from_json(item, f"{path}.content[{i}]") for i, item in enumerate(items)]
     return Message(role=role, content=content)
 
@@ -406,6 +420,17 @@ def chunks_to_json(chunks: Sequence[StreamChunk]) -> list[dict[str, Any]]:
 
 
 def chunks_from_json(value: object, path: str = "$") -> tuple[StreamChunk, ...]:
-    """Decode a JSON array of wire chunks."""
+    """Decode a JSON array of wire chunks; the first malformed one, in array order, is the error
+    (spec: stream.wire.check-order)."""
     items = _list(value, path)
     return tuple(chunk_from_json(item, f"{path}[{i}]") for i, item in enumerate(items))
+
+
+def chunk_list_input_from_json(value: object, path: str = "$") -> tuple[StreamChunk, ...]:
+    """Decode the ``{"chunks": [...]}`` input of the stream vector functions, read like any
+    wire object (spec: stream.wire.check-order): ``chunks`` present and an array, then no
+    unknown member, then every chunk in order."""
+    obj = _Object(value, path)
+    items = obj.get("chunks", _list)
+    obj.done()
+    return chunks_from_json(items, f"{path}.chunks")

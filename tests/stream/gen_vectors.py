@@ -92,6 +92,15 @@ def v(rule: str, index: int) -> J:
     return {"rule": f"stream.{rule}", "index": index}
 
 
+class RawInput(dict[str, Any]):
+    """A whole vector input, in place of a chunk list: for cases about the input object itself."""
+
+
+def input_of(chunks: Any) -> J:
+    """The case input: ``{"chunks": chunks}``, or a :class:`RawInput` as it is."""
+    return dict(chunks) if isinstance(chunks, RawInput) else {"chunks": chunks}
+
+
 # --- stream.checker --------------------------------------------------------------------------
 
 HELLO = [bs(0, "text"), td(0, "Hel"), td(0, "lo"), be(0, text("Hello"))]
@@ -218,7 +227,7 @@ def out(message: J, finish: J, usage_json: J | None = None) -> J:
     return {"message": message, "finish": finish, "usage": usage_json}
 
 
-ASSEMBLER: list[tuple[str, str, str, list[J], Any]] = [
+ASSEMBLER: list[tuple[str, str, str, list[J] | RawInput, Any]] = [
     ("text", "stream.assembler", "one text block with usage",
      [*HELLO, usage(5, 2), fin("stop")],
      out(msg(text("Hello")), reason("stop"), {"inputTokens": 5, "outputTokens": 2})),
@@ -291,6 +300,84 @@ ASSEMBLER: list[tuple[str, str, str, list[J], Any]] = [
     ("wire-unknown-field", "stream.wire.malformed", "an unknown field in a chunk",
      [{"type": "finish", "reason": {"kind": "stop"}, "extra": 1}],
      ("error", "stream.wire.unknown-field")),
+    # stragglers: ignored, never judged (spec: stream.assembler.first-block-end-wins)
+    ("straggler-of-another-type", "stream.assembler.first-block-end-wins",
+     "after its block-end, chunks of any other type for the index are ignored, not a conflict",
+     [be(0, text("t")), rd(0, "x"), bs(0, "tool-call"), be(0, reasoning("r")), fin("stop")],
+     out(msg(text("t")), reason("stop"))),
+    ("straggler-arguments-not-judged", "stream.assembler.first-block-end-wins",
+     "non-string arguments in stragglers (a delta, a second block-end) are not judged",
+     [be(0, call("c", "f", "{}")), tc(0, "c", 5), be(0, call("c", "f", [1])),
+      fin("tool-calls")],
+     out(msg(call("c", "f", "{}")), reason("tool-calls"))),
+    ("straggler-identity-not-judged", "stream.assembler.first-block-end-wins",
+     "a straggler delta with another id and name is ignored, not an identity change",
+     [tc(0, "a", "{}", "f"), be(0, call("a", "f", "{}")), tc(0, "b", "x", "g"),
+      fin("tool-calls")],
+     out(msg(call("a", "f", "{}")), reason("tool-calls"))),
+    # several broken rules: the first failing check wins (spec: stream.assembler.check-order)
+    ("order-after-finish-beats-index", "stream.assembler.check-order",
+     "a chunk after finish with a negative index: the after-finish rule wins",
+     [fin("stop"), td(-1, "x")], ("error", "stream.nothing-after-finish")),
+    ("order-after-finish-beats-second-usage", "stream.assembler.check-order",
+     "a second usage after finish: usage-before-finish wins over single-usage",
+     [usage(1, 1), fin("stop"), usage(2, 2)], ("error", "stream.usage-before-finish")),
+    ("order-after-finish-beats-straggler", "stream.assembler.check-order",
+     "a straggler after finish is not ignored: nothing may follow the finish",
+     [be(0, text("t")), fin("stop"), td(0, "x")], ("error", "stream.nothing-after-finish")),
+    ("order-index-beats-raw-json", "stream.assembler.check-order",
+     "a tool-call delta with a negative index and parsed arguments: the index wins",
+     [tc(-1, "c", {"a": 1}), fin("tool-calls")], ("error", "stream.index-non-negative-integer")),
+    ("order-type-conflict-beats-raw-json", "stream.assembler.check-order",
+     "a tool-call delta with parsed arguments into an open text block: the type conflict wins",
+     [td(0, "a"), tc(0, "c", {"a": 1}), fin("stop")], ("error", "stream.assembler.type-conflict")),
+    ("order-type-conflict-beats-block-end-raw-json", "stream.assembler.check-order",
+     "a block-end of a tool call with parsed arguments on an open text block: type conflict",
+     [td(0, "a"), be(0, call("c", "f", [1])), fin("stop")],
+     ("error", "stream.assembler.type-conflict")),
+    ("order-raw-json-beats-identity", "stream.assembler.check-order",
+     "a tool-call delta with a changed id and parsed arguments: raw JSON wins",
+     [tc(0, "a", "{"), tc(0, "b", 5), fin("tool-calls")],
+     ("error", "stream.tool-arguments-raw-json")),
+    ("order-earlier-chunk-wins", "stream.assembler.check-order",
+     "a type conflict, then a second usage, then a chunk after finish: the first one is raised",
+     [td(0, "a"), rd(0, "b"), usage(1, 1), usage(1, 1), fin("stop"), td(1, "c")],
+     ("error", "stream.assembler.type-conflict")),
+    ("order-error-beats-unfinished", "stream.assembler.check-order",
+     "a stream without finish that also has a type conflict: the conflict is raised",
+     [td(0, "a"), rd(0, "b")], ("error", "stream.assembler.type-conflict")),
+    ("order-wire-beats-fold", "stream.assembler.check-order",
+     "a malformed chunk after one the assembler would refuse: every chunk decodes first",
+     [td(-1, "a"), {"type": "image-delta"}], ("error", "stream.wire.unknown-variant")),
+    ("repeated-block-start-while-open", "stream.assembler.check-order",
+     "a block-start for an open block of the same type changes nothing: the parts are kept",
+     [bs(0, "text"), td(0, "a"), bs(0, "text"), td(0, "b"), fin("stop")],
+     out(msg(text("ab")), reason("stop"))),
+    ("block-start-of-another-type-while-open", "stream.assembler.check-order",
+     "a block-start of another type for an open block is a type conflict",
+     [bs(0, "text"), bs(0, "reasoning"), fin("stop")], ("error", "stream.assembler.type-conflict")),
+    ("delta-into-tool-result", "stream.assembler.check-order",
+     "no delta has the type tool-result: a delta into an open tool-result block is a conflict",
+     [bs(0, "tool-result"), td(0, "a"), fin("stop")], ("error", "stream.assembler.type-conflict")),
+    ("block-end-of-another-type", "stream.assembler.check-order",
+     "a block-end carrying another type than the open block's is a type conflict",
+     [bs(0, "text"), be(0, reasoning("r")), fin("stop")],
+     ("error", "stream.assembler.type-conflict")),
+    # the wire decoder's order, seen through stream.assemble (spec: stream.wire.check-order)
+    ("wire-order-missing-before-unknown", "stream.wire.check-order",
+     "a misspelled field: the missing field is reported, not the unknown one",
+     [{"type": "text-delta", "index": 0, "txt": "a"}, fin("stop")],
+     ("error", "stream.wire.missing-field")),
+    ("wire-order-tool-result-fields", "stream.wire.check-order",
+     "a tool-result with no callId and a string isError: callId comes first",
+     [be(0, {"type": "tool-result", "isError": "yes"}), fin("stop")],
+     ("error", "stream.wire.missing-field")),
+    ("wire-order-input-list-before-unknown", "stream.wire.check-order",
+     "an input whose chunks is not an array and that has an unknown member",
+     RawInput(chunks="x", extra=1), ("error", "stream.wire.not-a-list")),
+    ("wire-order-input-unknown-before-chunks", "stream.wire.check-order",
+     "an input with an unknown member and a malformed chunk: the input is read first",
+     RawInput(chunks=[{"type": "image-delta"}], extra=1), ("error", "stream.wire.unknown-field")),
 ]
 
 FUNCTIONS = {"stream.checker": "stream.check", "stream.assembler": "stream.assemble"}
@@ -359,6 +446,62 @@ WIRE: list[tuple[str, str, str, Any, Any]] = [
     ("not-a-list", "errors.stable-codes",
      "a malformed input fails with a stable dotted code, matched without reading the message",
      "not a list", ("error", "stream.wire.not-a-list")),
+    # several broken rules in one input: the first failing check wins (stream.wire.check-order)
+    ("order-unknown-type-first", "stream.wire.check-order",
+     "an unknown type and a string index: the type is read first, and ends the reading",
+     [{"type": "image-delta", "index": "0"}], ("error", "stream.wire.unknown-variant")),
+    ("order-type-field-type", "stream.wire.check-order",
+     "a type that is not a string, and an unknown field",
+     [{"type": 5, "extra": 1}], ("error", "stream.wire.field-type")),
+    ("order-missing-before-unknown", "stream.wire.check-order",
+     "a misspelled field: missing-field (text), not unknown-field (txt)",
+     [{"type": "text-delta", "index": 0, "txt": "a"}], ("error", "stream.wire.missing-field")),
+    ("order-field-type-before-unknown", "stream.wire.check-order",
+     "a string index and an unknown field",
+     [{"type": "text-delta", "index": "0", "text": "a", "extra": 1}],
+     ("error", "stream.wire.field-type")),
+    ("order-members-in-table-order", "stream.wire.check-order",
+     "a string index and an unknown block type: index comes before blockType",
+     [{"type": "block-start", "index": "0", "blockType": "image"}],
+     ("error", "stream.wire.field-type")),
+    ("order-first-count-first", "stream.wire.check-order",
+     "a negative inputTokens and a missing outputTokens: inputTokens comes first",
+     [{"type": "usage", "usage": {"inputTokens": -1}}], ("error", "stream.wire.bad-value")),
+    ("order-missing-count-first", "stream.wire.check-order",
+     "a missing inputTokens and a negative outputTokens: inputTokens comes first",
+     [{"type": "usage", "usage": {"outputTokens": -1}}], ("error", "stream.wire.missing-field")),
+    ("order-tool-result-fields", "stream.wire.check-order",
+     "a tool-result without callId and with a string isError: callId, content, isError",
+     [be(0, {"type": "tool-result", "content": "x", "isError": "yes"})],
+     ("error", "stream.wire.missing-field")),
+    ("order-nested-before-outer-unknown", "stream.wire.check-order",
+     "a block-end whose block lacks its text and that has an unknown field: the block first",
+     [{"type": "block-end", "index": 0, "block": {"type": "text"}, "extra": 1}],
+     ("error", "stream.wire.missing-field")),
+    ("order-reason-before-outer-unknown", "stream.wire.check-order",
+     "a stop finish with a failure, in a chunk with an unknown field: the reason first",
+     [{"type": "finish", "reason": {"kind": "stop", "failure": {"message": "x"}}, "extra": 1}],
+     ("error", "stream.wire.bad-value")),
+    ("order-failure-read-before-kind-rule", "stream.wire.check-order",
+     "a malformed failure on a stop reason: the failure's own error comes first",
+     [{"type": "finish", "reason": {"kind": "stop", "failure": {"msg": "x"}}}],
+     ("error", "stream.wire.missing-field")),
+    ("order-unknown-before-kind-rule", "stream.wire.check-order",
+     "a failure on a stop reason that has an unknown field: unknown-field comes first",
+     [{"type": "finish", "reason": {"kind": "stop", "failure": {"message": "x"}, "extra": 1}}],
+     ("error", "stream.wire.unknown-field")),
+    ("order-first-bad-chunk", "stream.wire.check-order",
+     "two malformed chunks: the first in list order is the error",
+     [{"type": "text-delta"}, {"type": "image-delta"}], ("error", "stream.wire.missing-field")),
+    ("order-input-missing-before-unknown", "stream.wire.check-order",
+     "an input without chunks and with an unknown member: missing-field",
+     RawInput(chunk=[]), ("error", "stream.wire.missing-field")),
+    ("order-input-list-before-unknown", "stream.wire.check-order",
+     "an input whose chunks is not an array and that has an unknown member: not-a-list",
+     RawInput(chunks={}, extra=1), ("error", "stream.wire.not-a-list")),
+    ("order-input-unknown-before-chunks", "stream.wire.check-order",
+     "an unknown input member and a malformed chunk: the input object is read first",
+     RawInput(chunks=[{"type": "image-delta"}], extra=1), ("error", "stream.wire.unknown-field")),
 ]
 
 # --- stream.enforce --------------------------------------------------------------------------
@@ -599,10 +742,10 @@ def cases() -> list[J]:
             else:
                 expect = {"result": expected}
             built.append(_vector(group, name, anchor, description, FUNCTIONS[group],
-                                 {"chunks": chunks}, expect))
+                                 input_of(chunks), expect))
     for name, anchor, description, chunks, expected in WIRE:
         built.append(_vector("stream.wire", name, anchor, description, "stream.decode",
-                             {"chunks": chunks}, _expect(expected, lambda e: {"chunks": e})))
+                             input_of(chunks), _expect(expected, lambda e: {"chunks": e})))
     for name, anchor, description, chunks, expected in ENFORCE:
         built.append(_vector("stream.enforce", name, anchor, description, "stream.enforce",
                              {"chunks": chunks}, {"result": expected}))

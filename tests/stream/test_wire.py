@@ -223,6 +223,24 @@ def test_message_errors() -> None:
     assert caught.value.code == "stream.wire.not-a-list"
 
 
+def test_message_items_are_read_after_the_message_object() -> None:
+    """spec: stream.wire.check-order — members in order (role, content), then unknown members,
+    then the items of ``content`` in order; no stream vector decodes a message, so it is here."""
+    cases: list[tuple[Any, str, str]] = [
+        ({"content": 5, "extra": 1}, "stream.wire.missing-field", "$.role"),
+        ({"role": "robot", "content": 5}, "stream.wire.unknown-variant", "$.role"),
+        ({"role": "user", "content": 5, "extra": 1}, "stream.wire.not-a-list", "$.content"),
+        ({"role": "user", "content": [{"type": "x"}], "extra": 1}, "stream.wire.unknown-field",
+         "$"),
+        ({"role": "user", "content": [{"type": "text"}, {"type": "x"}]},
+         "stream.wire.missing-field", "$.content[0].text"),
+    ]
+    for value, code, path in cases:
+        with pytest.raises(WireError) as caught:
+            message_from_json(value)
+        assert (caught.value.code, caught.value.path) == (code, path), value
+
+
 JSON = st.recursive(
     st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=5),
     lambda inner: (
