@@ -52,6 +52,7 @@ from loom_ref.journal.store import (
     JournalLockedError,
     JournalNotFoundError,
     LineJournal,
+    WriterSet,
     check_execution_id,
 )
 
@@ -203,7 +204,7 @@ class _LogBackend:
     def release(self) -> None:
         if not self._released:
             self._released = True
-            self._store._writers.discard(self._id)
+            self._store._writers.release(self._id)
 
 
 class LogStore:
@@ -253,7 +254,7 @@ class LogStore:
                                     for e in j.events))
             for eid, j in parsed.journals.items()}
         self._unwritten: set[str] = set()  # created, header not yet in the log
-        self._writers: set[str] = set()
+        self._writers = WriterSet()
 
     # -- the file ------------------------------------------------------------------------
     def _file(self) -> Any:
@@ -299,11 +300,7 @@ class LogStore:
 
     def _claim(self, execution_id: str) -> _LogBackend:
         self._file()
-        if execution_id in self._writers:  # spec: journal.log-single-writer
-            raise JournalLockedError(
-                f"journal {execution_id!r} is already open for writing", execution_id=execution_id
-            )
-        self._writers.add(execution_id)
+        self._writers.claim(execution_id)  # spec: journal.log-single-writer
         return _LogBackend(self, execution_id)
 
     def create(self, execution_id: str) -> LineJournal:

@@ -43,6 +43,7 @@ __all__ = [
     "JournalStore",
     "LineJournal",
     "MemoryStore",
+    "WriterSet",
     "check_execution_id",
 ]
 
@@ -235,6 +236,25 @@ class LineJournal:
         self._backend.release()
 
 
+class WriterSet:
+    """The executions of one store that have a writer open (``journal.single-writer`` where
+    no file lock can say it: in memory, and within a store log)."""
+
+    def __init__(self) -> None:
+        self._ids: set[str] = set()
+
+    def claim(self, execution_id: str) -> None:
+        """Take the writer's place for ``execution_id``, or raise JournalLockedError."""
+        if execution_id in self._ids:  # spec: journal.single-writer
+            raise JournalLockedError(
+                f"journal {execution_id!r} is already open for writing", execution_id=execution_id
+            )
+        self._ids.add(execution_id)
+
+    def release(self, execution_id: str) -> None:
+        self._ids.discard(execution_id)
+
+
 class _MemoryBackend:
     def __init__(self, store: MemoryStore, execution_id: str) -> None:
         self._store = store
@@ -250,7 +270,7 @@ class _MemoryBackend:
     def release(self) -> None:
         if not self._released:
             self._released = True
-            self._store._writers.discard(self._id)
+            self._store._writers.release(self._id)
 
 
 class MemoryStore:
@@ -262,17 +282,13 @@ class MemoryStore:
 
     def __init__(self) -> None:
         self.data: dict[str, bytearray] = {}
-        self._writers: set[str] = set()
+        self._writers = WriterSet()
 
     def exists(self, execution_id: str) -> bool:
         return execution_id in self.data
 
     def _claim(self, execution_id: str) -> _MemoryBackend:
-        if execution_id in self._writers:  # spec: journal.single-writer
-            raise JournalLockedError(
-                f"journal {execution_id!r} is already open for writing", execution_id=execution_id
-            )
-        self._writers.add(execution_id)
+        self._writers.claim(execution_id)
         return _MemoryBackend(self, execution_id)
 
     def create(self, execution_id: str) -> LineJournal:
