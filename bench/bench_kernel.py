@@ -5,7 +5,8 @@ Prints:
   (flush per event, no fsync): the file store (one file per execution) and the store log
   (extension: every execution in one file), each as a ratio to the raw cost of the same lines
   with json.dumps+write+flush (plus creating the file, for the file store);
-- replay rate of a 100,000-event journal (parse + fold + read-only replay of the body), as a
+- replay rate of a 100,000-event journal (parse, then a read-only replay, which folds to check
+  the transitions and drives the body), as a
   ratio to json.loads of the same lines: one-step events with tiny payloads (the per-event
   cost at its worst), and the same with 1 KB step payloads.
 Each line is the best of --repeats alternating rounds of both sides.
@@ -25,7 +26,7 @@ import timeit
 from collections.abc import Callable, Generator
 from typing import Any
 
-from loom_ref.journal import FileStore, FsyncPolicy, LogStore, MemoryStore, fold, parse_journal
+from loom_ref.journal import FileStore, FsyncPolicy, LogStore, MemoryStore, parse_journal
 from loom_ref.kernel import EffectRegistry, ExecutionContext, Runtime, Workflow, replay
 
 
@@ -110,7 +111,7 @@ def raw_memory_per_execution(n: int) -> float:
 def replay_rate(events: int, *, payload: Any = None, repeats: int = 5
                 ) -> tuple[float, float, float]:
     """(events/s, raw lines/s, raw lines/s kept): replay of an ``events``-event journal
-    (parse + fold + read-only replay of the body, what ``Runtime.replay`` does), and
+    (parse, then ``replay``: fold and drive the body, what ``Runtime.replay`` does), and
     ``json.loads`` of the same lines, each result dropped at once or kept in a list (as any
     replay keeps what it parsed: dropping lets the allocator reuse the same memory).
 
@@ -134,9 +135,7 @@ def replay_rate(events: int, *, payload: Any = None, repeats: int = 5
         return [json.loads(line) for line in lines]
 
     def ours() -> Any:
-        parsed = parse_journal(data)
-        fold(parsed.events)
-        return replay(wf, parsed.events)
+        return replay(wf, parse_journal(data).events)  # replay folds (journal.transitions)
 
     assert ours().output == steps
     raw = kept = elapsed = float("inf")

@@ -250,11 +250,10 @@ class Runtime:
     def replay(self, execution_id: str) -> ExecutionResult:
         """Replay an execution against its journal, read-only (``kernel.replay-readonly``)."""
         events = self.store.read(check_execution_id(execution_id)).events
-        state = fold(events)  # spec: journal.transitions -- a replay reads a valid journal only
-        if state.workflow is None:
+        if not events or events[0].kind is not K.EXECUTION_STARTED:
             raise NotStartedError(f"execution {execution_id!r} never started")
-        return replay(self.workflow(state.workflow), events, effects=self.effects,
-                      on_warn=self.on_warn)
+        return replay(self.workflow(events[0].payload["workflow"]), events,
+                      effects=self.effects, on_warn=self.on_warn)
 
 
 def replay(workflow: Workflow, events: Sequence[Event], *, effects: EffectHost | None = None,
@@ -264,10 +263,13 @@ def replay(workflow: Workflow, events: Sequence[Event], *, effects: EffectHost |
     Returns the status where the history ends (completed, failed, suspended on a gate, or
     running when the body would issue a command the journal does not hold yet); raises
     :class:`~loom_ref.kernel.errors.NondeterminismError` on any divergence.
-    ``effects`` is used only by deciders whose decision is not in the journal.
+    ``effects`` is used only by deciders whose decision is not in the journal. Events that
+    break the transition table raise :class:`~loom_ref.journal.fold.IllegalTransitionError`
+    before the body runs.
     """
     if not events or events[0].kind is not K.EXECUTION_STARTED:
         raise NotStartedError("the events hold no EXECUTION_STARTED")
+    fold(events)  # spec: journal.transitions -- a replay reads a valid journal only
     first = events[0].payload
     return drive(workflow=workflow, events=events, journal=None, effects=effects,
                  execution_id=first["executionId"], input=first["input"],

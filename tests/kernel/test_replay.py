@@ -208,3 +208,26 @@ def test_decider_that_throws_records_nothing() -> None:
     assert EventKind.DECISION_RECORDED not in [e.kind for e in store.read("x").events]
     assert rt.resume("x", "g").output == "ok"
     assert len(attempts) == 2  # the hole was re-run on replay and threw again
+
+
+@pytest.mark.parametrize("events", [
+    [("STEP_COMPLETED", {"stepId": "add#1", "output": 1})],  # an outcome of a step never started
+    [("EXECUTION_COMPLETED", {"output": 1}),
+     ("STEP_STARTED", {"stepId": "add#1", "toolId": "add", "input": 1,
+                       "idempotencyKey": "e/add#1"})],  # an event after the end
+])
+def test_replay_refuses_events_that_break_the_transition_table(
+        events: list[tuple[str, Any]]) -> None:
+    # spec: journal.transitions -- replay(workflow, events) is public: a clear error, not a
+    # KeyError from deep inside the driver or a made-up status
+    from loom_ref.journal import Event, IllegalTransitionError
+
+    def body(ctx: ExecutionContext, x: Any) -> Generator[Any, Any, Any]:
+        return (yield ctx.execute("add", x))
+
+    start = Event(seq=1, kind=EventKind.EXECUTION_STARTED,
+                  payload={"executionId": "e", "workflow": "w", "input": 1})
+    rest = [Event(seq=i, kind=EventKind(k), payload=p) for i, (k, p) in enumerate(events, 2)]
+    with pytest.raises(IllegalTransitionError) as info:
+        replay(Workflow(name="w", body=body), [start, *rest])
+    assert info.value.code == "journal.illegal-transition"
