@@ -45,7 +45,13 @@ from loom_ref.journal.codec import (
     to_json_text,
 )
 from loom_ref.journal.events import Event, EventKind
-from loom_ref.journal.reader import CorruptJournalError, ParsedJournal, TornTail, event_from_line
+from loom_ref.journal.reader import (
+    CorruptJournalError,
+    ParsedJournal,
+    TornTail,
+    check_bytes,
+    event_from_line,
+)
 from loom_ref.journal.store import (
     FsyncPolicy,
     JournalExistsError,
@@ -54,6 +60,7 @@ from loom_ref.journal.store import (
     LineJournal,
     WriterSet,
     check_execution_id,
+    check_path,
 )
 
 __all__ = ["LOG_SCHEMA_NAME", "LogStore", "ParsedLog", "encode_log_header", "encode_log_line",
@@ -109,6 +116,7 @@ def _named_in(tail: bytes) -> str | None:
 
 def parse_log(data: bytes, *, source: str = "<memory>") -> ParsedLog:
     """Parse a whole store log. An empty input holds no executions."""
+    check_bytes(data)
     last_nl = data.rfind(b"\n")
     good_size = last_nl + 1
     lines = data[:good_size].split(b"\n")[:-1] if good_size else []
@@ -225,9 +233,11 @@ class LogStore:
                  fsync: FsyncPolicy = FsyncPolicy.EVERY_EVENT) -> None:
         if not isinstance(fsync, FsyncPolicy):
             raise InvalidArgument(f"fsync must be a FsyncPolicy, got {fsync!r}")
-        self.path = os.fspath(path)
+        self.path = os.fspath(check_path(path, "path"))
         if not os.path.isdir(os.path.dirname(os.path.abspath(self.path))):
             raise InvalidArgument(f"the directory of store log {self.path!r} does not exist")
+        if os.path.isdir(self.path):
+            raise InvalidArgument(f"store log {self.path!r} is a directory")
         self.fsync = fsync
         f = open(self.path, "a+b", buffering=0)  # noqa: SIM115 -- closed by close()
         try:

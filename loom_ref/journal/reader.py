@@ -19,11 +19,12 @@ from typing import Any
 
 import attrs
 
-from loom_ref.errors import JournalError
+from loom_ref.errors import InvalidArgument, JournalError
 from loom_ref.journal.codec import SCHEMA_NAME, SCHEMA_VERSION, MalformedLineError, decode_line
 from loom_ref.journal.events import Event, PayloadError, check_payload, kind_from_name
 
-__all__ = ["CorruptJournalError", "ParsedJournal", "TornTail", "event_from_line", "parse_journal"]
+__all__ = ["CorruptJournalError", "ParsedJournal", "TornTail", "check_bytes", "event_from_line",
+           "parse_journal"]
 
 
 class CorruptJournalError(JournalError):
@@ -75,8 +76,15 @@ def event_from_line(obj: dict[str, Any], seq: int) -> Event:
     return Event(seq=seq, kind=kind, payload=payload)  # type: ignore[arg-type]
 
 
+def check_bytes(data: object) -> None:
+    """Raise InvalidArgument unless ``data`` is ``bytes`` (a journal is read as bytes)."""
+    if not isinstance(data, bytes | bytearray):
+        raise InvalidArgument(f"a journal is read from bytes, got {type(data).__name__}")
+
+
 def parse_journal(data: bytes, *, source: str = "<memory>") -> ParsedJournal:
     """Parse a whole journal. An empty input has no header and no events."""
+    check_bytes(data)
     last_nl = data.rfind(b"\n")
     good_size = last_nl + 1
     lines = data.split(b"\n")[:-1]  # the piece after the last \n is the torn tail, or empty

@@ -45,6 +45,7 @@ __all__ = [
     "MemoryStore",
     "WriterSet",
     "check_execution_id",
+    "check_path",
 ]
 
 _ID_RE = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.:-]{0,199}")
@@ -111,6 +112,13 @@ def check_execution_id(execution_id: object) -> str:
             code="argument.execution-id",
         )
     return execution_id
+
+
+def check_path(path: object, what: str) -> str | os.PathLike[str]:
+    """Return ``path`` if it is a ``str`` or ``os.PathLike``, else raise InvalidArgument."""
+    if not isinstance(path, str | os.PathLike):
+        raise InvalidArgument(f"{what} must be a path (str or os.PathLike), got {path!r}")
+    return path
 
 
 class Journal(Protocol):
@@ -350,7 +358,7 @@ class FileStore:
                  fsync: FsyncPolicy = FsyncPolicy.EVERY_EVENT) -> None:
         if not isinstance(fsync, FsyncPolicy):
             raise InvalidArgument(f"fsync must be a FsyncPolicy, got {fsync!r}")
-        self.directory = os.fspath(directory)
+        self.directory = os.fspath(check_path(directory, "directory"))
         if not os.path.isdir(self.directory):
             raise InvalidArgument(f"journal directory {self.directory!r} does not exist")
         self.fsync = fsync

@@ -220,6 +220,12 @@ def test_arguments_are_checked(tmp_path: Path) -> None:
         LogStore(tmp_path / "x.log", fsync="never")  # type: ignore[arg-type]
     with LogStore(tmp_path / "x.log") as store, pytest.raises(InvalidArgument):
         store.create("../x")
+    with pytest.raises(InvalidArgument):
+        LogStore(5)  # type: ignore[arg-type]
+    with pytest.raises(InvalidArgument):
+        LogStore(tmp_path)  # a directory, not a file
+    with pytest.raises(InvalidArgument):
+        parse_log("text, not bytes")  # type: ignore[arg-type]
 
 
 def test_fsync_policy_applies_to_the_log(path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

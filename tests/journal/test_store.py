@@ -21,6 +21,7 @@ from loom_ref.journal import (
     JournalNotFoundError,
     MemoryStore,
     PayloadError,
+    parse_journal,
 )
 
 START = {"executionId": "e1", "workflow": "w", "input": None}
@@ -173,3 +174,7 @@ def test_store_arguments_are_checked(tmp_path: Path) -> None:
         FileStore(tmp_path, fsync="always")  # type: ignore[arg-type]
     with pytest.raises(InvalidArgument):
         FaultInjectingStore(MemoryStore(), crash_after=0)
+    with pytest.raises(InvalidArgument):
+        FileStore(5)  # type: ignore[arg-type]
+    with pytest.raises(InvalidArgument):
+        parse_journal("text, not bytes")  # type: ignore[arg-type]
