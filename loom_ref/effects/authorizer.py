@@ -24,7 +24,7 @@ import attrs
 
 from loom_ref.effects.call import Mode
 from loom_ref.effects.decision import ALLOW, Decision
-from loom_ref.effects.effect import ALL_MODES
+from loom_ref.effects.effect import ALL_MODES, to_modes
 from loom_ref.errors import InvalidArgument
 
 __all__ = ["AllowAll", "Authorizer", "Grant", "GrantAuthorizer"]
@@ -53,15 +53,8 @@ def _non_empty_str(_inst: object, attr: attrs.Attribute[str], value: object) -> 
         raise InvalidArgument(f"{attr.name} must be a non-empty string, got {value!r}")
 
 
-def _to_modes(value: object) -> frozenset[Mode]:
-    if isinstance(value, Mode):
-        return frozenset((value,))
-    if isinstance(value, str) or not hasattr(value, "__iter__"):
-        raise InvalidArgument(f"modes must be Mode values, got {value!r}")
-    modes = frozenset(value)
-    if not all(isinstance(m, Mode) for m in modes):
-        raise InvalidArgument(f"modes must be Mode values, got {value!r}")
-    return modes
+def _any_modes(value: object) -> frozenset[Mode]:
+    return to_modes(value, non_empty=False)
 
 
 @attrs.frozen(kw_only=True)
@@ -70,7 +63,7 @@ class Grant:
 
     principal: str = attrs.field(validator=_non_empty_str)
     tool_id: str = attrs.field(validator=_non_empty_str)
-    modes: frozenset[Mode] = attrs.field(default=ALL_MODES, converter=_to_modes)
+    modes: frozenset[Mode] = attrs.field(default=ALL_MODES, converter=_any_modes)
 
     def matches(self, principal: str, tool_id: str, mode: Mode) -> bool:
         return (

@@ -27,7 +27,7 @@ from loom_ref.errors import InvalidArgument
 if TYPE_CHECKING:
     from loom_ref.effects.context import EffectContext
 
-__all__ = ["ALL_MODES", "Effect", "Execute"]
+__all__ = ["ALL_MODES", "Effect", "Execute", "to_modes"]
 
 #: An effect body: ``execute(ctx, input) -> output``; raise to fail the attempt.
 Execute = Callable[["EffectContext", Any], Any]
@@ -46,14 +46,17 @@ def _check_execute(_inst: object, _attr: object, value: Any) -> None:
         raise InvalidArgument(f"execute must be callable, got {type(value).__name__}")
 
 
-def _to_modes(value: object) -> frozenset[Mode]:
+def to_modes(value: object, *, non_empty: bool = True) -> frozenset[Mode]:
+    """``value`` (one :class:`Mode` or an iterable of them) as a frozenset; anything else, or
+    an empty set where ``non_empty``, is refused with InvalidArgument."""
     if isinstance(value, Mode):
         return frozenset((value,))
     if isinstance(value, str) or not hasattr(value, "__iter__"):
         raise InvalidArgument(f"modes must be Mode values, got {value!r}")
     modes = frozenset(value)
-    if not modes or not all(isinstance(m, Mode) for m in modes):
-        raise InvalidArgument(f"modes must be a non-empty set of Mode values, got {value!r}")
+    if not all(isinstance(m, Mode) for m in modes) or (non_empty and not modes):
+        what = "a non-empty set of Mode values" if non_empty else "Mode values"
+        raise InvalidArgument(f"modes must be {what}, got {value!r}")
     return modes
 
 
@@ -73,6 +76,6 @@ class Effect:
 
     tool_id: str = attrs.field(validator=_check_tool_id)
     execute: Execute = attrs.field(validator=_check_execute)
-    modes: frozenset[Mode] = attrs.field(default=ALL_MODES, converter=_to_modes)
+    modes: frozenset[Mode] = attrs.field(default=ALL_MODES, converter=to_modes)
     idempotent: bool = attrs.field(default=False, validator=_check_bool)
     delta_sink: DeltaSink | None = attrs.field(default=None, validator=_check_sink)
