@@ -6,7 +6,8 @@
 //   loom-ref conformance --impl "node conformance/adapters/node/loom-adapter.mjs"
 //
 // Implements the vectors journal.parse, journal.parse-log (the store log) and journal.fold,
-// stream.check and stream.assemble (stream.mjs), and scenarios (the body language, scripted
+// stream.check and stream.assemble (stream.mjs), the agent chapter's vectors (agent.mjs,
+// agent-model.mjs; not the agent_loop instruction), and scenarios (the body language, scripted
 // effects and deciders, every action, crash and torn-write options). It declares no other
 // capability, so the runner reports every other group as skipped.
 
@@ -16,9 +17,12 @@ import {
 } from "./journal.mjs";
 import { Runtime } from "./kernel.mjs";
 import { STREAM_VECTORS } from "./stream.mjs";
+import { AGENT_VECTORS } from "./agent.mjs";
+import { AGENT_MODEL_VECTORS } from "./agent-model.mjs";
 
 const CAPABILITIES = ["scenario", "crash", "torn-write", "journal.parse", "journal.parse-log",
-  "journal.fold", ...Object.keys(STREAM_VECTORS)];
+  "journal.fold", ...Object.keys(STREAM_VECTORS), ...Object.keys(AGENT_VECTORS),
+  ...Object.keys(AGENT_MODEL_VECTORS)];
 const copy = (v) => (v === undefined ? null : JSON.parse(JSON.stringify(v)));
 class ScenarioBug extends Error {}
 
@@ -318,6 +322,8 @@ const VECTORS = {
       decisions: s.decisions };
   },
   ...STREAM_VECTORS,
+  ...AGENT_VECTORS,
+  ...AGENT_MODEL_VECTORS,
 };
 
 function run(c) {
