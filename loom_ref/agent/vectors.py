@@ -47,6 +47,7 @@ __all__ = ["VECTOR_FUNCTIONS"]
 _TAINT_KEY = "$tainted"
 
 
+# spec: agent.vector-input — every input is read strictly (members, types) before anything runs
 def _fields(payload: object, required: set[str], optional: set[str] = frozenset()  # type: ignore[assignment]
             ) -> Mapping[str, Any]:
     if not isinstance(payload, Mapping):

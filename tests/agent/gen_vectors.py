@@ -109,6 +109,13 @@ plan("guard-keep-recent-not-below", "agent.compaction-guard",
      {"error": "argument.agent-compaction"})
 plan("guard-zero-threshold", "agent.compaction-guard", "Thresholds are integers >= 1.", [1],
      None, 0, 2, {"error": "argument.agent-compaction"})
+case("agent.compaction", "input-missing-member", anchor="agent.vector-input", function=P,
+     description="Every member of the input is required (null says 'no threshold'); a missing "
+     "one is argument.invalid.", input={"sizes": [1], "afterBytes": 10, "keepRecent": 1},
+     intent={"error": "argument.invalid"})
+plan("input-sizes-before-guard", "agent.vector-input",
+     "A malformed size is argument.invalid, reported before the Compaction guard would refuse "
+     "the thresholds.", [1, -1], None, None, 1, {"error": "argument.invalid"})
 
 # ---- agent.kept-suffix ---------------------------------------------------------------------
 K = "agent.kept_suffix"
@@ -123,6 +130,9 @@ for name, sizes, after, keep_recent, keep, desc in [
     case("agent.kept-suffix", name, anchor="agent.kept-suffix-bytes", function=K,
          description=desc, input={"sizes": sizes, "afterBytes": after, "keepRecent": keep_recent},
          intent={"keep": keep})
+case("agent.kept-suffix", "keep-recent-zero", anchor="agent.vector-input", function=K,
+     description="keepRecent (like afterBytes) is an int >= 1, even for no messages.",
+     input={"sizes": [], "afterBytes": 100, "keepRecent": 0}, intent={"error": "argument.invalid"})
 
 # ---- agent.transcript ----------------------------------------------------------------------
 MB = "agent.message_bytes"
@@ -136,12 +146,29 @@ case("agent.transcript", "bytes-utf8", anchor="agent.canonical-json", function=M
      description="Non-ASCII characters are written as themselves and counted in UTF-8 bytes, "
      "not characters.", input={"message": {"t": "é😀"}},
      intent={"canonical": '{"t":"é😀"}', "bytes": 14})
+case("agent.transcript", "canonical-key-order", anchor="agent.canonical-json", function=MB,
+     description="Keys sort by code point, not by UTF-16 code unit: U+1F600 after U+E000.",
+     input={"message": {"\ue000": 1, "😀": 2, "a": 3, "B": 4}},
+     intent={"canonical": '{"B":4,"a":3,"\ue000":1,"😀":2}', "bytes": 30})
+case("agent.transcript", "canonical-escapes", anchor="agent.canonical-json", function=MB,
+     description="Only the quote, the backslash and U+0000-U+001F are escaped (short forms where "
+     "JSON has them, else lower-case \\u00xx); U+007F and U+2028 are written as themselves.",
+     input={"message": "\x1f\x7f\u2028\"\\\n\t"},
+     intent={"canonical": '"\\u001f\x7f\u2028\\"\\\\\\n\\t"'})
+case("agent.transcript", "canonical-floats", anchor="agent.canonical-json", function=MB,
+     description="Floats are written as Python's repr: positional from 1e-4, exponent form "
+     "below, with a sign and two digits.",
+     input={"message": [1e-07, 1.5e-05, 0.0001, 0.5, 123.25]},
+     intent={"canonical": "[1e-07,1.5e-05,0.0001,0.5,123.25]", "bytes": 33})
 TR = "agent.tool_result_content"
 case("agent.transcript", "tool-result", anchor="agent.tool-result", function=TR,
      description="A tool result reaches the model as {\"tool\", \"result\"}: tool first, "
      "each value in canonical JSON (sorted keys, compact, non-ASCII as is).",
      input={"name": "lookup", "result": {"z": 1, "a": [True, None, "é"]}},
      intent={"content": '{"tool":"lookup","result":{"a":[true,null,"é"],"z":1}}'})
+case("agent.transcript", "tool-result-empty-name", anchor="agent.vector-input", function=TR,
+     description="A tool result's name is a non-empty string.", input={"name": "", "result": 1},
+     intent={"error": "argument.invalid"})
 case("agent.transcript", "tool-result-envelope", anchor="agent.claim-check-model-view",
      function=TR, description="A claim-check envelope is stringified as-is: the model sees the "
      "reference and digest, never the resolved bytes.",
@@ -190,6 +217,12 @@ chunks("nothing", "agent.chunk-flush", "No text: no batch, not even an empty one
        {"batches": []})
 chunks("bad-min-chars", "agent.chunk-min-chars", "minChars is an integer >= 1.", ["x"], 0,
        {"error": "argument.invalid"})
+chunks("whitespace-is-isspace", "agent.chunk-boundary",
+       "Whitespace is Python's str.isspace(): U+001C ends a sentence, U+FEFF does not.",
+       ["a.\x1c", "b.\ufeff", "c"], 1, {"batches": ["a.\x1c", "b.\ufeffc"]})
+chunks("newline-is-lf", "agent.chunk-boundary",
+       "Only U+000A is a newline boundary; CR and U+2028 are not.", ["a\rb\u2028c\nd"], 1,
+       {"batches": ["a\rb\u2028c\n", "d"]})
 
 # ---- agent.claim-check ---------------------------------------------------------------------
 CE = "agent.claim_check_envelope"
@@ -231,6 +264,10 @@ case("agent.claim-check", "tainted-origins-sorted", anchor="agent.claim-check-ta
 case("agent.claim-check", "malformed-taint-encoding", anchor="agent.claim-check-taint",
      function=CE, description="A \"$tainted\" object must hold exactly value and origin.",
      input={"result": {"$tainted": {"value": 1}}}, intent={"error": "argument.invalid"})
+case("agent.claim-check", "content-ref-malformed-taint", anchor="agent.vector-input",
+     function="agent.content_ref", description="content_ref reads the $tainted encoding, so a "
+     "malformed one is argument.invalid.", input={"value": [{"$tainted": {"value": 1}}]},
+     intent={"error": "argument.invalid"})
 case("agent.claim-check", "content-ref", anchor="agent.claim-check-ref",
      function="agent.content_ref", description="The content reference of a value.",
      input={"value": [1, "two", {"3": None}]},
@@ -326,6 +363,21 @@ case("agent.model-effect", "no-done-after-failure", anchor="agent.model-deltas",
      intent={"perCall": [{"delta": "Tea c", "origin": ORIGIN}],
              "onDelta": [{"delta": "Tea c", "origin": ORIGIN}]})
 
+case("agent.model-effect", "malformed-chunk", anchor="agent.vector-input", function=ME,
+     description="A chunk that does not decode is a malformed input: argument.invalid, not its "
+     "stream.wire code.",
+     input={"input": TURN, "chunks": [{"type": "text-delta", "index": 0, "text": "a"},
+                                      {"type": "image-delta", "index": 0}]},
+     intent={"error": "argument.invalid"})
+case("agent.model-effect", "tool-defaults", anchor="agent.model-input", function=ME,
+     description="An offered tool reaches the provider as {name, description, parameters}, "
+     "with the defaults \"\" and {} filled.",
+     input={"input": {"messages": TURN["messages"], "tools": [{"name": "lookup"}]},
+            "chunks": text_chunks("ok")},
+     intent={"requests": [{"model": "m1", "messages": TURN["messages"],
+                           "tools": [{"name": "lookup", "description": "", "parameters": {}}],
+                           "maxTokens": None, "temperature": None}]})
+
 # ---- agent.summarizer ----------------------------------------------------------------------
 FOLDED = [text_msg("user", "What does tea cost?"),
           {"role": "assistant", "content": [{"type": "reasoning", "text": "look it up"},
@@ -344,6 +396,21 @@ case("agent.summarizer", "render", anchor="agent.render-transcript",
      "tool calls as <role> called <name>(<arguments>), results as tool result / tool error; "
      "reasoning left out.",
      input={"messages": FOLDED}, intent={"text": RENDERED})
+case("agent.summarizer", "render-lines-and-empty-messages", anchor="agent.render-transcript",
+     function="agent.render_transcript",
+     description="A group's lines are joined by a newline; a message with nothing to render "
+     "(reasoning only, or no content) gives no group and no extra blank line.",
+     input={"messages": [text_msg("user", "a"),
+                         {"role": "assistant", "content": [{"type": "reasoning", "text": "r"}]},
+                         {"role": "assistant", "content": []},
+                         {"role": "user", "content": [
+                             {"type": "text", "text": "x"}, {"type": "text", "text": "y"},
+                             {"type": "tool-call", "id": "c", "name": "f", "arguments": ""}]}]},
+     intent={"text": "user: a\n\nuser: x\nuser: y\nuser called f()"})
+case("agent.summarizer", "empty-instructions", anchor="agent.summarizer",
+     function="agent.summarize", description="instructions is a non-empty string.",
+     input={"messages": FOLDED, "chunks": text_chunks("ok"), "instructions": ""},
+     intent={"error": "argument.invalid"})
 case("agent.summarizer", "summary-request", anchor="agent.summarizer", function="agent.summarize",
      description="The summarizer sends a system message with its instructions and one user "
      "message with the rendered transcript, and returns {summary: the reply's text}.",

@@ -273,7 +273,7 @@ export const AGENT_VECTORS = {
   },
   "agent.tool_result_content": (input) => {
     const { name, result } = members(input, ["name", "result"]);
-    if (typeof name !== "string") throw invalid("name is a string");
+    if (typeof name !== "string" || !name) throw invalid("name is a non-empty string");
     return { content: toolResultContent(name, result) };
   },
   "agent.claim_check_envelope": (input) => {
@@ -282,7 +282,9 @@ export const AGENT_VECTORS = {
     const out = claimCheckEnvelope(decodeTainted(result), preview);
     return { envelope: encodeTainted(out.envelope), stored: out.stored };
   },
-  "agent.content_ref": (input) => ({ ref: contentRef(canonicalJson(members(input, ["value"]).value)) }),
+  // The value may hold the $tainted encoding: decoded (a malformed one is refused), then stored so.
+  "agent.content_ref": (input) =>
+    ({ ref: contentRef(canonicalJson(decodeTainted(members(input, ["value"]).value), storedForm)) }),
   "agent.chunk_deltas": (input) => {
     const { deltas, minChars } = members(input, ["deltas", "minChars"]);
     if (!Array.isArray(deltas)) throw invalid("deltas is an array");
