@@ -28,7 +28,7 @@ from loom_ref.effects.clock import ManualClock
 from loom_ref.effects.deltas import EffectDelta, delta_to_json
 from loom_ref.effects.runtime import EffectRuntime
 from loom_ref.errors import InvalidArgument, LoomError
-from loom_ref.governance.taint import TaintedValue
+from loom_ref.governance.vectors import decode_request
 from loom_ref.signals import Signal
 from loom_ref.stream.adapter import LlmAdapter, LlmRequest
 from loom_ref.stream.chunks import StreamChunk
@@ -69,17 +69,6 @@ def _fields(payload: object, required: set[str], optional: set[str]) -> Mapping[
     return payload
 
 
-def _decode(value: Any) -> Any:
-    if isinstance(value, Mapping):
-        if set(value) == {"$tainted"}:
-            inner = value["$tainted"]
-            return TaintedValue(value=_decode(inner["value"]), origin=inner["origin"])
-        return {k: _decode(v) for k, v in value.items()}
-    if isinstance(value, list):
-        return [_decode(v) for v in value]
-    return value
-
-
 def _outcome(run: Callable[[], Any]) -> dict[str, Any]:
     try:
         return {"output": run()}
@@ -107,8 +96,10 @@ def model_effect_vector(payload: object) -> dict[str, Any]:
                                        max_tokens=data.get("maxTokens"),
                                        temperature=data.get("temperature"))
     runtime = EffectRuntime([effect], clock=ManualClock())
-    outcome = _outcome(lambda: runtime.call_transient("llm", _decode(data["input"]),
-                                                      principal="x1", on_delta=per_call))
+    # a malformed "$tainted" is an error of the function, not of the call (taint.vector-encoding)
+    model_input = decode_request(data["input"])
+    outcome = _outcome(lambda: runtime.call_transient("llm", model_input, principal="x1",
+                                                      on_delta=per_call))
     return {"requests": provider.requests, "outcome": outcome, "perCall": per_call.seen,
             "onDelta": on_delta.seen}
 

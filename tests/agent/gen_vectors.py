@@ -369,6 +369,19 @@ case("agent.model-effect", "malformed-chunk", anchor="agent.vector-input", funct
      input={"input": TURN, "chunks": [{"type": "text-delta", "index": 0, "text": "a"},
                                       {"type": "image-delta", "index": 0}]},
      intent={"error": "argument.invalid"})
+case("agent.model-effect", "malformed-tainted", anchor="agent.vector-input", function=ME,
+     description="A $tainted object that is not exactly {value, origin} is the function's "
+     "argument.invalid (taint.vector-encoding), not an outcome of the call.",
+     input={"input": {"messages": [text_msg("user", {"$tainted": {"value": "x"}})]},
+            "chunks": text_chunks("ok")},
+     intent={"error": "argument.invalid"})
+case("agent.model-effect", "tainted-empty-origin", anchor="agent.vector-input", function=ME,
+     description="A $tainted object with an empty origin is malformed: argument.invalid from "
+     "the function, before the provider is called.",
+     input={"input": {"messages": [text_msg("user", {"$tainted": {"value": "x",
+                                                                   "origin": ""}})]},
+            "chunks": text_chunks("ok")},
+     intent={"error": "argument.invalid"})
 case("agent.model-effect", "tool-defaults", anchor="agent.model-input", function=ME,
      description="An offered tool reaches the provider as {name, description, parameters}, "
      "with the defaults \"\" and {} filled.",
