@@ -231,6 +231,19 @@ case("deltas.guards", "clean-stream", anchor="deltas.safety-delta-guard",
      intent={"perCall": [t("order "), t("12345 "), t("shipped"), done()],
              "outcome": ok("order 12345 shipped")})
 
+case("deltas.guards", "budget-code-points", anchor="guards.token-count",
+     description="The token budget counts code points: four emoji are ceil(4 / 4) = 1 token "
+     "(eight UTF-16 code units would be 2), so a budget of 1 lets them through.",
+     input={"attempts": [{"deltas": ["\U0001F600" * 4]}], "maxStreamTokens": 1},
+     intent={"perCall": [t("\U0001F600" * 4), done()], "outcome": ok("\U0001F600" * 4)})
+case("deltas.guards", "window-code-points", anchor="guards.running-text",
+     description="The window keeps code points and a regex '.' matches one: with a window of "
+     "2, the running text before 'b' is 'a' + an emoji, so 'a.b' is found and the delta "
+     "severed.",
+     input={"attempts": [{"deltas": ["a\U0001F600", "b"]}], "deltaWindow": 2,
+            "validators": [{"kind": "deny", "patterns": {"dot": "a.b"}}]},
+     intent={"perCall": [t("a\U0001F600")], "outcome": err("governance.delta-severed")})
+
 # -- deltas.failclosed: decisions 10, 12, 13 ------------------------------------------------------
 case("deltas.failclosed", "inspector", anchor="deltas.fail-closed",
      description="Decisions 10 and 12: an inspects_output middleware with no delta form makes "
@@ -261,6 +274,21 @@ case("deltas.failclosed", "redaction", anchor="deltas.redaction-inspects",
      input={"attempts": [{"deltas": ["mail ", "a@b.co"]}], "redact": [PII]},
      intent={"perCall": [], "warnings": ["deltas.streaming-disabled"],
              "outcome": ok("mail [redacted]")})
+
+case("deltas.failclosed", "refused-call-warns", anchor="deltas.fail-closed",
+     description="The streaming-disabled warning is given when the call's channel opens, "
+     "after the authorizer and before the middleware chain: a call the kill switch then "
+     "refuses has warned, and no sink hears anything.",
+     input={"attempts": [{"deltas": ["a"]}], "inspectsOutput": True, "kill": "maintenance"},
+     intent={"perCall": [], "warnings": ["deltas.streaming-disabled"], "executions": 0,
+             "outcome": err("effect.killed")})
+case("deltas.failclosed", "redaction-rule-order", anchor="deltas.redaction-inspects",
+     description="pattern_redactor masks rule by rule, each rule over the text the earlier "
+     "rules left: 'abcd' under the rules abc then bcd is '[redacted]d' (the overlapping bcd "
+     "match was destroyed by the first mask).",
+     input={"attempts": [{"deltas": ["abcd"]}], "perCall": "none",
+            "redact": [{"kind": "deny", "patterns": ["abc", "bcd"]}]},
+     intent={"warnings": [], "outcome": ok("[redacted]d")})
 
 # -- deltas.window: decisions 6, 8 -----------------------------------------------------------
 case("deltas.window", "late-writes", anchor="deltas.live-window",
@@ -301,6 +329,15 @@ case("deltas.holdback", "off-by-default", anchor="deltas.hold-back",
      input={"attempts": [{"deltas": ["the answer: KE", "Y-12", "34"]}], "validators": [KEY]},
      intent={"perCall": [t("the answer: KE")], "outcome": err("governance.delta-severed")},
      tier="may")
+
+case("deltas.holdback", "code-points", anchor="guards.hold-back",
+     description="Extension: hold-back keeps max_width - 1 code points, not UTF-16 code units: "
+     "of eight emoji under a rule of width 8, one is released at once and seven are flushed "
+     "on success.",
+     input={"attempts": [{"deltas": ["\U0001F600" * 8]}], "validators": [KEY],
+            "holdBack": True},
+     intent={"perCall": [t("\U0001F600"), t("\U0001F600" * 7), done()],
+             "outcome": ok("\U0001F600" * 8)}, tier="may")
 
 # -- deltas.input: malformed inputs ------------------------------------------------------------
 case("deltas.input", "no-attempts", anchor="deltas.vector-run",
@@ -431,6 +468,13 @@ case("deltas.obligations", "unmarked-rewriter", anchor="deltas.inspects-obligati
             "rewrite": {"replace": ["secret", "[x]"]}},
      intent={"perCall": [t("the "), t("secret"), done()], "warnings": [],
              "outcome": ok("the [x]")})
+case("deltas.obligations", "rewrite-non-string", anchor="deltas.vector-run",
+     description="The rewrite middleware of deltas.run replaces text in a str output only; "
+     "any other output is returned unchanged.",
+     input={"attempts": [{"deltas": ["a"], "output": {"x": "secret"}}],
+            "rewrite": {"replace": ["secret", "[x]"]}},
+     intent={"perCall": [t("a"), done()], "outcome": ok({"x": "secret"})})
+
 case("deltas.obligations", "marked-rewriter", anchor="deltas.inspects-obligation",
      description="Decision 13: the same middleware with the marker refuses streaming instead.",
      input={"attempts": [{"deltas": ["the ", "secret"]}], "configured": "collect",

@@ -5,11 +5,14 @@
 //   node conformance/adapters/node/loom-adapter.mjs
 //   loom-ref conformance --impl "node conformance/adapters/node/loom-adapter.mjs"
 //
-// Implements the vectors journal.parse, journal.parse-log (the store log) and journal.fold,
-// stream.check and stream.assemble (stream.mjs), the agent chapter's vectors (agent.mjs,
-// agent-model.mjs; not the agent_loop instruction), and scenarios (the body language, scripted
-// effects and deciders, every action, crash and torn-write options). It declares no other
-// capability, so the runner reports every other group as skipped.
+// Implements scenarios (the body language, scripted effects and deciders, every action, crash
+// and torn-write options) and these vector functions, one chapter module each:
+// - journal.parse, journal.parse-log (the store log), journal.fold (journal.mjs);
+// - stream.check, stream.assemble (stream.mjs);
+// - deltas.run, deltas.record, deltas.llm, deltas.replay (deltas-vectors.mjs over deltas.mjs,
+//   guards.mjs, llm.mjs);
+// - the agent chapter's vectors (agent.mjs, agent-model.mjs; not the agent_loop instruction).
+// It declares no other capability, so the runner reports every other group as skipped.
 
 import { createInterface } from "node:readline";
 import {
@@ -19,10 +22,13 @@ import { Runtime } from "./kernel.mjs";
 import { STREAM_VECTORS } from "./stream.mjs";
 import { AGENT_VECTORS } from "./agent.mjs";
 import { AGENT_MODEL_VECTORS } from "./agent-model.mjs";
+import { DELTAS_VECTORS } from "./deltas-vectors.mjs";
 
+// every chapter module's vector functions, by conformance function name
+const CHAPTER_VECTORS = { ...STREAM_VECTORS, ...AGENT_VECTORS, ...AGENT_MODEL_VECTORS,
+  ...DELTAS_VECTORS };
 const CAPABILITIES = ["scenario", "crash", "torn-write", "journal.parse", "journal.parse-log",
-  "journal.fold", ...Object.keys(STREAM_VECTORS), ...Object.keys(AGENT_VECTORS),
-  ...Object.keys(AGENT_MODEL_VECTORS)];
+  "journal.fold", ...Object.keys(CHAPTER_VECTORS)];
 const copy = (v) => (v === undefined ? null : JSON.parse(JSON.stringify(v)));
 class ScenarioBug extends Error {}
 
@@ -321,9 +327,7 @@ const VECTORS = {
       steps: Object.fromEntries(Object.entries(s.frames).map(([k, f]) => [k, f.status])),
       decisions: s.decisions };
   },
-  ...STREAM_VECTORS,
-  ...AGENT_VECTORS,
-  ...AGENT_MODEL_VECTORS,
+  ...CHAPTER_VECTORS,
 };
 
 function run(c) {

@@ -1,0 +1,355 @@
+// The conformance functions of spec/deltas.md §3a.9 and §3a.10: `deltas.run` (one governed
+// streamed call of a scripted effect: what each sink saw and the outcome), `deltas.record`
+// (a chunk's JSON form), `deltas.llm` (the LLM effect over scripted chunks) and `deltas.replay`
+// (a kernel run, resume and read-only replay: deltas are live-only). No npm dependencies.
+//
+// Every function answers argument.invalid for a malformed input, unknown keys included
+// (#deltas.vector-run).
+
+import { LoomError, MemoryStore } from "./journal.mjs";
+import { Runtime } from "./kernel.mjs";
+import { decodeChunk } from "./stream.mjs";
+import { Tainted, decodeValidator, invalid } from "./guards.mjs";
+import {
+  DecideScope, EffectDelta, EffectRuntime, RetryMiddleware, Signal, checkUsage, endChunk,
+  patternRedactor, redactionMiddleware, safetyMiddleware, streamBudgetMiddleware,
+} from "./deltas.mjs";
+import { ScriptedAdapter, createLlmEffect } from "./llm.mjs";
+
+const jsonType = (v) => (v === null ? "null" : Array.isArray(v) ? "array" : typeof v);
+const isObject = (v) => jsonType(v) === "object";
+const copy = (v) => (v === undefined ? null : JSON.parse(JSON.stringify(v)));
+
+function keysOf(obj, allowed, what) {
+  if (!isObject(obj)) throw invalid(`${what} is an object`);
+  for (const k of Object.keys(obj)) if (!allowed.includes(k)) throw invalid(`unknown ${what} key ${k}`);
+  return obj;
+}
+const want = (v, type, what) => {
+  if (jsonType(v) !== type) throw invalid(`${what} is a ${type}`);
+  return v;
+};
+const oneOf = (v, names, what) => {
+  if (!names.includes(v)) throw invalid(`${what} is one of ${names.join(", ")}`);
+  return v;
+};
+const posInt = (v, what) => {
+  if (!Number.isInteger(v) || v < 1) throw invalid(`${what} is a positive integer`);
+  return v;
+};
+
+/** spec §3a.9: warning messages as codes. */
+const warningCode = (m) => (m.startsWith("streaming disabled") ? "deltas.streaming-disabled"
+  : m.startsWith("delta sink raised") ? "deltas.sink-raised" : m);
+
+/** A "collect" / "raise" / "none" sink and what it recorded. */
+function sink(kind, what, raise = () => new Error("scripted sink failure")) {
+  oneOf(kind, ["collect", "raise", "none"], what);
+  if (kind === "none") return { fn: null, seen: null };
+  const seen = [];
+  return { seen, fn: (chunk) => {
+    seen.push(chunk.toJSON());
+    if (kind === "raise") throw raise();
+  } };
+}
+
+function outcomeOf(run, extra = () => ({})) {
+  try {
+    return { ok: true, output: copy(run()) };
+  } catch (e) {
+    if (!(e instanceof LoomError)) throw e;
+    return { ok: false, code: e.code, ...extra(e) };
+  }
+}
+
+// -- deltas.run (§3a.9) ---------------------------------------------------------------------
+const RUN_KEYS = ["attempts", "input", "scope", "toolId", "mode", "retry", "redact", "validators",
+  "deltaWindow", "holdBack", "maxStreamTokens", "inspectsOutput", "rewrite", "order", "perCall",
+  "configured", "late", "kill"];
+const ATTEMPT_KEYS = ["deltas", "end", "usage", "outcome", "output", "catchSever"];
+const CHAIN = ["retry", "redact", "safety", "budget", "inspector", "rewrite"];
+
+function decodeAttempt(a, scoped) {
+  keysOf(a, ATTEMPT_KEYS, "attempt");
+  const script = { deltas: want(a.deltas ?? [], "array", "deltas"), end: a.end ?? true,
+    usage: "usage" in a ? checkUsage(a.usage) : null, outcome: oneOf(a.outcome ?? "return", ["return", "raise"], "outcome"),
+    catchSever: a.catchSever ?? false };
+  want(script.end, "boolean", "end");
+  want(script.catchSever, "boolean", "catchSever");
+  for (const d of script.deltas) {
+    if (typeof d === "string") continue;
+    keysOf(d, ["abort", "source"], "abort entry");
+    want(d.abort, "string", "abort");
+    oneOf(d.source ?? "call", ["call", "execution"], "source");
+    if (d.source === "execution" && !scoped) throw invalid("an execution's cancel needs the scope");
+  }
+  if ("output" in a) script.output = a.output;
+  return script;
+}
+
+function runVector(input) {
+  keysOf(input, RUN_KEYS, "deltas.run input");
+  const scoped = input.scope ?? false;
+  want(scoped, "boolean", "scope");
+  if (!Array.isArray(input.attempts) || !input.attempts.length) throw invalid("attempts is a non-empty list");
+  const attempts = input.attempts.map((a) => decodeAttempt(a, scoped));
+  const toolId = want(input.toolId ?? "llm", "string", "toolId");
+  if (!toolId) throw invalid("toolId is non-empty");
+  const mode = oneOf(input.mode ?? "transient", ["transient", "durable"], "mode");
+  if (scoped && mode === "durable") throw invalid("the scope is transient only");
+  const perCall = sink(input.perCall ?? (mode === "durable" ? "none" : "collect"), "perCall");
+  if (mode === "durable" && perCall.fn) throw invalid("a durable call has no per-call sink");
+  const configured = sink(input.configured ?? "none", "configured");
+  const retry = posInt(input.retry ?? attempts.length, "retry");
+  if (retry > attempts.length) throw invalid("retry is at most len(attempts)");
+  const late = want(input.late ?? [], "array", "late");
+  late.forEach((s) => want(s, "string", "late"));
+
+  // the chain, by name (default: the order of the table)
+  const built = {};
+  if (retry > 1) built.retry = new RetryMiddleware(retry);
+  if ("redact" in input) {
+    const vs = want(input.redact, "array", "redact").map(decodeValidator);
+    built.redact = redactionMiddleware({ redactOutput: patternRedactor(vs) });
+  }
+  if ("validators" in input || "deltaWindow" in input || "holdBack" in input) {
+    const vs = want(input.validators ?? [], "array", "validators").map(decodeValidator);
+    const holdBack = want(input.holdBack ?? false, "boolean", "holdBack");
+    built.safety = safetyMiddleware(vs, { deltaWindow: posInt(input.deltaWindow ?? 4096, "deltaWindow"), holdBack });
+  }
+  if ("maxStreamTokens" in input) {
+    const n = input.maxStreamTokens;
+    if (!Number.isInteger(n) || n < 0) throw invalid("maxStreamTokens is an int >= 0");
+    built.budget = streamBudgetMiddleware(n);
+  }
+  if (want(input.inspectsOutput ?? false, "boolean", "inspectsOutput")) {
+    built.inspector = { inspectsOutput: true, deltaGuard: null, handle: (c, i, next) => next(c, i) };
+  }
+  if ("rewrite" in input) {
+    const rw = keysOf(input.rewrite, ["replace", "inspectsOutput"], "rewrite");
+    const [from, to] = want(rw.replace, "array", "replace");
+    if (rw.replace.length !== 2 || typeof from !== "string" || typeof to !== "string" || !from) throw invalid("replace");
+    built.rewrite = { inspectsOutput: want(rw.inspectsOutput ?? false, "boolean", "inspectsOutput"), deltaGuard: null,
+      handle: (c, i, next) => {
+        const out = next(c, i);
+        return typeof out === "string" ? out.replaceAll(from, to) : out; // a non-string passes unchanged
+      } };
+  }
+  let order = CHAIN.filter((n) => n in built);
+  if ("order" in input) {
+    const given = want(input.order, "array", "order");
+    if (given.length !== order.length || [...given].sort().join() !== [...order].sort().join()) {
+      throw invalid("order names exactly the configured middleware");
+    }
+    order = given;
+  }
+
+  const warnings = [];
+  const rt = new EffectRuntime({ middleware: order.map((n) => built[n]), onWarn: (m) => warnings.push(warningCode(m)) });
+  const callSignal = new Signal();
+  const executionSignal = new Signal();
+  const channels = [];
+  let executions = 0;
+  rt.register({ toolId, deltaSink: configured.fn, execute: (ctx) => {
+    const script = attempts[executions];
+    executions += 1;
+    channels.push(ctx.onDelta);
+    const write = (v) => {
+      try {
+        ctx.onDelta(v);
+      } catch (e) {
+        if (!script.catchSever) throw e;
+      }
+    };
+    const texts = [];
+    for (const d of script.deltas) {
+      if (typeof d === "string") {
+        texts.push(d);
+        write(d);
+      } else (d.source === "execution" ? executionSignal : callSignal).abort(d.abort);
+    }
+    if (script.end) write(endChunk(script.usage));
+    if (script.outcome === "raise") throw new LoomError("effect.scripted-failure", "scripted failure");
+    return "output" in script ? script.output : texts.join("");
+  } });
+  if ("kill" in input) rt.killSwitch.kill(want(input.kill, "string", "kill"), toolId);
+
+  const callInput = input.input ?? null;
+  const outcome = outcomeOf(() => {
+    if (mode === "durable") {
+      return rt.invoke({ toolId, input: callInput, mode, principal: "x1", executionId: "x1",
+        stepId: `${toolId}#1`, idempotencyKey: `x1/${toolId}#1`, signal: callSignal, onDelta: null });
+    }
+    if (scoped) {
+      return new DecideScope(rt, "x1", { executionSignal })
+        .invokeTransient(toolId, callInput, { signal: callSignal, onDelta: perCall.fn });
+    }
+    return rt.callTransient(toolId, callInput, { principal: "p", signal: callSignal, onDelta: perCall.fn });
+  }, (e) => (e.code === "effect.aborted" ? { reason: e.details.reason } : {}));
+  for (const write of channels) for (const s of late) write(s); // spec: deltas.live-window
+  return { perCall: perCall.seen, configured: configured.seen, warnings, executions, outcome };
+}
+
+// -- deltas.record (§3a.10) -----------------------------------------------------------------
+function recordVector(input) {
+  keysOf(input, ["delta", "origin", "done", "reset", "attempt", "usage"], "chunk");
+  if (typeof input.delta !== "string") throw invalid("delta is a string");
+  return new EffectDelta({ delta: new Tainted(input.delta, input.origin), done: input.done ?? false,
+    reset: input.reset ?? false, attempt: input.attempt ?? null, usage: input.usage ?? null }).toJSON();
+}
+
+// -- deltas.llm (§3a.10) --------------------------------------------------------------------
+const LLM_KEYS = ["scripts", "input", "toolId", "model", "retry", "validators", "maxStreamTokens", "perCall",
+  "deltaSink", "onReset", "runtime", "abortOn", "feedBack"];
+
+function decodeScripts(scripts) {
+  if (!Array.isArray(scripts) || !scripts.length) throw invalid("scripts is a non-empty list");
+  return scripts.map((s) => {
+    keysOf(s, ["chunks", "raiseAfter", "honorSignal"], "script");
+    const chunks = want(s.chunks, "array", "chunks").map((c, i) => {
+      try {
+        return decodeChunk(c, `$.chunks[${i}]`);
+      } catch (e) {
+        throw e instanceof LoomError ? invalid(`${e.code}: ${e.message}`) : e;
+      }
+    });
+    const out = { chunks };
+    if ("raiseAfter" in s) out.raiseAfter = posInt(s.raiseAfter + 1, "raiseAfter") - 1;
+    if ("honorSignal" in s) out.honorSignal = want(s.honorSignal, "boolean", "honorSignal");
+    return out;
+  });
+}
+
+/** spec §3a.10: what a failed outcome carries, as chapter 3's effects.route error. */
+function errorExtra(e) {
+  if (e.code === "effect.aborted") {
+    return { reason: e.details.reason, ...(e.details.cause ? { cause: e.details.cause } : {}) };
+  }
+  if (e.code === "effect.llm-error" || e.code === "effect.llm-aborted") {
+    const { code = null, message } = e.details.failure; // a failure without a code: null
+    return { failure: { code, message } };
+  }
+  return {};
+}
+
+function llmVector(input) {
+  keysOf(input, LLM_KEYS, "deltas.llm input");
+  const scripts = decodeScripts(input.scripts);
+  const toolId = want(input.toolId ?? "planner", "string", "toolId");
+  const model = want(input.model ?? "m1", "string", "model");
+  const useRuntime = want(input.runtime ?? true, "boolean", "runtime");
+  const retry = posInt(input.retry ?? 1, "retry");
+  const middleware = [];
+  if (retry > 1) middleware.push(new RetryMiddleware(retry));
+  if ("validators" in input) middleware.push(safetyMiddleware(want(input.validators, "array", "validators").map(decodeValidator)));
+  if ("maxStreamTokens" in input) middleware.push(streamBudgetMiddleware(input.maxStreamTokens));
+  if (!useRuntime && middleware.length) throw invalid("no middleware without a runtime");
+  const sinkFailure = () => new LoomError("effect.scripted-sink-failure", "scripted sink failure");
+  const perCall = sink(input.perCall ?? "collect", "perCall", sinkFailure);
+  const deltaSink = sink(input.deltaSink ?? "none", "deltaSink", sinkFailure);
+  const resets = want(input.onReset ?? false, "boolean", "onReset") ? [] : null;
+  const signal = new Signal();
+  const at = "abortOn" in input ? want(input.abortOn, "string", "abortOn") : null;
+  let firstText = null; // the first text chunk's (tainted) delta, for feedBack
+  const onDelta = perCall.fn && ((chunk) => {
+    const text = !chunk.done && !chunk.reset;
+    if (text && firstText === null) firstText = chunk.delta;
+    try {
+      perCall.fn(chunk);
+    } finally {
+      if (text && chunk.delta.value === at) signal.abort(`stop at '${at}'`);
+    }
+  });
+  const adapter = new ScriptedAdapter(scripts);
+  const effect = createLlmEffect(adapter, { toolId, model, deltaSink: deltaSink.fn,
+    onReset: resets ? (n) => resets.push(n) : null });
+  const warnings = [];
+  const usage = [];
+  const meter = { admit: () => ({ allowed: true }), record: (call, u) => usage.push(u) };
+  const rt = new EffectRuntime({ middleware, meter, onWarn: (m) => warnings.push(warningCode(m)) });
+  rt.register(effect);
+  const call = (callInput, sig, sinkFn) => {
+    if (useRuntime) return rt.callTransient(toolId, callInput, { principal: "x1", signal: sig, onDelta: sinkFn });
+    const ctx = { call: { toolId, input: callInput, mode: "transient", principal: "x1", signal: sig, onDelta: sinkFn },
+      toolId, mode: "transient", principal: "x1", signal: sig, attempt: 1, onDelta: null, usage: {},
+      reportUsage: (u) => Object.assign(ctx.usage, u) };
+    try {
+      return effect.execute(ctx, callInput);
+    } finally {
+      usage.push(ctx.usage);
+    }
+  };
+  const outcome = outcomeOf(() => call(copy(input.input ?? null), signal, onDelta), errorExtra);
+  // everything but feedBack describes the first call only
+  const result = copy({ perCall: perCall.seen, deltaSink: deltaSink.seen, resets, warnings, usage,
+    adapter: { calls: adapter.calls, pulled: adapter.pulled, models: adapter.models }, outcome });
+  if (want(input.feedBack ?? false, "boolean", "feedBack")) {
+    // the first text chunk's delta, still tainted, fed back into a prompt (#deltas.taint)
+    if (firstText === null) throw invalid("feedBack needs a text chunk on the per-call sink");
+    const prompt = { messages: [{ role: "user", content: [{ type: "text", text: firstText }] }] };
+    const before = adapter.calls;
+    const fb = outcomeOf(() => call(prompt, new Signal(), null), errorExtra);
+    result.feedBack = { outcome: fb, adapterCalls: adapter.calls - before };
+  }
+  return result;
+}
+
+// -- deltas.replay (§3a.10) -----------------------------------------------------------------
+function replayVector(input) {
+  keysOf(input, ["deltas", "configured"], "deltas.replay input");
+  const deltas = want(input.deltas, "array", "deltas");
+  deltas.forEach((d) => {
+    if (typeof d !== "string" || !d) throw invalid("each delta is a non-empty string");
+  });
+  const configuredKind = oneOf(input.configured ?? "collect", ["collect", "none"], "configured");
+  let phase = null;
+  const newPhase = () => ({ perCall: [], configured: configuredKind === "collect" ? [] : null, executions: [] });
+  const rt = new EffectRuntime({ onWarn: () => {} });
+  rt.register({ toolId: "llm", deltaSink: configuredKind === "collect" ? (c) => phase.configured.push(c.toJSON()) : null,
+    execute: (ctx) => {
+      phase.executions.push(ctx.mode);
+      for (const d of deltas) ctx.onDelta(d);
+      ctx.onDelta(endChunk());
+      return deltas.join("");
+    } });
+  const host = {
+    invoke: ({ tool, stepId, key, input: i }) => rt.invoke({ toolId: tool, input: i, mode: "durable",
+      principal: "x1", executionId: "x1", stepId, idempotencyKey: key, signal: null, onDelta: null }),
+    invokeTransient: (tool, i) => rt.invokeTransient({ toolId: tool, input: i, mode: "transient",
+      principal: "x1", executionId: "x1", signal: null, onDelta: null }),
+    isIdempotent: (tool) => rt.isIdempotent(tool),
+  };
+  const decider = () => {
+    const scope = new DecideScope(rt, "x1");
+    try {
+      return { value: scope.invokeTransient("llm", null, { onDelta: (c) => phase.perCall.push(c.toJSON()) }) };
+    } finally {
+      scope.close();
+    }
+  };
+  const workflow = { name: "w", resumeSchemas: {}, body: function* (ctx) {
+    const step = yield ctx.execute("llm", null);
+    const plan = yield ctx.decide("plan", decider);
+    const payload = yield ctx.suspend("approve");
+    return [step, plan, payload];
+  } };
+  const store = new MemoryStore();
+  const kernel = new Runtime({ store, effects: host, workflows: [workflow], warn: () => {}, fault: null });
+  const observe = (run) => {
+    phase = newPhase();
+    const r = run();
+    return { status: r.status, output: r.status === "completed" ? copy(r.output) : null, ...phase };
+  };
+  const start = observe(() => kernel.start("w", null, "x1"));
+  const resume = observe(() => kernel.resume("x1", "approve", "ok"));
+  const replay = observe(() => kernel.replay("x1"));
+  const journal = store.read("x1").events.map((e) => ({ kind: e.kind, payload: e.payload }));
+  return { start, resume, replay, journal };
+}
+
+export const DELTAS_VECTORS = {
+  "deltas.run": runVector,
+  "deltas.record": recordVector,
+  "deltas.llm": llmVector,
+  "deltas.replay": replayVector,
+};
