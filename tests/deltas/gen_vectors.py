@@ -601,7 +601,7 @@ llm("adapter-raises", anchor="deltas.llm-output",
     input={"scripts": [{"chunks": text_script(["Hel", "lo"]), "raiseAfter": 2}]},
     intent={"perCall": [pt("Hel")], "outcome": {
         "ok": False, "code": "effect.llm-error",
-        "failure": {"code": "stream.scripted.failure", "message": "scripted failure"}}})
+        "failure": {"code": "stream.scripted.failure", "message": {"$type": "string"}}}})
 llm("model-override", anchor="deltas.llm-input",
     description="The input's model overrides the effect's default.",
     input={"input": {**PROMPT, "model": "m2"}, "scripts": [{"chunks": text_script(["ok"])}]},
