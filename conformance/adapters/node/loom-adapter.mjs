@@ -6,7 +6,8 @@
 //   loom-ref conformance --impl "node conformance/adapters/node/loom-adapter.mjs"
 //
 // Implements the vectors journal.parse, journal.parse-log (the store log) and journal.fold,
-// stream.check and stream.assemble (stream.mjs), and scenarios (the body language, scripted
+// stream.check, stream.assemble, stream.decode and stream.enforce (stream.mjs),
+// stream.consume, stream.openai_map and stream.attribution_headers (stream-io.mjs), and scenarios (the body language, scripted
 // effects and deciders, every action, crash and torn-write options). It declares no other
 // capability, so the runner reports every other group as skipped.
 
@@ -16,9 +17,10 @@ import {
 } from "./journal.mjs";
 import { Runtime } from "./kernel.mjs";
 import { STREAM_VECTORS } from "./stream.mjs";
+import { STREAM_IO_VECTORS } from "./stream-io.mjs";
 
 const CAPABILITIES = ["scenario", "crash", "torn-write", "journal.parse", "journal.parse-log",
-  "journal.fold", ...Object.keys(STREAM_VECTORS)];
+  "journal.fold", ...Object.keys(STREAM_VECTORS), ...Object.keys(STREAM_IO_VECTORS)];
 const copy = (v) => (v === undefined ? null : JSON.parse(JSON.stringify(v)));
 class ScenarioBug extends Error {}
 
@@ -318,6 +320,7 @@ const VECTORS = {
       decisions: s.decisions };
   },
   ...STREAM_VECTORS,
+  ...STREAM_IO_VECTORS,
 };
 
 function run(c) {
