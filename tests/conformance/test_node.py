@@ -1,6 +1,7 @@
 """The Node.js adapter (conformance/adapters/node, no npm dependencies) passes the journal and
-kernel groups over its own minimal kernel, and the stream checker and assembler groups over its
-own ``stream.mjs``: the protocol is language-neutral. Skipped when ``node`` is not installed."""
+kernel groups over its own minimal kernel, and the seven stream groups over its own
+``stream.mjs`` and ``stream-io.mjs``: the protocol is language-neutral. Skipped when ``node``
+is not installed."""
 
 from __future__ import annotations
 
@@ -35,29 +36,36 @@ def test_node_adapter_passes_journal_and_kernel_groups() -> None:
     assert not impl.crashes
 
 
-def test_node_adapter_passes_the_stream_checker_and_assembler_groups() -> None:
-    # stream.mjs implements stream.check and stream.assemble from spec/stream.md: every case of
-    # both groups is sent (declared, so none is skipped) and passes.
+STREAM_GROUPS = ["stream.checker", "stream.assembler", "stream.wire", "stream.enforce",
+                 "stream.consume", "stream.openai", "stream.attribution"]
+STREAM_FUNCTIONS = {"stream.check", "stream.assemble", "stream.decode", "stream.enforce",
+                    "stream.consume", "stream.openai_map", "stream.attribution_headers"}
+
+
+def test_node_adapter_passes_the_stream_groups() -> None:
+    # stream.mjs and stream-io.mjs implement the seven stream vector functions from
+    # spec/stream.md: every case of every stream group is sent (declared, so none is skipped)
+    # and passes.
     assert NODE is not None
     impl = SubprocessImplementation([NODE, ADAPTER], cwd=REPO)
-    suite = run(impl, only=["stream.checker", "stream.assembler"], generated=False)
+    suite = run(impl, only=STREAM_GROUPS, generated=False)
     assert not failures(suite), [(r.id, r.message, r.diff[:3]) for r in failures(suite)]
     by_group: dict[str, set[Status]] = {}
     for r in suite.results:
         by_group.setdefault(r.id.split("/")[0], set()).add(r.status)
-    assert by_group == {"stream.checker": {Status.PASS}, "stream.assembler": {Status.PASS}}
-    assert len(suite.results) >= 60
-    assert {"stream.check", "stream.assemble"} <= set(suite.implementation["capabilities"])
+    assert by_group == {group: {Status.PASS} for group in STREAM_GROUPS}
+    assert len(suite.results) >= 150
+    assert set(suite.implementation["capabilities"]) >= STREAM_FUNCTIONS
     assert not impl.crashes
 
 
 def test_node_adapter_reports_other_groups_as_skipped() -> None:
-    # stream.wire's function (stream.decode) is not declared by the Node adapter.
+    # taint.guard's function (taint.guard_request) is not declared by the Node adapter.
     assert NODE is not None
-    suite = run(SubprocessImplementation([NODE, ADAPTER], cwd=REPO), only=["stream.wire"],
+    suite = run(SubprocessImplementation([NODE, ADAPTER], cwd=REPO), only=["taint.guard"],
                 generated=False)
     assert suite.results and all(r.status is Status.SKIP for r in suite.results)
-    assert "stream.decode" in suite.results[0].message
+    assert "taint.guard_request" in suite.results[0].message
 
 
 def test_node_adapter_skips_the_agent_loop_groups() -> None:

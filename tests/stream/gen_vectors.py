@@ -588,6 +588,31 @@ CONSUME: list[tuple[str, str, str, J, Any]] = [
     ("unchecked", "stream.scripted",
      "scripted chunks are passed through unchecked, even when they break the contract",
      {"scripts": [script([td(4, "x"), fin("stop")])]}, [[td(4, "x"), fin("stop")]]),
+    ("raise-after-past-the-end", "stream.scripted",
+     "raiseAfter past the script's length raises once its chunks have run out, not a "
+     "missing finish",
+     {"scripts": [script([td(0, "a")], 3)]},
+     [[td(0, "a"), failed("error", "stream.scripted.failure")]]),
+    ("input-unknown-before-missing", "stream.vectors.input-order",
+     "an input with a misspelled scripts: unknown-field (script), before missing-field",
+     {"script": [script([fin("stop")])]}, ("error", "stream.wire.unknown-field")),
+    ("input-empty-scripts", "stream.vectors.input-order",
+     "scripts must be a non-empty array", {"scripts": []}, ("error", "stream.wire.not-a-list")),
+    ("input-scripts-before-calls", "stream.vectors.input-order",
+     "a malformed chunk in a script and a malformed calls: the scripts are read first",
+     {"scripts": [script([{"type": "image-delta"}])], "calls": "2"},
+     ("error", "stream.wire.unknown-variant")),
+    ("input-chunks-before-raise-after", "stream.vectors.input-order",
+     "a malformed chunk and a malformed raiseAfter in one script: the chunks are read first",
+     {"scripts": [{"chunks": [{"type": "image-delta"}], "raiseAfter": -1}]},
+     ("error", "stream.wire.unknown-variant")),
+    ("input-negative-count", "stream.vectors.input-order",
+     "a negative count is field-type", {"scripts": [script([fin("stop")])], "abortAfter": -1},
+     ("error", "stream.wire.field-type")),
+    ("input-null-is-absent", "stream.vectors.input-order",
+     "a raiseAfter or abortAfter of null is absent",
+     {"scripts": [{"chunks": [fin("stop")], "raiseAfter": None}], "abortAfter": None},
+     [[fin("stop")]]),
 ]
 
 # --- stream.openai (stream.openai_map) -------------------------------------------------------
@@ -694,6 +719,61 @@ OPENAI: list[tuple[str, str, str, Any, Any]] = [
     ("in-band-error", "stream.openai", "an in-band error payload ends the stream in error",
      sse(delta(content="Hi"), {"error": {"message": "overloaded"}}),
      [bs(0, "text"), td(0, "Hi"), failed("error", "stream.provider.in-band-error")]),
+    ("in-band-error-read-to-end", "stream.openai.payload",
+     "the events after an in-band error are still mapped; the error is the finish, whatever "
+     "finish_reason says, and the blocks stay open",
+     sse(delta(content="Hi"), {"error": {"message": "overloaded"}}, delta(content="!"),
+         provider_usage(3, 1), delta("stop")),
+     [bs(0, "text"), td(0, "Hi"), td(0, "!"), usage(3, 1),
+      failed("error", "stream.provider.in-band-error")]),
+    ("false-error-ignored", "stream.openai.payload",
+     "an error member that is JSON-false ({}) is no in-band error",
+     sse(delta(content="Hi"), {"error": {}}, delta("stop")), [*HI, fin("stop")]),
+    ("first-finish-reason-wins", "stream.openai.payload",
+     "the first finish_reason is the one mapped; a later one is ignored",
+     sse(delta("length", content="Hi"), delta("stop")), [*HI, fin("max-tokens")]),
+    ("non-string-finish-reason", "stream.openai.payload",
+     "a finish_reason that is not a string is no finish_reason",
+     sse(delta(content="Hi"), {"choices": [{"index": 0, "delta": {}, "finish_reason": 5}]}),
+     [bs(0, "text"), td(0, "Hi"), failed("error", "stream.provider.no-finish-reason")]),
+    ("malformed-usage-ignored", "stream.openai.payload",
+     "a usage report that is missing a total is ignored: the earlier report stays",
+     sse(delta("stop", content="Hi"), provider_usage(5, 2),
+         {"choices": [], "usage": {"prompt_tokens": 7}}),
+     [*HI, usage(5, 2), fin("stop")]),
+    ("other-choices-ignored", "stream.openai.payload",
+     "only the choice of index 0 is read (an absent index is 0)",
+     sse({"choices": [{"index": 1, "delta": {"content": "x"}, "finish_reason": "length"},
+                      {"delta": {"content": "Hi"}, "finish_reason": "stop"}]}),
+     [*HI, fin("stop")]),
+    ("delta-order", "stream.openai.payload",
+     "reasoning (reasoning_content, or reasoning when that is empty) before content",
+     sse(delta("stop", content="Hi", reasoning_content="", reasoning="hm")),
+     [bs(0, "reasoning"), rd(0, "hm"), be(0, reasoning("hm")), bs(1, "text"), td(1, "Hi"),
+      be(1, text("Hi")), fin("stop")]),
+    ("tool-call-keyed-by-position", "stream.openai.payload",
+     "tool calls without an integer index are keyed by their position in tool_calls",
+     sse(delta(tool_calls=[{"id": "a", "function": {"name": "f", "arguments": "1"}},
+                           {"id": "b", "function": {"name": "g", "arguments": "2"}}]),
+         delta("tool_calls")),
+     [bs(0, "tool-call"), tc(0, "a", "1", "f"), bs(1, "tool-call"), tc(1, "b", "2", "g"),
+      be(0, call("a", "f", "1")), be(1, call("b", "g", "2")), fin("tool-calls")]),
+    ("tool-call-empty-fragment", "stream.openai.payload",
+     "a later fragment with no arguments and no new name gives no delta",
+     sse(delta(tool_calls=[tool(0, "a", "f", "{}")]), delta(tool_calls=[tool(0, "a", "f", "")]),
+         delta("tool_calls")),
+     [bs(0, "tool-call"), tc(0, "a", "{}", "f"), be(0, call("a", "f", "{}")),
+      fin("tool-calls")]),
+    ("done-with-whitespace", "stream.openai.sse",
+     "[DONE] is recognised with whitespace around it (data:  [DONE] keeps one space)",
+     sse(delta("stop", content="Hi"), done=False) + "data:  [DONE]\n\n"
+     + sse(delta(content="late"), done=False),
+     [*HI, fin("stop")]),
+    ("malformed-detail-count", "stream.openai.disjoint-usage",
+     "a cached count that is not a non-negative integer is not reported: nothing subtracted",
+     sse(delta("stop", content="Hi"), provider_usage(
+         5, 2, prompt_tokens_details={"cached_tokens": "3"})),
+     [*HI, usage(5, 2), fin("stop")]),
 ]
 
 # --- stream.attribution (stream.attribution_headers) -----------------------------------------
@@ -714,6 +794,13 @@ ATTRIBUTION: list[tuple[str, str, str, J, Any]] = [
      identity(version="1.2\r\nX-User: bob"), ("error", "argument.invalid")),
     ("ascii", "stream.attribution.static", "fields are printable ASCII",
      identity(product="acmé"), ("error", "argument.invalid")),
+    ("identity-missing-member", "stream.vectors.input-order",
+     "an identity without url: a wire error (missing-field), like the input's own members",
+     {"identity": {"product": "acme", "version": "1.2"}}, ("error", "stream.wire.missing-field")),
+    ("identity-unknown-member", "stream.vectors.input-order",
+     "an identity is closed: a per-user member is refused (unknown-field)",
+     {"identity": {**identity()["identity"], "user": "bob"}},
+     ("error", "stream.wire.unknown-field")),
 ]
 
 
@@ -751,7 +838,7 @@ def cases() -> list[J]:
                              {"chunks": chunks}, {"result": expected}))
     for name, anchor, description, input, expected in CONSUME:
         built.append(_vector("stream.consume", name, anchor, description, "stream.consume",
-                             input, {"result": {"calls": expected}}))
+                             input, _expect(expected, lambda e: {"calls": e})))
     for name, anchor, description, body, expected in OPENAI:
         built.append(_vector("stream.openai", name, anchor, description, "stream.openai_map",
                              {"sse": body}, _expect(expected, lambda e: {"chunks": e})))

@@ -1,5 +1,6 @@
-// The stream protocol's vector functions `stream.check` and `stream.assemble`, written from
-// spec/stream.md and seed 001 (dsh-llm "LLM Streaming"). No npm dependencies.
+// The stream protocol's vector functions `stream.check`, `stream.assemble`, `stream.decode`
+// and `stream.enforce`, written from spec/stream.md and seed 001 (dsh-llm "LLM Streaming").
+// No npm dependencies. The adapter seam, the OpenAI mapping and attribution are stream-io.mjs.
 //
 // Rules (spec/stream.md):
 // - The wire form (#stream.wire): closed unions of seven chunk variants, four block types and
@@ -11,6 +12,8 @@
 //   and leaves its machine where it was. Per-chunk rules (index, raw JSON) apply to every chunk.
 // - The assembler (#stream.assembler): folds chunks into an assistant message, tolerant of
 //   delta-only streams, first block-end wins, first-seen order, fail closed on the rest.
+// - The strict form (#stream.errors.rule-codes): `enforce` passes on the valid prefix, then
+//   raises the first violation, its rule id the code and its chunk index the detail.
 
 import { LoomError } from "./journal.mjs";
 
@@ -24,13 +27,13 @@ const DELTA_BLOCK_TYPE = { "text-delta": "text", "reasoning-delta": "reasoning",
   "tool-call-delta": "tool-call" };
 const USAGE_OPTIONAL = ["cacheReadTokens", "cacheWriteTokens", "reasoningTokens"];
 
-const wireError = (code, message, path) => new LoomError(`stream.wire.${code}`, message, { path });
+export const wireError = (code, message, path) => new LoomError(`stream.wire.${code}`, message, { path });
 
-const jsonType = (v) => (v === null ? "null" : Array.isArray(v) ? "array" : typeof v);
-const isObject = (v) => jsonType(v) === "object";
+export const jsonType = (v) => (v === null ? "null" : Array.isArray(v) ? "array" : typeof v);
+export const isObject = (v) => jsonType(v) === "object";
 
 // Reads the members of one JSON object; `done()` refuses any member nobody read (closed union).
-class Fields {
+export class Fields {
   constructor(value, path) {
     if (!isObject(value)) throw wireError("not-an-object", `expected an object, got ${jsonType(value)}`, path);
     Object.assign(this, { value, path, read: new Set() });
@@ -141,15 +144,21 @@ export function decodeChunk(value, path) {
   return chunk;
 }
 
+/** A member that must be a JSON array (`not-a-list` otherwise). */
+export const list = (v, path) => {
+  if (!Array.isArray(v)) throw wireError("not-a-list", `expected an array, got ${jsonType(v)}`, path);
+  return v;
+};
+
+/** A chunk list, read item by item: the first malformed chunk is the error. */
+export const decodeChunks = (items, path) => items.map((item, i) => decodeChunk(item, `${path}[${i}]`));
+
 /** The `{"chunks": [...]}` input of a vector, every chunk decoded before anything judges it. */
 function inputChunks(input) {
   const f = new Fields(input, "$");
-  const items = f.get("chunks", (v, path) => {
-    if (!Array.isArray(v)) throw wireError("not-a-list", `expected an array, got ${jsonType(v)}`, path);
-    return v;
-  });
+  const items = f.get("chunks", list);
   f.done();
-  return items.map((item, i) => decodeChunk(item, `$.chunks[${i}]`));
+  return decodeChunks(items, "$.chunks");
 }
 
 // -- the contract checker (#stream.checker) ------------------------------------------------
@@ -373,8 +382,26 @@ export function assemble(chunks) {
   return assembler.result();
 }
 
+// -- the strict form (#stream.errors.rule-codes) --------------------------------------------
+/**
+ * `enforce(chunks)` as data: how many chunks it passed on before its first violation, and
+ * that violation as `{code, index}` (null for a valid stream). The checker reports in chunk order,
+ * and a chunk's violations never depend on later chunks, so its first report is the one a
+ * streaming enforce meets first; a missing finish (index len(chunks)) comes after every chunk.
+ */
+export function enforce(chunks) {
+  const first = check(chunks)[0];
+  if (!first) return { yielded: chunks.length, raised: null };
+  // the chunks before the first violation are the valid prefix it yields
+  return { yielded: first.index, raised: { code: first.rule, index: first.index } };
+}
+
 // -- vector functions (spec/stream.md § Conformance vectors) -------------------------------
 export const STREAM_VECTORS = {
   "stream.check": (input) => ({ violations: check(inputChunks(input)) }),
   "stream.assemble": (input) => assemble(inputChunks(input)),
+  // decoded into the closed union and encoded again: decodeChunk already writes the wire form
+  // (optional fields omitted, isError only when true, an integral index a JS integer).
+  "stream.decode": (input) => ({ chunks: inputChunks(input) }),
+  "stream.enforce": (input) => enforce(inputChunks(input)),
 };
