@@ -63,6 +63,9 @@ def render_transcript(messages: Sequence[Any]) -> str:
             if isinstance(block, TextBlock):
                 lines.append(f"{role}: {block.text}")
             elif isinstance(block, ToolCallBlock):
+                if not isinstance(block.arguments, str):  # spec: stream.tool-arguments-raw-json
+                    raise InvalidArgument(f"messages[{i}]: a tool call's arguments must be a "
+                                          f"raw JSON string, got {type(block.arguments).__name__}")
                 lines.append(f"{role} called {block.name}({block.arguments})")
             elif isinstance(block, ToolResultBlock):
                 kind = "tool error" if block.is_error else "tool result"

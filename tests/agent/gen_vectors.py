@@ -420,6 +420,13 @@ case("agent.summarizer", "render-lines-and-empty-messages", anchor="agent.render
                              {"type": "text", "text": "x"}, {"type": "text", "text": "y"},
                              {"type": "tool-call", "id": "c", "name": "f", "arguments": ""}]}]},
      intent={"text": "user: a\n\nuser: x\nuser: y\nuser called f()"})
+case("agent.summarizer", "render-non-string-arguments", anchor="agent.render-transcript",
+     function="agent.render_transcript",
+     description="A tool call whose arguments are not a raw JSON string "
+     "(stream.tool-arguments-raw-json) is refused, not rendered.",
+     input={"messages": [{"role": "assistant", "content": [
+         {"type": "tool-call", "id": "c", "name": "f", "arguments": {"a": 1}}]}]},
+     intent={"error": "argument.invalid"})
 case("agent.summarizer", "empty-instructions", anchor="agent.summarizer",
      function="agent.summarize", description="instructions is a non-empty string.",
      input={"messages": FOLDED, "chunks": text_chunks("ok"), "instructions": ""},

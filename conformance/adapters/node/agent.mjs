@@ -167,9 +167,10 @@ export function renderTranscript(messages) {
   const groups = messages.map((m) => m.content.flatMap((b) => {
     switch (b.type) {
       case "text": return [`${m.role}: ${b.text}`];
-      // A non-string `arguments` (the wire decoder lets any JSON value through) is written as
-      // canonical JSON here; loom-ref writes Python's str() of it (reported, not pinned).
-      case "tool-call": return [`${m.role} called ${b.name}(${typeof b.arguments === "string" ? b.arguments : canonicalJson(b.arguments)})`];
+      case "tool-call":
+        // A non-string `arguments` (the wire decoder lets any JSON value through) is refused.
+        if (typeof b.arguments !== "string") throw invalid("tool-call arguments must be a string");
+        return [`${m.role} called ${b.name}(${b.arguments})`];
       case "tool-result": return [`${b.isError ? "tool error" : "tool result"}: ${b.content}`];
       default: return []; // reasoning is left out
     }
