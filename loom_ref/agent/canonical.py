@@ -12,6 +12,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from loom_ref.errors import InvalidArgument
+
 __all__ = ["canonical_bytes", "canonical_json"]
 
 _encode = json.JSONEncoder(
@@ -25,5 +27,9 @@ def canonical_json(value: Any) -> str:
 
 
 def canonical_bytes(value: Any) -> bytes:
-    """The UTF-8 bytes of :func:`canonical_json`."""
-    return _encode(value).encode("utf-8")
+    """The UTF-8 bytes of :func:`canonical_json`; a string with a lone surrogate has none
+    (``argument.invalid``: not a JSON value, as in ``journal.json-values``)."""
+    try:
+        return _encode(value).encode("utf-8")
+    except UnicodeEncodeError:
+        raise InvalidArgument("a string holds a lone surrogate, which UTF-8 cannot carry") from None

@@ -10,6 +10,7 @@ The JSON report holds the same facts, one object per case; the JUnit XML report 
 from __future__ import annotations
 
 import json
+import re
 import xml.etree.ElementTree as ET
 from collections.abc import Iterable
 from typing import Any
@@ -19,6 +20,26 @@ from loom_ref.conformance.runner import CaseResult, Status, SuiteResult
 __all__ = ["group_counts", "render_text", "to_json", "to_junit"]
 
 _ORDER = (Status.PASS, Status.FAIL, Status.SKIP, Status.ERROR)
+
+# What an implementation under test may send back and a report must still carry: a lone
+# surrogate (UTF-8 cannot encode it) and, in XML, the characters XML 1.0 does not allow.
+_SURROGATE = re.compile("[\ud800-\udfff]")
+_NOT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")
+
+
+def _escape(match: re.Match[str]) -> str:
+    return f"\\u{ord(match.group()):04x}"
+
+
+def _encodable(text: str) -> str:
+    """``text`` with each lone surrogate written as its ``\\uXXXX`` escape, so the report can
+    be written as UTF-8 (inside a JSON string the escape means the same character)."""
+    return _SURROGATE.sub(_escape, text)
+
+
+def _xml_text(text: str) -> str:
+    """``text`` with each character XML 1.0 cannot hold written as ``\\uXXXX``."""
+    return _NOT_XML.sub(_escape, text)
 
 
 def _key(result: CaseResult) -> str:
@@ -71,7 +92,7 @@ def render_text(suite: SuiteResult, *, max_failures: int = 50, max_diff: int = 8
     totals = ", ".join(f"{suite.count(s)} {s.value}" for s in _ORDER)
     out.append(f"{impl.get('name', '?')} {impl.get('version', '?')}: {totals}"
                + ("" if suite.ok else "  -- FAILED"))
-    return "\n".join(out) + "\n"
+    return _encodable("\n".join(out)) + "\n"
 
 
 def to_json(suite: SuiteResult) -> dict[str, Any]:
@@ -105,28 +126,29 @@ def to_junit(suite: SuiteResult) -> bytes:
                            skipped=str(sum(r.status is Status.SKIP for r in results)))
         for r in results:
             case = ET.SubElement(el, "testcase", classname=key, name=r.id)
-            text = "\n".join([f"anchor: {r.anchor} ({r.tier})", *r.diff])
+            text = _xml_text("\n".join([f"anchor: {r.anchor} ({r.tier})", *r.diff]))
+            message = _xml_text(r.message)
             if r.status is Status.FAIL:
-                ET.SubElement(case, "failure", message=r.message).text = text
+                ET.SubElement(case, "failure", message=message).text = text
             elif r.status is Status.ERROR:
-                ET.SubElement(case, "error", message=r.message).text = text
+                ET.SubElement(case, "error", message=message).text = text
             elif r.status is Status.SKIP:
-                ET.SubElement(case, "skipped", message=r.message)
+                ET.SubElement(case, "skipped", message=message)
     if suite.problems or suite.crashes:
         el = ET.SubElement(root, "testsuite", name="suite", tests="1", failures="0",
                            errors="1" if suite.problems else "0", skipped="0")
         case = ET.SubElement(el, "testcase", classname="suite", name="audit")
         if suite.problems:
-            ET.SubElement(case, "error", message="suite problems").text = "\n".join(
-                suite.problems)
-        ET.SubElement(case, "system-out").text = "\n".join(suite.crashes)
+            ET.SubElement(case, "error", message="suite problems").text = _xml_text(
+                "\n".join(suite.problems))
+        ET.SubElement(case, "system-out").text = _xml_text("\n".join(suite.crashes))
     data: bytes = ET.tostring(root, encoding="utf-8", xml_declaration=True)
     return data
 
 
 def dump_json(suite: SuiteResult) -> str:
     """The JSON report as text."""
-    return json.dumps(to_json(suite), indent=2, ensure_ascii=False) + "\n"
+    return _encodable(json.dumps(to_json(suite), indent=2, ensure_ascii=False)) + "\n"
 
 
 __all__ += ["dump_json"]

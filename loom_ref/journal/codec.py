@@ -191,5 +191,17 @@ def decode_line(line: bytes) -> dict[str, Any]:
         raise MalformedLineError("data after the JSON object")
     if type(obj) is not dict:
         raise MalformedLineError("line is not a JSON object")
+    if (b"\\ud" in line or b"\\uD" in line) and _has_lone_surrogate(obj):
+        raise MalformedLineError("a string holds a lone surrogate")  # spec: journal.json-values
     del obj["crc"]
     return obj
+
+
+def _has_lone_surrogate(value: Any) -> bool:
+    """Whether a decoded value holds a string with an unpaired surrogate (an escape such as
+    ``\\ud800`` that UTF-8 cannot carry): not a JSON value here (``journal.json-values``)."""
+    try:
+        _dumps(value).encode("utf-8")
+    except UnicodeEncodeError:
+        return True
+    return False

@@ -195,14 +195,15 @@ class LineJournal:
         if not self._open:
             raise JournalClosedError(f"journal {self._execution_id!r} is closed")
         check_payload(kind, payload)  # spec: journal.payload-shape
+        seq = len(self._events) + 1
         try:
             text = to_json_text(payload)
+            line = self._line(seq, kind, text)  # UTF-8: a lone surrogate fails here
         except (TypeError, ValueError) as exc:  # spec: journal.json-values
             raise PayloadError(
                 f"{kind.value} payload is not made of JSON values: {exc}", kind=kind.value
             ) from None
-        seq = len(self._events) + 1
-        return seq, text, self._line(seq, kind, text)
+        return seq, text, line
 
     def _line(self, seq: int, kind: EventKind, payload_text: str) -> bytes:
         """The bytes of one event line (``journal.line-shape``); a store log overrides it."""

@@ -19,6 +19,7 @@ from loom_ref.agent import (
     message_bytes,
 )
 from loom_ref.agent import transcript as transcript_module
+from loom_ref.errors import InvalidArgument
 
 TEXT = st.text(max_size=40)
 MESSAGE = st.builds(lambda role, texts: {"role": role, "content": [
@@ -131,3 +132,11 @@ def test_ids() -> None:
     assert identity.compact_step_id(0) == "#turn:0:compact"
     assert identity.approval_gate_id("#turn:0:tool:2") == "#turn:0:tool:2:approval"
     assert identity.turn_decision_id(2, "route") == "#turn:2:route"
+
+
+def test_a_lone_surrogate_has_no_canonical_bytes() -> None:
+    """spec: agent.canonical-json -- UTF-8 cannot carry a lone surrogate: argument.invalid,
+    not a UnicodeEncodeError; a surrogate pair's character is fine."""
+    with pytest.raises(InvalidArgument):
+        message_bytes({"role": "user", "content": [{"type": "text", "text": "a\ud800"}]})
+    assert message_bytes("\U0001f600") == len('"\U0001f600"'.encode())

@@ -334,6 +334,19 @@ DEFINITIONS += [
                '{"seq":1,"kind":"EXECUTION_STARTED","payload":{"executionId":"e1",'
                '"workflow":"w","input":[1,-Infinity]}')},
            claim=corrupt(2, "journal.malformed-line")),
+    vector("journal.format/lone-surrogate-is-not-json", "journal.json-values",
+           "A string escape \\ud800 with no low surrogate after it is valid JSON syntax but "
+           "no Unicode text (UTF-8 cannot carry it): a malformed line.",
+           function=P, input={"text": header() + sealed(
+               '{"seq":1,"kind":"EXECUTION_STARTED","payload":{"executionId":"e1",'
+               '"workflow":"w","input":"a\\ud800b"}')},
+           claim=corrupt(2, "journal.malformed-line")),
+    vector("journal.format/surrogate-pair-escape", "journal.json-values",
+           "A surrogate pair written as two escapes is one character (U+1F600): valid.",
+           function=P, input={"text": header() + sealed(
+               '{"seq":1,"kind":"EXECUTION_STARTED","payload":{"executionId":"e1",'
+               '"workflow":"w","input":"\\ud83d\\ude00"}')},
+           claim=lambda r: r["result"]["events"][0]["payload"]["input"] == "\U0001f600"),
     vector("journal.format/overflow-is-not-json", "journal.json-values",
            "1e999 is valid JSON syntax but no finite number: a decoder that reads it as "
            "infinity MUST still refuse the line.",

@@ -2,14 +2,19 @@
 
 from __future__ import annotations
 
+import json
+import xml.etree.ElementTree as ET
+from collections.abc import Mapping
+from typing import Any
+
 import pytest
 
 from loom_ref.conformance.impl import InProcessImplementation
-from loom_ref.conformance.report import render_text
+from loom_ref.conformance.report import dump_json, render_text, to_junit
 from loom_ref.conformance.runner import Status
 
 from .helpers import failures, run
-from .wrong_impls import WRONG
+from .wrong_impls import WRONG, EchoAdapter
 
 #: implementation -> (the anchors its base-case failures must include, a case that must fail)
 EXPECTED = {
@@ -52,3 +57,31 @@ def test_reinvoke_is_caught_by_the_generated_crash_matrix() -> None:
     crash = [r for r in failures(suite) if r.mode == "crash"]
     assert crash and all(r.anchor in ("kernel.recover", "kernel.in-doubt") for r in crash)
     assert any("calls" in d or "call" in d for r in crash for d in r.diff)
+
+
+class _OddStringsAdapter(EchoAdapter):
+    """Answers every vector with strings no report format carries as they are: a lone
+    surrogate (UTF-8 cannot encode it) and control characters (XML 1.0 cannot hold them)."""
+
+    def run(self, case: Mapping[str, Any]) -> dict[str, Any]:
+        if case.get("family") == "vector":
+            return {"observations": {"result": {"text": "a\ud800b\x00c\x1b"}}}
+        return super().run(case)
+
+
+def test_reports_carry_what_an_implementation_sends_back() -> None:
+    """A report MUST be writable whatever the implementation answered (INTERPRETING.md
+    section 9): lone surrogates and control characters are written as escapes."""
+    suite = run(InProcessImplementation(_OddStringsAdapter()), only=["journal.format"],
+                generated=False)
+    assert failures(suite)
+    text = render_text(suite, max_failures=100_000)
+    assert "\\ud800" in text and "\ud800" not in text
+    text.encode("utf-8")  # would raise on a lone surrogate
+    report = dump_json(suite)
+    assert json.loads(report)["cases"][0]["diff"]  # still JSON, with the diff in it
+    assert "\ud800" not in report
+    xml = to_junit(suite)
+    root = ET.fromstring(xml)  # well-formed XML: no control character, no surrogate
+    failure_texts = [f.text or "" for f in root.iter("failure")]
+    assert any("\\ud800" in t and "\\u0000" in t and "\\u001b" in t for t in failure_texts)

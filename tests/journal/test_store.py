@@ -90,6 +90,8 @@ def test_non_json_payload_is_refused_and_nothing_written(store: Any) -> None:
         j.append(EventKind.STREAM_APPENDED, {"streamId": "s", "data": float("nan")})
     with pytest.raises(PayloadError):
         j.append(EventKind.STREAM_APPENDED, {"streamId": "s"})
+    with pytest.raises(PayloadError):  # a lone surrogate: UTF-8 cannot carry it
+        j.append(EventKind.STREAM_APPENDED, {"streamId": "s", "data": {"\ud800": 1}})
     assert raw(store, "e1") == before
     assert len(j.events) == 1
     j.close()

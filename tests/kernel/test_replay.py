@@ -186,6 +186,19 @@ def test_non_json_output_fails_the_step() -> None:
     assert result.status is Status.FAILED and result.error["code"] == "journal.bad-payload"
 
 
+@pytest.mark.parametrize("text", ["a\ud800", "\udfff", "\ud800\ud800"])
+def test_a_lone_surrogate_is_not_json_either(text: str) -> None:
+    """spec: journal.json-values -- a string UTF-8 cannot carry fails the step like any
+    other non-JSON output (it raised UnicodeEncodeError out of start before)."""
+    def body(ctx: ExecutionContext, _: Any) -> Generator[Any, Any, Any]:
+        return (yield ctx.execute("t"))
+
+    rt = Runtime(store=MemoryStore(), effects=EffectRegistry().add("t", lambda c: {"s": text}),
+                 workflows=[Workflow(name="w", body=body)])
+    result = rt.start("w", execution_id="x")
+    assert result.status is Status.FAILED and result.error["code"] == "journal.bad-payload"
+
+
 def test_decider_that_throws_records_nothing() -> None:
     # spec: kernel.decider-throws
     attempts: list[int] = []

@@ -69,10 +69,14 @@ export function checkPayload(kind, payload) {
   }
 }
 
-function allFinite(value) {
+// journal.json-values: finite numbers, and strings (keys too) with no lone surrogate
+function allJsonValues(value) {
   if (typeof value === "number") return Number.isFinite(value);
-  if (Array.isArray(value)) return value.every(allFinite);
-  if (value !== null && typeof value === "object") return Object.values(value).every(allFinite);
+  if (typeof value === "string") return value.isWellFormed();
+  if (Array.isArray(value)) return value.every(allJsonValues);
+  if (value !== null && typeof value === "object") {
+    return Object.entries(value).every(([k, v]) => k.isWellFormed() && allJsonValues(v));
+  }
   return true;
 }
 
@@ -94,8 +98,12 @@ function decodeLine(line) {
     throw new LoomError("journal.malformed-line", `not JSON: ${e.message}`);
   }
   if (!isObject(obj)) throw new LoomError("journal.malformed-line", "not an object");
-  // journal.json-values: JSON.parse reads an overflowing number (1e999) as Infinity
-  if (!allFinite(obj)) throw new LoomError("journal.malformed-line", "a number is not finite");
+  // journal.json-values: JSON.parse reads an overflowing number (1e999) as Infinity, and a
+  // lone surrogate escape (\ud800) as a string UTF-8 cannot carry
+  if (!allJsonValues(obj)) {
+    throw new LoomError("journal.malformed-line", "not a JSON value: a number that is not " +
+      "finite or a lone surrogate");
+  }
   delete obj.crc;
   return obj;
 }
