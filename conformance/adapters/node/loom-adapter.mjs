@@ -6,7 +6,8 @@
 //   loom-ref conformance --impl "node conformance/adapters/node/loom-adapter.mjs"
 //
 // Implements the vectors journal.parse, journal.parse-log (the store log) and journal.fold,
-// stream.check and stream.assemble (stream.mjs), and scenarios (the body language, scripted
+// stream.check and stream.assemble (stream.mjs), effects.backoff and effects.route (effects.mjs
+// over effects-runtime.mjs, the governed effect route), and scenarios (the body language, scripted
 // effects and deciders, every action, crash and torn-write options). It declares no other
 // capability, so the runner reports every other group as skipped.
 
@@ -15,10 +16,11 @@ import {
   Crash, LoomError, MemoryStore, checkPayload, fold, parseJournal, parseLog,
 } from "./journal.mjs";
 import { Runtime } from "./kernel.mjs";
+import { EFFECTS_VECTORS } from "./effects.mjs";
 import { STREAM_VECTORS } from "./stream.mjs";
 
 const CAPABILITIES = ["scenario", "crash", "torn-write", "journal.parse", "journal.parse-log",
-  "journal.fold", ...Object.keys(STREAM_VECTORS)];
+  "journal.fold", ...Object.keys(STREAM_VECTORS), ...Object.keys(EFFECTS_VECTORS)];
 const copy = (v) => (v === undefined ? null : JSON.parse(JSON.stringify(v)));
 class ScenarioBug extends Error {}
 
@@ -318,6 +320,7 @@ const VECTORS = {
       decisions: s.decisions };
   },
   ...STREAM_VECTORS,
+  ...EFFECTS_VECTORS,
 };
 
 function run(c) {
