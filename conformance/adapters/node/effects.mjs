@@ -35,6 +35,12 @@ function need(v, type, where, optional = true) {
   if (!ok) throw new Malformed(`${where} must be a ${type}`);
   return v;
 }
+// Ids, names, codes and reasons are non-empty strings (#effects.route-vector).
+const text = (v, where, optional = true) => {
+  if (v === undefined && optional) return v;
+  if (typeof v !== "string" || !v) throw new Malformed(`${where} must be a non-empty string`);
+  return v;
+};
 const strings = (v, where) => need(v, "array", where).map((s, i) => need(s, "string", `${where}[${i}]`, false));
 const modesOf = (v, where) => {
   if (v === undefined) return MODES;
@@ -76,7 +82,7 @@ function checkEntry(e, where) {
   if ("crash" in e && e.crash !== true) throw new Malformed(`${where}.crash must be true`);
   if ("raise" in e) {
     fields(e.raise, `${where}.raise`, ["code", "message"]);
-    need(e.raise.code, "string", `${where}.raise.code`, false);
+    text(e.raise.code, `${where}.raise.code`, false);
     need(e.raise.message, "string", `${where}.raise.message`);
   }
   if ("usage" in e) {
@@ -86,16 +92,18 @@ function checkEntry(e, where) {
   if ("emit" in e) need(e.emit, "array", `${where}.emit`, false);
   if ("advance" in e) need(e.advance, "number", `${where}.advance`, false);
   if ("kill" in e) checkKill(e.kill, `${where}.kill`);
+  if ("abort" in e && typeof e.abort === "string") text(e.abort, `${where}.abort`, false);
   if ("abort" in e && typeof e.abort !== "string") {
     fields(e.abort, `${where}.abort`, ["reason", "source"]);
     if (!["call", "execution", "scope"].includes(e.abort.source)) throw new Malformed(`${where}.abort.source`);
-    if (e.abort.source !== "scope") need(e.abort.reason, "string", `${where}.abort.reason`, false);
+    if (e.abort.source === "scope" && "reason" in e.abort) throw new Malformed(`${where}.abort: closing takes no reason`);
+    if (e.abort.source !== "scope") text(e.abort.reason, `${where}.abort.reason`, false);
   }
 }
 function checkKill(k, where) {
   fields(k, where, ["reason", "toolId"]);
-  need(k.reason, "string", `${where}.reason`, false);
-  need(k.toolId, "string", `${where}.toolId`);
+  text(k.reason, `${where}.reason`, false);
+  text(k.toolId, `${where}.toolId`);
 }
 
 function buildMiddleware(m, i, trace) {
@@ -121,7 +129,7 @@ function buildMiddleware(m, i, trace) {
       return new EnvelopeMiddleware();
     case "probe":
       fields(m, where, ["kind", "name", "setInput", "return"]);
-      need(m.name, "string", `${where}.name`, false);
+      text(m.name, `${where}.name`, false);
       return { handle: (ctx, input, next) => probe(m, ctx, input, next, trace) };
     default:
       throw new Malformed(`${where}: unknown kind ${m.kind}`);
@@ -197,8 +205,8 @@ function route(input) {
   if (input.grants !== undefined) {
     authorizer = new GrantAuthorizer(need(input.grants, "array", "grants").map((g, i) => {
       fields(g, `grants[${i}]`, ["principal", "toolId", "modes"]);
-      need(g.principal, "string", `grants[${i}].principal`, false);
-      need(g.toolId, "string", `grants[${i}].toolId`, false);
+      text(g.principal, `grants[${i}].principal`, false);
+      text(g.toolId, `grants[${i}].toolId`, false);
       return { principal: g.principal, toolId: g.toolId, modes: modesOf(g.modes, `grants[${i}].modes`) };
     }));
   }
@@ -215,7 +223,7 @@ function route(input) {
     const script = need(e.script, "array", `${where}.script`, false);
     if (!script.length) throw new Malformed(`${where}.script is empty`);
     script.forEach((s, j) => checkEntry(s, `${where}.script[${j}]`));
-    rt.register({ toolId: need(e.toolId, "string", `${where}.toolId`, false), modes: modesOf(e.modes, `${where}.modes`),
+    rt.register({ toolId: text(e.toolId, `${where}.toolId`, false), modes: modesOf(e.modes, `${where}.modes`),
       idempotent: need(e.idempotent, "boolean", `${where}.idempotent`) ?? false,
       execute: (ctx, inp) => scripted(script[Math.min(ctx.attempt, script.length) - 1], ctx, inp) });
   });
@@ -252,11 +260,11 @@ function route(input) {
 
   function runCall(c) {
     fields(c, "call", c.scope !== undefined ? SCOPE_CALL_KEYS : CALL_KEYS);
-    const tool = need(c.tool, "string", "call.tool", false);
+    const tool = text(c.tool, "call.tool", false);
     const inp = copy(c.input ?? null);
     need(c.watchSignal, "boolean", "call.watchSignal");
     const signal = new Signal();
-    if (c.aborted !== undefined) signal.abort(need(c.aborted, "string", "call.aborted"));
+    if (c.aborted !== undefined) signal.abort(text(c.aborted, "call.aborted"));
     running = { signal, scope: null, watch: Boolean(c.watchSignal), seen: null };
     if (c.scope !== undefined) {
       running.scope = scopes.get(c.scope);
@@ -266,7 +274,7 @@ function route(input) {
     const mode = c.mode ?? "transient";
     if (!MODES.includes(mode)) throw new Malformed(`call.mode ${mode}`);
     const door = c.door ?? (mode === "durable" ? "invoke" : "invokeTransient");
-    const principal = need(c.principal, "string", "call.principal") ?? "p";
+    const principal = text(c.principal, "call.principal") ?? "p";
     if (door === "callTransient") {
       for (const k of ["mode", "executionId", "stepId", "idempotencyKey"]) {
         if (k in c) throw new Malformed(`callTransient takes no ${k}`);
@@ -318,10 +326,10 @@ function route(input) {
         return {};
       case "scope": {
         fields(arg, "scope", ["name", "executionId", "executionAborted"]);
-        const name = need(arg.name, "string", "scope.name", false); // a name in use: replaced
+        const name = text(arg.name, "scope.name", false); // a name in use: replaced
         const executionSignal = new Signal();
-        if (arg.executionAborted !== undefined) executionSignal.abort(need(arg.executionAborted, "string", "scope.executionAborted"));
-        scopes.set(name, new DecideScope(rt, need(arg.executionId, "string", "scope.executionId", false), { executionSignal }));
+        if (arg.executionAborted !== undefined) executionSignal.abort(text(arg.executionAborted, "scope.executionAborted"));
+        scopes.set(name, new DecideScope(rt, text(arg.executionId, "scope.executionId", false), { executionSignal }));
         return {};
       }
       case "close":
@@ -331,7 +339,7 @@ function route(input) {
       case "cancelExecution":
         fields(arg, "cancelExecution", ["scope", "reason"]);
         if (!scopes.has(arg.scope)) throw new Malformed(`no scope ${arg.scope}`);
-        scopes.get(arg.scope).executionSignal.abort(need(arg.reason, "string", "cancelExecution.reason", false));
+        scopes.get(arg.scope).executionSignal.abort(text(arg.reason, "cancelExecution.reason", false));
         return {};
       case "isIdempotent":
         return { idempotent: rt.isIdempotent(need(arg, "string", "isIdempotent", false)) };
