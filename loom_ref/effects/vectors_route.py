@@ -436,7 +436,8 @@ def _signal_json(signal: object) -> dict[str, Any] | None:
 
 
 def vector_effects_route(data: object) -> dict[str, Any]:
-    """``effects.route`` (see the module docstring and spec/effects.md §3.8)."""
+    """``effects.route`` (see the module docstring and spec/effects.md §3.8; what counts as
+    malformed input: spec: effects.route-vector)."""
     data = obj(data, "input", _TOP)
     clock = _TracedClock(number(data, "clock", 0.0))
     world = _World(clock)

@@ -625,6 +625,85 @@ case("effects.scope", "closed-mid-call", anchor="effects.scope-closed",
      intent=[{}, {"outcome": err("effect.aborted", reason="scope closed"), "attempts": [1]},
              {"outcome": err("effect.aborted", reason="scope closed"), "trace": []}])
 
+# -- rules an implementation written from the spec alone found unstated (Node adapter wave) --
+
+case("effects.retry", "scripted-refusal-code-retried", anchor="effects.refusal-never-retried",
+     description="What is never retried goes by the error's kind, not its code: the effect's "
+     "own failure carrying a refusal's code is retried, and reports that code's members.",
+     input=route([eff({"raise": {"code": "effect.killed", "message": "first"}},
+                      {"raise": {"code": "effect.killed", "message": "second"}})],
+                 [T()], middleware=[RETRY(2)]),
+     intent=[{"outcome": err("effect.killed", message="second"), "attempts": [1, 2],
+              "sleeps": [0.1]}])
+case("effects.metering", "crash-not-recorded", anchor="effects.metering-record",
+     description="A simulated crash is not recorded and no middleware code runs after it: "
+     "the trace stops at the crash.",
+     input=route([eff({"usage": {"units": 2}, "crash": True})], [T()], meter={"budget": 10},
+                 middleware=[PROBE("outer")]),
+     intent=[{"outcome": {"crashed": True},
+              "trace": [{"enter": "outer", "attempt": 0, "input": 1}, X(1)]}])
+case("effects.refusals", "kill-global-and-tool", anchor="effects.kill-switch",
+     description="While a global and a per-tool kill are both engaged the refusal carries "
+     "the global reason; after a global revive, the tool's.",
+     input=route([eff(OK)], [{"kill": {"reason": "broken", "toolId": "t"}},
+                             {"kill": {"reason": "maintenance"}}, T(), {"revive": {}}, T()]),
+     intent=[{}, {}, {"outcome": err("effect.killed", message="maintenance"), "trace": []}, {},
+             {"outcome": err("effect.killed", message="broken"), "trace": []}])
+case("effects.context", "clock-never-back", anchor="effects.injected-clock",
+     description="The manual clock never moves back: an effect advancing it by a negative "
+     "amount fails with argument.invalid.",
+     input=route([eff({"advance": -1})], [T()]),
+     intent=[{"outcome": err("argument.invalid"), "trace": [X(1)]}])
+case("effects.context", "clock-start-negative", anchor="effects.injected-clock",
+     description="A manual clock starts at a time >= 0.",
+     input=route([eff(OK)], [T()], clock=-1),
+     intent={"error": "argument.invalid"})
+case("effects.host", "registration-empty-modes", anchor="effects.registration",
+     description="An effect allows a non-empty set of modes.",
+     input=route([eff(OK, modes=[])], [T()]),
+     intent={"error": "argument.invalid"})
+case("effects.middleware", "rate-limit-capacity-below-one", anchor="effects.rate-limit",
+     description="A capacity below 1 is refused, not raised to 1.",
+     input=route([eff(OK)], [T()], middleware=[RL(0.5, 1)]),
+     intent={"error": "argument.invalid"})
+case("effects.route", "scripted-message-default", anchor="effects.route-vector",
+     description="A scripted raise without a message fails with the message "
+     "\"scripted failure\".",
+     input=route([eff({"raise": {"code": "test.fatal"}})], [T()]),
+     intent=[{"outcome": err("test.fatal", message="scripted failure"), "trace": [X(1)]}])
+case("effects.route", "error-members-by-code", anchor="effects.route-vector",
+     description="An error reports the members its code fixes, whoever raised it: a "
+     "scripted effect.denied has no triple to report.",
+     input=route([eff({"raise": {"code": "effect.denied", "message": "m"}})], [T()]),
+     intent=[{"outcome": err("effect.denied", toolId=None, principal=None, mode=None),
+              "trace": [X(1)]}])
+case("effects.route", "durable-without-key", anchor="effects.route-vector",
+     description="A durable call may omit its idempotency key: the effect sees none and the "
+     "retry's jitter key is \"<seed>:\".",
+     input=route([eff(FLAKY, OK)],
+                 [{"call": {"tool": "t", "mode": "durable", "input": 1}}],
+                 middleware=[RETRY(2, baseDelay=1.0, jitter=1.0, seed="s")]),
+     intent=[{"outcome": out("ok"), "attempts": [1, 2],
+              "sleeps": [jittered(1, base=1.0, mult=2.0, cap=10.0, jitter=1.0, key="s:")]}])
+case("effects.route", "malformed-grant-modes", anchor="effects.route-vector",
+     description="A grant's modes, when given, are a non-empty list.",
+     input=route([eff(OK)], [T()], grants=[{"principal": "p", "toolId": "t", "modes": []}]),
+     intent={"error": "argument.invalid"})
+case("effects.route", "malformed-meter-estimate", anchor="effects.route-vector",
+     description="A meter's estimate is an integer >= 0.",
+     input=route([eff(OK)], [T()], meter={"budget": 5, "estimate": -1}),
+     intent={"error": "argument.invalid"})
+case("effects.route", "malformed-empty-reason", anchor="effects.route-vector",
+     description="A reason is a non-empty string.",
+     input=route([eff(OK)], [{"kill": {"reason": ""}}, T()]),
+     intent={"error": "argument.invalid"})
+case("effects.scope", "name-reused", anchor="effects.route-vector",
+     description="A scope step whose name is in use replaces that scope for the later steps.",
+     input=route([eff(OK)], [{"scope": {"name": "s1", "executionId": "x1"}}, {"close": "s1"},
+                             {"scope": {"name": "s1", "executionId": "y1"}}, S()]),
+     intent=[{}, {}, {}, {"outcome": out("ok"),
+                          "trace": [X(1, principal="y1", execution="y1")]}])
+
 # -- effects.streaming: deltas.run cases that pin effects.md rules ------------------------------
 
 ORIGIN = "llm:llm"

@@ -50,6 +50,8 @@ CASES: dict[str, tuple[str, dict[str, Any]]] = {
                                                        key=":exec-1/model#1")),
     "jitter-other-key": ("another key gives another delay", _input(2, base=1.0, jitter=1.0,
                                                                    key=":exec-2/model#1")),
+    "round-tie-even": ("round(x, 6) rounds the exact binary value, a tie to even: "
+                       "0.0078125 (= 1/128) gives 0.007812", _input(1, base=0.0078125)),
     "error-attempt-zero": ("attempts are 1-based", _input(0)),
     "error-jitter-above-one": ("jitter is a fraction in [0, 1]", _input(1, jitter=1.5)),
     "error-multiplier-below-one": ("the multiplier never shrinks the delay",
@@ -105,7 +107,7 @@ def test_case_files_match_reference() -> None:
 @pytest.mark.parametrize(
     ("name", "delay"),
     [("first-attempt", 0.1), ("exponential", 0.4), ("capped", 30.0), ("huge-attempt", 5.0),
-     ("zero-base", 0.0), ("multiplier-one", 0.5)],
+     ("zero-base", 0.0), ("multiplier-one", 0.5), ("round-tie-even", 0.007812)],
 )
 def test_jitter_free_delays_by_hand(name: str, delay: float) -> None:
     assert expected(CASES[name][1]) == {"result": delay}

@@ -10,6 +10,7 @@
 // - journal.parse, journal.parse-log (the store log), journal.fold (journal.mjs);
 // - stream.check, stream.assemble, stream.decode, stream.enforce (stream.mjs); stream.consume,
 //   stream.openai_map, stream.attribution_headers (stream-io.mjs);
+// - effects.backoff, effects.route (effects.mjs over effects-runtime.mjs);
 // - deltas.run, deltas.record, deltas.llm, deltas.replay (deltas-vectors.mjs over deltas.mjs,
 //   guards.mjs, llm.mjs);
 // - the agent chapter's vectors (agent.mjs, agent-model.mjs; not the agent_loop instruction).
@@ -20,15 +21,19 @@ import {
   Crash, LoomError, MemoryStore, checkPayload, fold, parseJournal, parseLog,
 } from "./journal.mjs";
 import { Runtime } from "./kernel.mjs";
+import { EFFECTS_VECTORS } from "./effects.mjs";
 import { STREAM_VECTORS } from "./stream.mjs";
 import { AGENT_VECTORS } from "./agent.mjs";
 import { AGENT_MODEL_VECTORS } from "./agent-model.mjs";
 import { DELTAS_VECTORS } from "./deltas-vectors.mjs";
 import { STREAM_IO_VECTORS } from "./stream-io.mjs";
+import { EFFECTS_VECTORS } from "./effects.mjs";
 
 // every chapter module's vector functions, by conformance function name
-const CHAPTER_VECTORS = { ...STREAM_VECTORS, ...STREAM_IO_VECTORS, ...AGENT_VECTORS, ...AGENT_MODEL_VECTORS,
-  ...DELTAS_VECTORS };
+const CHAPTER_VECTORS = {
+  ...STREAM_VECTORS, ...STREAM_IO_VECTORS, ...EFFECTS_VECTORS, ...DELTAS_VECTORS,
+  ...AGENT_VECTORS, ...AGENT_MODEL_VECTORS,
+};
 const CAPABILITIES = ["scenario", "crash", "torn-write", "journal.parse", "journal.parse-log",
   "journal.fold", ...Object.keys(CHAPTER_VECTORS)];
 const copy = (v) => (v === undefined ? null : JSON.parse(JSON.stringify(v)));
