@@ -27,7 +27,6 @@ import { AGENT_VECTORS } from "./agent.mjs";
 import { AGENT_MODEL_VECTORS } from "./agent-model.mjs";
 import { DELTAS_VECTORS } from "./deltas-vectors.mjs";
 import { STREAM_IO_VECTORS } from "./stream-io.mjs";
-import { EFFECTS_VECTORS } from "./effects.mjs";
 
 // every chapter module's vector functions, by conformance function name
 const CHAPTER_VECTORS = {
