@@ -6,9 +6,12 @@
 //   loom-ref conformance --impl "node conformance/adapters/node/loom-adapter.mjs"
 //
 // Implements the vectors journal.parse, journal.parse-log (the store log) and journal.fold,
-// stream.check and stream.assemble (stream.mjs), and scenarios (the body language, scripted
-// effects and deciders, every action, crash and torn-write options). It declares no other
-// capability, so the runner reports every other group as skipped.
+// stream.check and stream.assemble (stream.mjs), taint.guard_request, taint.unwrap,
+// validators.check and validators.check_output (governance.mjs, with pyregex.mjs for the
+// Python regexes of the validators), guards.run and guards.steps (guards.mjs), and scenarios
+// (the body language, scripted effects and deciders, every action, crash and torn-write
+// options). It declares no other capability, so the runner reports every other group as
+// skipped.
 
 import { createInterface } from "node:readline";
 import {
@@ -16,9 +19,12 @@ import {
 } from "./journal.mjs";
 import { Runtime } from "./kernel.mjs";
 import { STREAM_VECTORS } from "./stream.mjs";
+import { GOVERNANCE_VECTORS } from "./governance.mjs";
+import { GUARD_VECTORS } from "./guards.mjs";
 
 const CAPABILITIES = ["scenario", "crash", "torn-write", "journal.parse", "journal.parse-log",
-  "journal.fold", ...Object.keys(STREAM_VECTORS)];
+  "journal.fold", ...Object.keys(STREAM_VECTORS), ...Object.keys(GOVERNANCE_VECTORS),
+  ...Object.keys(GUARD_VECTORS)];
 const copy = (v) => (v === undefined ? null : JSON.parse(JSON.stringify(v)));
 class ScenarioBug extends Error {}
 
@@ -318,6 +324,8 @@ const VECTORS = {
       decisions: s.decisions };
   },
   ...STREAM_VECTORS,
+  ...GOVERNANCE_VECTORS,
+  ...GUARD_VECTORS,
 };
 
 function run(c) {
