@@ -913,6 +913,109 @@ steps_case(
 )
 
 
+# ---- rules the spec text had left open (found by writing the Node adapter from it) ----------
+EMOJI = "\U0001F600"  # one code point, two UTF-16 units
+check_case("input-tainted-origin", "validators.input-walk",
+           "A tainted value is walked as a record, value then origin: the origin string is "
+           "scanned too, at the segment origin.",
+           PII, "input", {"n": tainted("fine", "llm:bob@example.com")},
+           {**VIOLATION, "rule": "email", "path": "/n/origin", "span": [4, 19]})
+check_case("input-integer-like-names", "validators.input-walk",
+           "Document order is the case's member order, the code-point order of the names: "
+           "\"10\" before \"9\" (a JavaScript object would iterate \"9\" first).",
+           PII, "input", {"10": "x 123-45-6789", "9": "bob@example.com"},
+           {**VIOLATION, "rule": "ssn", "path": "/10"})
+case(
+    "taint.guard",
+    "integer-like-names",
+    anchor="taint.guard-details",
+    function=T,
+    description='The first tainted node in document order: member "10" comes before "9" '
+    "(code-point order of the names, the canonical case file's order).",
+    input={"request": {"10": tainted(1, "llm:ten"), "9": tainted(1, "llm:nine")}},
+    intent={**REFUSED, "path": "/10", "origin": "llm:ten"},
+)
+pii_case(
+    "email-after-astral",
+    "validators.violation",
+    "A span counts code points: two emoji before the address are two characters, not four.",
+    EMOJI * 2 + " bob@example.com",
+    {**PII_VIOLATION, "rule": "email", "span": [3, 18]},
+)
+run_case(
+    "guards.budget",
+    "astral-code-points",
+    "guards.token-count",
+    "The token count's len is in code points: five emoji are ceil(5 / 4) = 2 tokens, within a "
+    "budget of 2 (in UTF-16 units they would be 3).",
+    {"maxTokens": 2, "deltas": [EMOJI * 5]},
+    {"delivered": [EMOJI * 5], "severedAt": None},
+)
+run_case(
+    "guards.holdback",
+    "astral-code-points",
+    "guards.hold-back",
+    "Extension: hold-back keeps max_width - 1 code points: of eight emoji under an 8-wide "
+    "rule, one is released and seven are flushed.",
+    {"validators": [KEY4], "holdBack": True, "deltas": [EMOJI * 8]},
+    {"delivered": [EMOJI], "flushed": EMOJI * 7, "severedAt": None},
+    tier="may",
+)
+run_case(
+    "guards.delta",
+    "window-edge-tail-scan",
+    "guards.tail-scan",
+    "A match lying wholly in the window's text is not reported: the window (11) cut the digit "
+    "before 123-45-6789, but the next delta only re-scans where a match could end in it.",
+    {"validators": [PII], "window": 11, "deltas": ["x9123-45-6789", "y"]},
+    {"delivered": ["x9123-45-6789", "y"], "severedAt": None},
+)
+run_case(
+    "guards.delta",
+    "unknown-input-member",
+    "guards.vector-run",
+    "An input member the function does not list is malformed input: argument.invalid.",
+    {"validators": [PII], "deltas": ["a"], "deltaWindow": 4},
+    {"error": "argument.invalid"},
+)
+case(
+    "validators.check",
+    "missing-phase",
+    anchor="guards.vector-run",
+    function=C,
+    description="A missing required input member is malformed input: argument.invalid.",
+    input={"validator": PII, "value": "x"},
+    intent={"error": "argument.invalid"},
+)
+deny_case(
+    "empty-rule-name",
+    "A rule name must be a non-empty string.",
+    {"patterns": {"": "secret"}},
+    "secret",
+    {"error": "argument.invalid"},
+)
+run_case(
+    "guards.holdback",
+    "max-width-ignored-for-bounded",
+    "validators.deny",
+    "Extension: maxWidth bounds only unbounded rules; a bounded rule (width 6) keeps its own "
+    "width, so hold-back holds 5 characters, not 2.",
+    {"validators": [{"kind": "deny", "patterns": ["abcdef"], "maxWidth": 3}], "holdBack": True,
+     "deltas": ["xxxxxxxxxx"]},
+    {"delivered": ["xxxxx"], "flushed": "xxxxx", "severedAt": None},
+    tier="may",
+)
+run_case(
+    "guards.holdback",
+    "no-validators",
+    "guards.hold-back-width",
+    "Extension: hold-back with no validators holds nothing: each delta is released whole and "
+    "the flush is empty.",
+    {"validators": [], "holdBack": True, "deltas": ["abc", "de"]},
+    {"delivered": ["abc", "de"], "flushed": "", "severedAt": None},
+    tier="may",
+)
+
 # ---- machinery ----------------------------------------------------------------------------
 
 

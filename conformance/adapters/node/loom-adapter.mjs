@@ -10,6 +10,9 @@
 // - journal.parse, journal.parse-log (the store log), journal.fold (journal.mjs);
 // - stream.check, stream.assemble, stream.decode, stream.enforce (stream.mjs); stream.consume,
 //   stream.openai_map, stream.attribution_headers (stream-io.mjs);
+// - taint.guard_request, taint.unwrap, validators.check, validators.check_output
+//   (governance.mjs, with pyregex.mjs for the validators' Python regexes), guards.run,
+//   guards.steps (governance-guards.mjs);
 // - effects.backoff, effects.route (effects.mjs over effects-runtime.mjs);
 // - deltas.run, deltas.record, deltas.llm, deltas.replay (deltas-vectors.mjs over deltas.mjs,
 //   guards.mjs, llm.mjs);
@@ -22,6 +25,8 @@ import {
 } from "./journal.mjs";
 import { Runtime } from "./kernel.mjs";
 import { EFFECTS_VECTORS } from "./effects.mjs";
+import { GOVERNANCE_VECTORS } from "./governance.mjs";
+import { GUARD_VECTORS } from "./governance-guards.mjs";
 import { STREAM_VECTORS } from "./stream.mjs";
 import { AGENT_VECTORS } from "./agent.mjs";
 import { AGENT_MODEL_VECTORS } from "./agent-model.mjs";
@@ -30,7 +35,8 @@ import { STREAM_IO_VECTORS } from "./stream-io.mjs";
 
 // every chapter module's vector functions, by conformance function name
 const CHAPTER_VECTORS = {
-  ...STREAM_VECTORS, ...STREAM_IO_VECTORS, ...EFFECTS_VECTORS, ...DELTAS_VECTORS,
+  ...STREAM_VECTORS, ...STREAM_IO_VECTORS, ...GOVERNANCE_VECTORS, ...GUARD_VECTORS,
+  ...EFFECTS_VECTORS, ...DELTAS_VECTORS,
   ...AGENT_VECTORS, ...AGENT_MODEL_VECTORS,
 };
 const CAPABILITIES = ["scenario", "crash", "torn-write", "journal.parse", "journal.parse-log",
