@@ -158,7 +158,10 @@ class ChatCompletionsMapper:
         self._ended = False
 
     def feed(self, payload: object) -> list[StreamChunk]:
-        """Map one ``chat.completion.chunk`` payload; usage and finish are only recorded."""
+        """Map one ``chat.completion.chunk`` payload; usage and finish are only recorded.
+
+        spec: stream.openai.payload -- the order it reads a payload in (error, usage, the
+        index-0 choice's delta: reasoning, content, tool calls; then its finish_reason)."""
         if not isinstance(payload, Mapping):
             raise ProviderError("an event's data is not a JSON object", code=MALFORMED_EVENT)
         out: list[StreamChunk] = []

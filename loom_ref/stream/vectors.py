@@ -61,7 +61,8 @@ __all__ = [
 
 
 def _fields(payload: object, required: Set[str], optional: Set[str] = frozenset()) -> Any:
-    """The input object, refusing unknown and missing members (``stream.wire.*`` codes)."""
+    """The input object, refusing unknown and missing members (``stream.wire.*`` codes), in
+    the order of ``stream.vectors.input-order``: not an object, unknown, then missing."""
     if not isinstance(payload, Mapping):
         raise WireError("the input is not an object", code="stream.wire.not-an-object", path="$")
     extra = sorted(str(k) for k in payload if k not in required | optional)
