@@ -43,8 +43,12 @@ __all__ = ["create_llm_effect", "llm_request"]
 _FIELDS = frozenset({"messages", "system", "tools", "model", "maxTokens", "temperature"})
 
 
+_TOOL_FIELDS = frozenset({"name", "description", "parameters"})
+
+
 def _tool(value: object, where: str) -> ToolSpec:
-    if not isinstance(value, Mapping) or not isinstance(value.get("name"), str):
+    if not isinstance(value, Mapping) or not isinstance(value.get("name"), str) or (
+            not set(value) <= _TOOL_FIELDS):
         raise InvalidArgument(f"{where} must be {{name, description?, parameters?}}")
     description = value.get("description", "")
     parameters = value.get("parameters", {})

@@ -20,6 +20,7 @@ death, ``KeyboardInterrupt``) passes through untouched.
 from __future__ import annotations
 
 import abc
+import math
 from collections.abc import Iterable, Iterator, Mapping
 from typing import TYPE_CHECKING, Any
 
@@ -80,15 +81,29 @@ class ToolSpec:
     parameters: Mapping[str, Any] = attrs.field(factory=dict)
 
 
+def _optional_int(instance: Any, attribute: attrs.Attribute[Any], value: Any) -> None:
+    if value is not None and (type(value) is bool or not isinstance(value, int)):
+        raise InvalidArgument(f"LlmRequest.{attribute.name} must be an int or None, "
+                              f"got {value!r}")
+
+
+def _optional_number(instance: Any, attribute: attrs.Attribute[Any], value: Any) -> None:
+    if value is not None and (type(value) is bool or not isinstance(value, (int, float))
+                              or not math.isfinite(value)):
+        raise InvalidArgument(f"LlmRequest.{attribute.name} must be a finite number or None, "
+                              f"got {value!r}")
+
+
 @attrs.frozen(kw_only=True)
 class LlmRequest:
-    """One model call: model id, conversation, tools and sampling limits."""
+    """One model call: model id, conversation, tools and sampling limits (``max_tokens`` an
+    int, ``temperature`` a finite number; None leaves each to the provider)."""
 
     model: str = attrs.field(validator=_nonempty_str)
     messages: tuple[Message, ...] = attrs.field(converter=_messages)
     tools: tuple[ToolSpec, ...] = attrs.field(default=(), converter=_tools)
-    max_tokens: int | None = None
-    temperature: float | None = None
+    max_tokens: int | None = attrs.field(default=None, validator=_optional_int)
+    temperature: float | None = attrs.field(default=None, validator=_optional_number)
 
 
 class LlmAdapter(abc.ABC):

@@ -618,6 +618,26 @@ llm("malformed-input", anchor="deltas.llm-input",
     input={"input": {"messages": "plan?"}, "scripts": [{"chunks": text_script(["x"])}]},
     intent={"perCall": [], "outcome": err("argument.invalid"),
             "adapter": {"calls": 0, "pulled": 0, "models": []}})
+llm("bad-max-tokens", anchor="deltas.llm-input",
+    description="maxTokens is an int: a string is argument.invalid, and the adapter is not "
+    "called.",
+    input={"input": {**PROMPT, "maxTokens": "x"}, "scripts": [{"chunks": text_script(["x"])}]},
+    intent={"perCall": [], "outcome": err("argument.invalid"),
+            "adapter": {"calls": 0, "pulled": 0, "models": []}})
+llm("bad-temperature", anchor="deltas.llm-input",
+    description="temperature is a number: a string is argument.invalid, and the adapter is "
+    "not called.",
+    input={"input": {**PROMPT, "temperature": "hot"},
+           "scripts": [{"chunks": text_script(["x"])}]},
+    intent={"perCall": [], "outcome": err("argument.invalid"),
+            "adapter": {"calls": 0, "pulled": 0, "models": []}})
+llm("unknown-tool-field", anchor="deltas.llm-input",
+    description="A tool's members are name, description and parameters: another is refused, "
+    "not ignored.",
+    input={"input": {**PROMPT, "tools": [{"name": "f", "strict": True}]},
+           "scripts": [{"chunks": text_script(["x"])}]},
+    intent={"outcome": err("argument.invalid"), "adapter": {"calls": 0, "pulled": 0,
+                                                            "models": []}})
 llm("unknown-input-field", anchor="deltas.llm-input",
     description="An unknown LLM input field is refused, not ignored.",
     input={"input": {**PROMPT, "prompt": "x"}, "scripts": [{"chunks": text_script(["x"])}]},

@@ -226,3 +226,15 @@ def test_scripted_adapter_honours_its_signal() -> None:
 def test_bad_arguments_raise_invalid_argument(build: object) -> None:
     with pytest.raises(InvalidArgument):
         build()  # type: ignore[operator]
+
+
+@pytest.mark.parametrize("limits", [{"max_tokens": "x"}, {"max_tokens": 2.5},
+                                    {"max_tokens": True}, {"temperature": "hot"},
+                                    {"temperature": float("nan")}, {"temperature": False}])
+def test_llm_request_refuses_sampling_limits_of_the_wrong_type(limits: dict[str, object]
+                                                               ) -> None:
+    # spec: deltas.llm-input -- maxTokens an int, temperature a finite number
+    with pytest.raises(InvalidArgument):
+        LlmRequest(model="m", messages=[], **limits)  # type: ignore[arg-type]
+    ok = LlmRequest(model="m", messages=[], max_tokens=3, temperature=0.5)
+    assert (ok.max_tokens, ok.temperature) == (3, 0.5)
