@@ -22,15 +22,26 @@ from loom_ref.errors import InvalidArgument
 __all__ = ["APP_IDENTITY", "AppIdentity", "attribution_headers"]
 
 
+# RFC 9110 section 5.6.2: token = 1*tchar
+_TCHAR = frozenset("!#$%&'*+-.^_`|~0123456789"
+                   "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz")
+
+
 def _token(instance: Any, attribute: attrs.Attribute[Any], value: Any) -> None:
+    """spec: stream.attribution.static -- ``product`` and ``version`` are RFC 9110 tokens;
+    ``url`` is printable ASCII that can stand in a comment (no ``(``, ``)`` or ``\\``)."""
     if not isinstance(value, str) or not value:
         raise InvalidArgument(f"AppIdentity.{attribute.name} must be a non-empty str")
     if any(c in value for c in "\r\n") or not value.isprintable() or not value.isascii():
         raise InvalidArgument(
             f"AppIdentity.{attribute.name} must be printable ASCII on one line: {value!r}"
         )
-    if attribute.name != "url" and any(c in value for c in " /()"):
-        raise InvalidArgument(f"AppIdentity.{attribute.name} must be a product token: {value!r}")
+    if attribute.name == "url":
+        if any(c in value for c in "()\\"):
+            raise InvalidArgument(f"AppIdentity.url must not hold '(', ')' or '\\': {value!r}")
+    elif not set(value) <= _TCHAR:
+        raise InvalidArgument(f"AppIdentity.{attribute.name} must be an RFC 9110 token "
+                              f"(letters, digits and !#$%&'*+-.^_`|~): {value!r}")
 
 
 @attrs.frozen(kw_only=True)

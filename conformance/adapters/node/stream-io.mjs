@@ -327,6 +327,8 @@ export function attributionHeaders(identity) {
   for (const name of ["product", "version"]) {
     if (!TOKEN.test(identity[name])) throw bad(`identity ${name} is not a product token`);
   }
+  // the url stands in the header's comment as it is
+  if (/[()\\]/.test(identity.url)) throw bad("identity url holds '(', ')' or '\\'");
   return { "User-Agent": `${identity.product}/${identity.version} (+${identity.url})` };
 }
 
