@@ -3,7 +3,8 @@
 Rules (``spec/stream.md`` § The OpenAI-compatible adapter, spec: stream.openai.sse): lines end at
 LF, CRLF or CR; a line starting with ``:`` is a comment; ``field: value`` loses one space after
 the colon; ``data`` lines of one event join with LF; a blank line dispatches an event that has
-data; a partial event at end of input is discarded, as the standard requires.
+data; a partial event at end of input is discarded, as the standard requires; one leading
+U+FEFF (byte order mark) at the start of the stream is ignored.
 
 :meth:`SseDecoder.feed` takes text in pieces of any size (a CRLF split between two pieces is one
 line end); :meth:`SseDecoder.feed_line` takes one line at a time.
@@ -40,6 +41,7 @@ class SseDecoder:
         self._id: str | None = None
         self._partial = ""  # text after the last line end seen by feed()
         self._after_cr = False  # the last piece fed ended with CR: a leading LF is its pair
+        self._at_start = True  # nothing fed yet: a leading byte order mark is dropped
 
     def feed(self, text: str) -> list[SseEvent]:
         """Consume a piece of the stream; return the events it completes, in order.
@@ -49,6 +51,8 @@ class SseDecoder:
         """
         if not isinstance(text, str):
             raise InvalidArgument(f"text must be a str, got {type(text).__name__}")
+        if self._at_start and text:  # spec: stream.openai.sse -- one leading BOM is ignored
+            text, self._at_start = text.removeprefix("\ufeff"), False
         if self._after_cr and text.startswith("\n"):
             text = text[1:]  # the LF of a CRLF cut between two pieces
         if text:
@@ -65,6 +69,8 @@ class SseDecoder:
         """Consume one line; return the event it completes, if any."""
         if not isinstance(line, str):
             raise InvalidArgument(f"line must be a str, got {type(line).__name__}")
+        if self._at_start:  # the first line of the stream: a leading BOM is ignored
+            line, self._at_start = line.removeprefix("\ufeff"), False
         line = line.rstrip("\r\n")
         if line == "":
             return self._dispatch()

@@ -764,6 +764,16 @@ OPENAI: list[tuple[str, str, str, Any, Any]] = [
          delta("tool_calls")),
      [bs(0, "tool-call"), tc(0, "a", "{}", "f"), be(0, call("a", "f", "{}")),
       fin("tool-calls")]),
+    ("leading-bom", "stream.openai.sse",
+     "one byte order mark at the very start of the stream is ignored (WHATWG), even in a "
+     "piece of its own",
+     ["\ufeff", sse(delta("stop", content="Hi"))], [*HI, fin("stop")]),
+    ("bom-later-is-a-character", "stream.openai.sse",
+     "a byte order mark anywhere else is part of the line: '\ufeffdata' is an unknown field, "
+     "so that event has no data and is not dispatched",
+     sse(delta(content="Hi"), done=False) + "\ufeffdata: " + json.dumps(delta(content="X"))
+     + "\n\n" + sse(delta("stop")),
+     [*HI, fin("stop")]),
     ("done-with-whitespace", "stream.openai.sse",
      "[DONE] is recognised with whitespace around it (data:  [DONE] keeps one space)",
      sse(delta("stop", content="Hi"), done=False) + "data:  [DONE]\n\n"
