@@ -409,9 +409,10 @@ def _call(spec_value: object, i: int, runtime: EffectRuntime, world: _World) -> 
             idempotency_key=optional["idempotencyKey"], signal=signal,
             on_emit=lambda event: trace.append({"emit": event}),
         )
-        if door == "callTransient":
-            if mode != "transient":
-                raise InvalidArgument(f'{what}: the callTransient door takes no "mode"')
+        if door == "callTransient":  # the keyword door: no mode, no execution's ids
+            extra = sorted({"mode", "executionId", "stepId", "idempotencyKey"} & set(spec))
+            if extra:
+                raise InvalidArgument(f"{what}: the callTransient door takes no {extra}")
 
             def run() -> Any:
                 return runtime.call_transient(tool, input, principal=principal, signal=signal)

@@ -7,7 +7,7 @@ written to the file is loom_ref's full answer, and generation fails if it contra
 intent, so a bug cannot silently become a vector. ``test_vectors.py`` keeps the files and
 loom_ref in step.
 
-Rewrite the files: ``python tests/agent/gen_vectors.py --write`` (or ``LOOM_REGEN=1`` with
+Rewrite the files: ``python -m tests.agent.gen_vectors --write`` (or ``LOOM_REGEN=1`` with
 pytest). Check only: run without ``--write``.
 """
 

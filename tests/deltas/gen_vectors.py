@@ -6,7 +6,7 @@ the warnings, the outcome); the ``expect`` written to the file is loom_ref's ful
 generation fails if that answer contradicts the intent, so a bug cannot silently become a
 vector. ``test_vectors.py`` keeps the files and loom_ref in step.
 
-Rewrite the files: ``python tests/deltas/gen_vectors.py --write`` (or ``LOOM_REGEN=1`` with
+Rewrite the files: ``python -m tests.deltas.gen_vectors --write`` (or ``LOOM_REGEN=1`` with
 pytest). Check only: run without ``--write``.
 """
 

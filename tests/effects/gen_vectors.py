@@ -11,7 +11,7 @@ means the step observes nothing (``{}``). The ``expect`` written to the file is 
 answer, and generation fails if it contradicts the intent, so a bug cannot silently become a
 vector. ``test_vectors.py`` keeps files and loom_ref in step.
 
-Rewrite the files: ``python tests/effects/gen_vectors.py --write`` (or ``LOOM_REGEN=1`` with
+Rewrite the files: ``python -m tests.effects.gen_vectors --write`` (or ``LOOM_REGEN=1`` with
 pytest). Check only: run without ``--write``.
 """
 
@@ -696,6 +696,17 @@ case("effects.route", "malformed-meter-estimate", anchor="effects.route-vector",
 case("effects.route", "malformed-empty-reason", anchor="effects.route-vector",
      description="A reason is a non-empty string.",
      input=route([eff(OK)], [{"kill": {"reason": ""}}, T()]),
+     intent={"error": "argument.invalid"})
+case("effects.route", "malformed-call-transient-ids", anchor="effects.route-vector",
+     description="The keyword door takes no mode and no execution's ids: a transient mode "
+     "or an executionId given to it is malformed, not ignored.",
+     input=route([eff(OK)], [{"call": {"tool": "t", "door": "callTransient",
+                                        "mode": "transient"}}]),
+     intent={"error": "argument.invalid"})
+case("effects.route", "malformed-call-transient-key", anchor="effects.route-vector",
+     description="An idempotencyKey given to the keyword door is malformed, not ignored.",
+     input=route([eff(OK)], [{"call": {"tool": "t", "door": "callTransient",
+                                        "idempotencyKey": "k"}}]),
      intent={"error": "argument.invalid"})
 case("effects.scope", "name-reused", anchor="effects.route-vector",
      description="A scope step whose name is in use replaces that scope for the later steps.",

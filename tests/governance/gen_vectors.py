@@ -9,7 +9,7 @@ the sever index, an error code); the ``expect`` written to the file is loom_ref'
 and generation fails if that answer contradicts the intent. So a bug in loom_ref cannot
 silently become a vector, and ``test_vectors.py`` keeps the files and loom_ref in step.
 
-Rewrite the files: ``python tests/governance/gen_vectors.py --write`` (or ``LOOM_REGEN=1``
+Rewrite the files: ``python -m tests.governance.gen_vectors --write`` (or ``LOOM_REGEN=1``
 with pytest). Check only: run without ``--write``.
 """
 
