@@ -7,7 +7,9 @@ Rules (``conformance/INTERPRETING.md`` section 10). For every file under ``cases
 - it is canonical JSON and valid against ``schemas/case.json``; ids are unique;
 - the anchor it pins exists in ``spec/*.md`` (written ``{#anchor.id}``);
 - a scenario's body uses known operators only, every decider it names is scripted, and it
-  expects one observation per action; patterns in expectations are well-formed.
+  expects one observation per action; patterns in expectations are well-formed;
+- no integer in it is beyond +-2**53, which a reader over IEEE-754 doubles cannot hold
+  (section 7, numbers).
 """
 
 from __future__ import annotations
@@ -54,6 +56,20 @@ def _deciders_named(body: Any) -> set[str]:
             if isinstance(catch, Mapping):
                 names |= _deciders_named(catch.get("body"))
     return names
+
+
+_EXACT = 2**53  # integers up to this magnitude are exact in an IEEE-754 double
+
+
+def _inexact_integers(value: Any, path: str) -> list[str]:
+    """Where ``value`` holds an integer a double cannot hold exactly."""
+    if isinstance(value, int) and not isinstance(value, bool):
+        return [f"{path}: integer {value} is beyond +-2**53"] if abs(value) > _EXACT else []
+    if isinstance(value, Mapping):
+        return [p for k, v in value.items() for p in _inexact_integers(v, f"{path}.{k}")]
+    if isinstance(value, list):
+        return [p for i, v in enumerate(value) for p in _inexact_integers(v, f"{path}[{i}]")]
+    return []
 
 
 def _semantic(data: Mapping[str, Any]) -> list[str]:
@@ -109,4 +125,5 @@ def lint(cases_dir: str, spec_dir: str, schemas: SchemaSet) -> list[str]:
             problems.append(f"{rel}: anchor {data['anchor']!r} is not defined in "
                             f"{os.path.relpath(spec_dir)}/*.md")
         problems += [f"{rel}: {p}" for p in _semantic(data)]
+        problems += [f"{rel}: {p}" for p in _inexact_integers(dict(data), "$")]
     return problems

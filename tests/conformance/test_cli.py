@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from loom_ref.cli.main import main
+from loom_ref.conformance.case import canonical_json
 
 from .helpers import CASES
 
@@ -68,9 +69,14 @@ def test_lint_reports_real_problems(tmp_path: Path, capsys: pytest.CaptureFixtur
     (cases / "journal.fold" / "copy.json").write_text(text)  # wrong id for its place
     (cases / "journal.fold" / "ugly.json").write_text(json.dumps(
         {**json.loads(text), "id": "journal.fold/ugly", "tier": "often"}))
+    big = {**json.loads(text), "id": "journal.fold/big"}
+    big["description"] = "an integer no double holds"
+    big["input"] = {"events": [{"seq": 2**53 + 1}]}
+    (cases / "journal.fold" / "big.json").write_text(canonical_json(big))
     status = main(["conformance", "lint", "--cases", str(cases)])
     out = capsys.readouterr().out
     assert status == 1
+    assert "big.json: $.input.events[0].seq: integer 9007199254740993 is beyond" in out
     assert "copy.json: id 'journal.fold/empty' should be 'journal.fold/copy'" in out
     assert "ugly.json: not canonical JSON" in out and "ugly.json: schema:" in out
     assert "anchor 'journal.transitions' is not defined" in out
