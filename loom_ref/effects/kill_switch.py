@@ -44,8 +44,10 @@ class KillSwitch:
         (per-tool kills stay engaged until revived by name)."""
         if tool_id is None:
             self._global = None
-        else:
+        elif isinstance(tool_id, str) and tool_id:
             self._tools.pop(tool_id, None)
+        else:
+            raise InvalidArgument(f"tool_id must be a non-empty string or None, got {tool_id!r}")
         self._engaged = self._global is not None or bool(self._tools)
 
     def check(self, tool_id: str) -> str | None:

@@ -708,6 +708,10 @@ case("effects.route", "malformed-call-transient-key", anchor="effects.route-vect
      input=route([eff(OK)], [{"call": {"tool": "t", "door": "callTransient",
                                         "idempotencyKey": "k"}}]),
      intent={"error": "argument.invalid"})
+case("effects.route", "malformed-revive-tool", anchor="effects.route-vector",
+     description="A revive's toolId, when given, is a non-empty string, as a kill's is.",
+     input=route([eff(OK)], [{"revive": {"toolId": 5}}]),
+     intent={"error": "argument.invalid"})
 case("effects.scope", "name-reused", anchor="effects.route-vector",
      description="A scope step whose name is in use replaces that scope for the later steps.",
      input=route([eff(OK)], [{"scope": {"name": "s1", "executionId": "x1"}}, {"close": "s1"},

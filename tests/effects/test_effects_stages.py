@@ -98,6 +98,9 @@ def test_kill_switch_global_and_per_tool() -> None:
         switch.kill("")
     with pytest.raises(InvalidArgument):
         switch.kill("r", tool_id="")
+    for bad in ("", 5, ["a"]):  # a list raised TypeError (unhashable) before
+        with pytest.raises(InvalidArgument):
+            switch.revive(tool_id=bad)  # type: ignore[arg-type]
 
 
 def test_kill_reason_is_the_refusal_message() -> None:
