@@ -12,10 +12,11 @@
 //   stream.openai_map, stream.attribution_headers (stream-io.mjs);
 // - taint.guard_request, taint.unwrap, validators.check, validators.check_output
 //   (governance.mjs, with pyregex.mjs for the validators' Python regexes), guards.run,
-//   guards.steps (governance-guards.mjs);
+//   guards.steps (governance-guards.mjs): chapter 4's one implementation, which the deltas
+//   modules use too;
 // - effects.backoff, effects.route (effects.mjs over effects-runtime.mjs);
 // - deltas.run, deltas.record, deltas.llm, deltas.replay (deltas-vectors.mjs over deltas.mjs,
-//   guards.mjs, llm.mjs);
+//   llm.mjs and the governance modules);
 // - the agent chapter's vectors (agent.mjs, agent-model.mjs; not the agent_loop instruction).
 // It declares no other capability, so the runner reports every other group as skipped.
 
