@@ -1,12 +1,13 @@
 """The Node.js adapter (conformance/adapters/node, no npm dependencies) passes the journal and
-kernel groups over its own minimal kernel, and every vector group over its own chapter
-modules, written from the spec text: the protocol and the spec are language-neutral. Skipped
-when ``node`` is not installed."""
+kernel groups over its own minimal kernel (every generated mode, always-replay included), and
+every vector group over its own chapter modules, written from the spec text: the protocol and
+the spec are language-neutral. Skipped when ``node`` is not installed."""
 
 from __future__ import annotations
 
 import os
 import shutil
+from typing import Any
 
 import pytest
 
@@ -30,10 +31,45 @@ def test_node_adapter_passes_journal_and_kernel_groups() -> None:
     assert not failures(suite), [(r.id, r.message, r.diff[:3]) for r in failures(suite)]
     assert suite.implementation["language"] == "javascript"
     passed_modes = {r.mode for r in suite.results if r.status is Status.PASS}
-    assert {"base", "crash", "torn", "replay", "prefix"} <= passed_modes
-    skipped = {r.mode for r in suite.results if r.status is Status.SKIP}
-    assert skipped == {"always-replay"}  # not declared, so skipped, never passed
+    assert {"base", "crash", "torn", "replay", "always-replay", "prefix"} <= passed_modes
+    # always-replay is declared and run: nothing of these groups is skipped
+    assert not [r.id for r in suite.results if r.status is Status.SKIP]
     assert not impl.crashes
+
+
+def _drift_case(body: list[Any]) -> dict[str, Any]:
+    return {"id": "node.always-replay/drift", "family": "scenario", "anchor": "kernel.replay-serve",
+            "tier": "must", "description": "always-replay meets a body that diverges on replay",
+            "options": {"alwaysReplay": True},
+            "workflow": {"name": "w", "body": body},
+            "effects": {"a": {"script": [{"return": 1}]}, "b": {"script": [{"return": 2}]}},
+            "deciders": {"pick": {"script": [{"return": "x"}]}},
+            "actions": [{"do": "start"}]}
+
+
+def test_node_adapter_always_replay_reports_a_diverging_replay() -> None:
+    # The runner derives always-replay expectations from a passing base case, so a correct
+    # kernel never warns there; this checks the detection itself: a body steered by $drift
+    # takes another branch on the replay after each step outcome and decision, and each of
+    # those replays is reported as conformance.always-replay-diverged (INTERPRETING.md 8).
+    assert NODE is not None
+    impl = SubprocessImplementation([NODE, ADAPTER], cwd=REPO)
+    try:
+        impl.request({"cmd": "start", "protocol": 1})
+        drift = {"$drift": {"name": "d", "values": [True, False]}}
+        branch = {"op": "if", "cond": drift, "then": [{"op": "execute", "tool": "a"}],
+                  "else": [{"op": "execute", "tool": "b"}]}
+        body: list[Any] = [branch, {"op": "decide", "id": "pick"}, {"op": "return", "value": 1}]
+        reply = impl.request({"cmd": "run", "seq": 1, "case": _drift_case(body)})
+        action = reply["observations"]["actions"][0]
+        assert action["result"] == {"status": "completed", "output": 1}
+        assert action["warnings"] == ["conformance.always-replay-diverged"] * 2
+        # the same body without the drift replays cleanly: no warning
+        steady = [{"op": "execute", "tool": "a"}, *body[1:]]
+        reply = impl.request({"cmd": "run", "seq": 2, "case": _drift_case(steady)})
+        assert reply["observations"]["actions"][0]["warnings"] == []
+    finally:
+        impl.close()
 
 
 def test_node_adapter_passes_every_vector_case() -> None:

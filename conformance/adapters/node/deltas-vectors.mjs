@@ -9,7 +9,7 @@
 import { LoomError, MemoryStore } from "./journal.mjs";
 import { Runtime } from "./kernel.mjs";
 import { decodeChunk } from "./stream.mjs";
-import { Tainted, decodeValidator, invalid } from "./guards.mjs";
+import { Tainted, buildValidator, invalid } from "./governance.mjs";
 import {
   DecideScope, EffectDelta, EffectRuntime, RetryMiddleware, Signal, checkUsage, endChunk,
   patternRedactor, redactionMiddleware, safetyMiddleware, streamBudgetMiddleware,
@@ -109,11 +109,11 @@ function runVector(input) {
   const built = {};
   if (retry > 1) built.retry = new RetryMiddleware(retry);
   if ("redact" in input) {
-    const vs = want(input.redact, "array", "redact").map(decodeValidator);
+    const vs = want(input.redact, "array", "redact").map(buildValidator);
     built.redact = redactionMiddleware({ redactOutput: patternRedactor(vs) });
   }
   if ("validators" in input || "deltaWindow" in input || "holdBack" in input) {
-    const vs = want(input.validators ?? [], "array", "validators").map(decodeValidator);
+    const vs = want(input.validators ?? [], "array", "validators").map(buildValidator);
     const holdBack = want(input.holdBack ?? false, "boolean", "holdBack");
     built.safety = safetyMiddleware(vs, { deltaWindow: posInt(input.deltaWindow ?? 4096, "deltaWindow"), holdBack });
   }
@@ -241,7 +241,7 @@ function llmVector(input) {
   const retry = posInt(input.retry ?? 1, "retry");
   const middleware = [];
   if (retry > 1) middleware.push(new RetryMiddleware(retry));
-  if ("validators" in input) middleware.push(safetyMiddleware(want(input.validators, "array", "validators").map(decodeValidator)));
+  if ("validators" in input) middleware.push(safetyMiddleware(want(input.validators, "array", "validators").map(buildValidator)));
   if ("maxStreamTokens" in input) middleware.push(streamBudgetMiddleware(input.maxStreamTokens));
   if (!useRuntime && middleware.length) throw invalid("no middleware without a runtime");
   const sinkFailure = () => new LoomError("effect.scripted-sink-failure", "scripted sink failure");

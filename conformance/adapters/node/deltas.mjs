@@ -1,6 +1,7 @@
-// Governed streaming deltas: a small effect runtime with the guarded delta channel, and the
-// vector functions `deltas.run` and `deltas.record`, written from spec/deltas.md (chapter 3a),
-// spec/effects.md (chapter 3) and spec/governance.md (chapter 4). No npm dependencies.
+// Governed streaming deltas: a small effect runtime with the guarded delta channel (the vector
+// functions are in deltas-vectors.mjs), written from spec/deltas.md (chapter 3a) and
+// spec/effects.md (chapter 3); taint, validators and delta guards (spec/governance.md,
+// chapter 4) come from governance.mjs and governance-guards.mjs. No npm dependencies.
 //
 // Rules (spec/deltas.md):
 // - A chunk is a text chunk {delta}, a reset chunk {delta: "", reset, attempt >= 2} or the
@@ -18,9 +19,8 @@
 //   channel and warns once (#deltas.fail-closed).
 
 import { LoomError } from "./journal.mjs";
-import {
-  HoldBackGuard, RunningTextGuard, StreamTokenBudget, Tainted, decodeValidator, invalid, walkStrings,
-} from "./guards.mjs";
+import { Tainted, invalid, walkStrings } from "./governance.mjs";
+import { HoldBackGuard, RunningTextGuard, TokenBudgetGuard } from "./governance-guards.mjs";
 
 const jsonType = (v) => (v === null ? "null" : Array.isArray(v) ? "array" : typeof v);
 const isObject = (v) => jsonType(v) === "object";
@@ -150,9 +150,9 @@ class Channel {
     if (value === "" || this.silent) return;
     try { // spec: deltas.guard-before-delivery — every guard, in order, before any sink
       for (const g of this.guards) {
-        if (typeof g.feed === "function") this.released.set(g, (this.released.get(g) ?? "") + g.feed(value));
-        else if (typeof g.check === "function") g.check(value);
-        else g(value);
+        const out = typeof g.check === "function" ? g.check(value) : g(value);
+        // a hold-back guard (one with flush) returns what it releases
+        if (typeof g.flush === "function") this.released.set(g, (this.released.get(g) ?? "") + out);
       }
     } catch (e) {
       this.severed = e;
@@ -347,20 +347,20 @@ function outputTexts(output) {
 }
 
 export function safetyMiddleware(validators, { deltaWindow = 4096, holdBack = false } = {}) {
-  const outputs = validators.filter((v) => v.output);
+  const outputs = validators.filter((v) => v.forms.output);
   const m = {
     inspectsOutput: outputs.length > 0,
     deltaGuard: null,
     handle(ctx, input, next) {
-      for (const v of validators) if (v.input) v.input(input); // before next
+      for (const v of validators) if (v.forms.input) v.forms.input(input); // before next
       const output = next(ctx, input);
-      for (const text of outputTexts(output)) for (const v of outputs) v.output(text); // after next
+      for (const text of outputTexts(output)) for (const v of outputs) v.forms.output(text); // after next
       return output;
     },
   };
   // spec: deltas.safety-delta-guard — only when every output form has a delta form
-  if (outputs.every((v) => v.delta)) {
-    const deltas = validators.filter((v) => v.delta);
+  if (outputs.every((v) => v.forms.delta)) {
+    const deltas = validators.filter((v) => v.forms.delta);
     const Guard = holdBack ? HoldBackGuard : RunningTextGuard;
     new Guard(deltas, deltaWindow); // refuse a bad configuration now, not mid-call
     m.deltaGuard = () => (deltas.length ? new Guard(deltas, deltaWindow) : null);
@@ -369,17 +369,17 @@ export function safetyMiddleware(validators, { deltaWindow = 4096, holdBack = fa
 }
 
 export const streamBudgetMiddleware = (maxTokens) => {
-  new StreamTokenBudget(maxTokens);
-  return { inspectsOutput: false, deltaGuard: () => new StreamTokenBudget(maxTokens),
+  new TokenBudgetGuard(maxTokens);
+  return { inspectsOutput: false, deltaGuard: () => new TokenBudgetGuard(maxTokens),
     handle: (ctx, input, next) => next(ctx, input) };
 };
 
 /** spec: deltas.redaction-inspects — pattern_redactor masks every accepted match. */
 export function patternRedactor(validators, mask = "[redacted]") {
-  const rules = validators.flatMap((v) => (v.output ? v.rules : []));
+  const rules = validators.flatMap((v) => (v.forms.output ? v.rules : []));
   const maskText = (s) => {
     for (const r of rules) {
-      s = s.replace(new RegExp(r.re.source, r.re.flags), (m) => (r.accept && !r.accept(m) ? m : mask));
+      s = s.replace(new RegExp(r.regex.source, r.regex.flags), (m) => (r.accept && !r.accept(m) ? m : mask));
     }
     return s;
   };

@@ -118,6 +118,11 @@ function* walk(v, into) {
   }
 }
 
+/** Every string of `v` with its pointer, walked as `taint.walk` (keys and tainted content included). */
+export function* walkStrings(v) {
+  for (const [node, path] of walk(v, true)) if (typeof node === "string") yield [node, path];
+}
+
 /** `guard_request(request)` (#taint.guard-request): raise at the first tainted node. */
 export function guardRequest(request) {
   for (const [node, path] of walk(request, false)) {
@@ -190,7 +195,7 @@ export function patternValidator(name, rules, phases = PHASES) {
     input: (value) => {
       // spec: validators.input-walk — every string (keys and tainted content included), in
       // document order, the first violating string reported with its path
-      for (const [node, path] of walk(value, true)) if (typeof node === "string") scan("input", node, path);
+      for (const [node, path] of walkStrings(value)) scan("input", node, path);
     },
     output: (text) => scan("output", text),
     // `fresh` (code points): where the new delta begins; a bounded rule scans from

@@ -1,6 +1,12 @@
 // A minimal Loom kernel in JavaScript: generator bodies, the four commands, step identity,
 // replay (serve and compare), in-doubt steps, and the runtime's start / resume / recover /
 // resolve / replay. Written from spec/kernel.md; it shares no code with loom_ref.
+//
+// Always-replay (conformance/INTERPRETING.md section 8, anchor kernel.replay-serve): with
+// `alwaysReplay`, the runtime replays the journal read-only after every step outcome,
+// decision, stream append and resume it writes; that replay must be served entirely from the
+// journal, so one that raises or would call anything (an effect, a decider) is reported as the
+// warning `conformance.always-replay-diverged`, and the drive goes on.
 
 import { Crash, LoomError, fold } from "./journal.mjs";
 
@@ -94,10 +100,11 @@ class StepFailed extends LoomError {
   }
 }
 
-// One drive of a body against its journal; `journal` null means a read-only replay.
+// One drive of a body against its journal; `journal` null means a read-only replay. A
+// `strict` replay calls nothing: a decider it would run is recorded in `called` and refused.
 class Drive {
-  constructor({ workflow, events, journal, effects, eid, input, retryStep, warn }) {
-    Object.assign(this, { workflow, journal, effects, eid, input, retryStep, warn });
+  constructor({ workflow, events, journal, effects, eid, input, retryStep, warn, strict = false }) {
+    Object.assign(this, { workflow, journal, effects, eid, input, retryStep, warn, strict, called: null });
     Object.assign(this, indexHistory(events));
     this.cursor = 0;
     this.seen = new Set();
@@ -245,6 +252,10 @@ class Drive {
   }
 
   runDecider(cmd) {
+    if (this.strict) {
+      this.called ??= `decision ${cmd.id}`;
+      throw new LoomError("conformance.always-replay-diverged", `the replay would run the decider of ${cmd.id}`);
+    }
     const scope = { invokeTransient: (tool, input) => this.effects.invokeTransient(tool, input) };
     return cmd.decider(scope);
   }
@@ -343,9 +354,13 @@ export function validate(value, schema, path = "") {
   return out;
 }
 
+// The events after which an always-replay runtime replays (INTERPRETING.md section 8).
+const REPLAY_AFTER = new Set(["STEP_COMPLETED", "STEP_FAILED", "DECISION_RECORDED", "STREAM_APPENDED",
+  "EXECUTION_RESUMED"]);
+
 export class Runtime {
-  constructor({ store, effects, workflows, warn, fault }) {
-    Object.assign(this, { store, effects, warn, fault });
+  constructor({ store, effects, workflows, warn, fault, alwaysReplay = false }) {
+    Object.assign(this, { store, effects, warn, fault, alwaysReplay });
     this.workflows = new Map(workflows.map((w) => [w.name, w]));
   }
   workflow(name) {
@@ -356,7 +371,30 @@ export class Runtime {
   open(eid) {
     const journal = this.store.open(eid, this.fault);
     if (journal.torn) this.warn(`journal.torn-tail: line ${journal.torn.line} was torn`);
+    return this.watch(journal);
+  }
+  /** With alwaysReplay: a strict read-only replay after each event of REPLAY_AFTER. */
+  watch(journal) {
+    if (!this.alwaysReplay) return journal;
+    const append = journal.append.bind(journal);
+    journal.append = (kind, payload) => {
+      const event = append(kind, payload); // a crash inside it ends the action: no replay
+      if (REPLAY_AFTER.has(kind)) this.checkReplay(journal.eid, event);
+      return event;
+    };
     return journal;
+  }
+  checkReplay(eid, event) {
+    let why;
+    try {
+      const drive = this.replayDrive(eid, true);
+      drive.run();
+      why = drive.called && `it would call ${drive.called}`;
+    } catch (e) {
+      if (!(e instanceof LoomError)) throw e;
+      why = `it raised ${e.code}`;
+    }
+    if (why) this.warn(`conformance.always-replay-diverged: after event ${event.seq} (${event.kind}), ${why}`);
   }
   drive(journal, state, retryStep = null) {
     return new Drive({ workflow: this.workflow(state.workflow), events: journal.events, journal,
@@ -381,7 +419,7 @@ export class Runtime {
         throw new LoomError("kernel.execution-exists", `${eid} has started`);
       }
     } else {
-      journal = this.store.create(eid, this.fault);
+      journal = this.watch(this.store.create(eid, this.fault));
     }
     try {
       journal.append("EXECUTION_STARTED", { executionId: eid, workflow: wf.name, input: input ?? null });
@@ -427,11 +465,14 @@ export class Runtime {
     });
   }
   replay(eid) {
+    return this.replayDrive(eid, false).run();
+  }
+  replayDrive(eid, strict) {
     const events = this.store.read(eid).events;
     const state = fold(events);
     if (state.workflow === null) throw new LoomError("kernel.not-started", eid);
     return new Drive({ workflow: this.workflow(state.workflow), events, journal: null,
-      effects: this.effects, eid, input: state.input, retryStep: null, warn: this.warn }).run();
+      effects: this.effects, eid, input: state.input, retryStep: null, warn: this.warn, strict });
   }
 }
 

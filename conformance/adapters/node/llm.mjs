@@ -17,7 +17,7 @@
 
 import { LoomError } from "./journal.mjs";
 import { BlockAssembler } from "./stream.mjs";
-import { Tainted, guardRequest, invalid } from "./guards.mjs";
+import { Tainted, guardRequest, invalid } from "./governance.mjs";
 import { EffectDelta } from "./deltas.mjs";
 
 const jsonType = (v) => (v === null ? "null" : Array.isArray(v) ? "array" : typeof v);

@@ -6,16 +6,19 @@
 //   loom-ref conformance --impl "node conformance/adapters/node/loom-adapter.mjs"
 //
 // Implements scenarios (the body language, scripted effects and deciders, every action, crash
-// and torn-write options) and these vector functions, one chapter module each:
+// and torn-write options, and options.alwaysReplay: kernel.mjs replays strictly after each step
+// outcome, decision, stream append and resume) and these vector functions, one chapter module
+// each:
 // - journal.parse, journal.parse-log (the store log), journal.fold (journal.mjs);
 // - stream.check, stream.assemble, stream.decode, stream.enforce (stream.mjs); stream.consume,
 //   stream.openai_map, stream.attribution_headers (stream-io.mjs);
 // - taint.guard_request, taint.unwrap, validators.check, validators.check_output
 //   (governance.mjs, with pyregex.mjs for the validators' Python regexes), guards.run,
-//   guards.steps (governance-guards.mjs);
+//   guards.steps (governance-guards.mjs): chapter 4's one implementation, which the deltas
+//   modules use too;
 // - effects.backoff, effects.route (effects.mjs over effects-runtime.mjs);
 // - deltas.run, deltas.record, deltas.llm, deltas.replay (deltas-vectors.mjs over deltas.mjs,
-//   guards.mjs, llm.mjs);
+//   llm.mjs and the governance modules);
 // - the agent chapter's vectors (agent.mjs, agent-model.mjs; not the agent_loop instruction).
 // It declares no other capability, so the runner reports every other group as skipped.
 
@@ -39,7 +42,7 @@ const CHAPTER_VECTORS = {
   ...EFFECTS_VECTORS, ...DELTAS_VECTORS,
   ...AGENT_VECTORS, ...AGENT_MODEL_VECTORS,
 };
-const CAPABILITIES = ["scenario", "crash", "torn-write", "journal.parse", "journal.parse-log",
+const CAPABILITIES = ["scenario", "crash", "torn-write", "always-replay", "journal.parse", "journal.parse-log",
   "journal.fold", ...Object.keys(CHAPTER_VECTORS)];
 const copy = (v) => (v === undefined ? null : JSON.parse(JSON.stringify(v)));
 class ScenarioBug extends Error {}
@@ -236,7 +239,7 @@ function runScenario(c) {
     const fault = { after: a.crash ? a.crash.afterEvent : 0, torn: Boolean(a.crash && a.crash.torn),
       count: 0, onAppend: (ev) => world.trace.push({ event: { kind: ev.kind, payload: copy(ev.payload) } }) };
     const rt = new Runtime({ store, effects: world.host(a.do === "replay"), workflows: [workflow],
-      warn: (m) => warnings.push(m.split(":")[0].trim()), fault });
+      warn: (m) => warnings.push(m.split(":")[0].trim()), fault, alwaysReplay: Boolean(c.options?.alwaysReplay) });
     let obs;
     try {
       obs = { result: outcome(act(a, rt)) };
