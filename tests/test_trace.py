@@ -8,7 +8,7 @@ import json
 import shutil
 from pathlib import Path
 
-from loom_ref.conformance.trace import problems, render, trace
+from loom_ref.conformance.trace import problems, render, rule_anchors, trace
 
 REPO = Path(__file__).parents[1]
 
@@ -72,3 +72,13 @@ def test_every_must_and_should_carries_an_anchor() -> None:
             if not re.search(r"\{#[a-z0-9][a-z0-9.\-]*\}", block):
                 missing.append(f"{chapter.name}: {block[:90]}")
     assert missing == []
+
+
+def test_code_spans_hide_example_anchors_and_nothing_else(tmp_path: Path) -> None:
+    # A code span closes with a backtick run as long as the one that opened it, so a span
+    # holding a lone backtick (``a`b``) does not swallow the anchors after it.
+    (tmp_path / "x.md").write_text(
+        "- tokens ``!#$%&'*+-.^_`|~`` are fine. {#x.one}\n"
+        "- an example `{#x.example}` is no rule. {#x.two}\n"
+        "- later, `code` then a rule. {#x.three}\n")
+    assert rule_anchors(tmp_path) == {"x.one": "x.md", "x.two": "x.md", "x.three": "x.md"}

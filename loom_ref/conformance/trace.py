@@ -24,7 +24,9 @@ import attrs
 __all__ = ["Trace", "TraceRow", "problems", "render", "trace"]
 
 _ANCHOR = re.compile(r"\{#([a-z0-9][a-z0-9.\-]*)\}")
-_CODE_SPAN = re.compile(r"`[^`]*`")  # an anchor shown as an example in inline code is no rule
+# an anchor shown as an example in inline code is no rule; a code span opens with a run of
+# backticks and closes with a run of the same length (CommonMark), so ``a`b`` is one span
+_CODE_SPAN = re.compile(r"(?<!`)(`+)(?!`).*?(?<!`)\1(?!`)")
 
 
 @attrs.frozen(kw_only=True)
@@ -61,8 +63,8 @@ def rule_anchors(spec_dir: Path) -> dict[str, str]:
 
 
 def _all_anchors(spec_dir: Path) -> set[str]:
-    return {a for p in spec_dir.glob("*.md")
-            for a in _ANCHOR.findall(_CODE_SPAN.sub("", p.read_text()))}
+    return {a for p in spec_dir.glob("*.md") for line in p.read_text().splitlines()
+            for a in _ANCHOR.findall(_CODE_SPAN.sub("", line))}
 
 
 def _citations(root: Path, anchors: set[str]) -> dict[str, list[str]]:
