@@ -36,6 +36,9 @@ const fail = (code, message, details = {}) => new LoomError(code, message, detai
 const broken = (message) => new Error(`agent_loop: ${message}`);
 const textOf = (message) => message.content.filter((b) => b.type === "text").map((b) => b.text).join("");
 const isInt = (v, min) => Number.isInteger(v) && v >= min;
+// JSON truthiness (INTERPRETING.md section 5): false, null, 0, "", [] and {} are false
+const truthy = (v) => !(v === false || v === null || v === 0 || v === "" ||
+  (Array.isArray(v) && !v.length) || (isObject(v) && !Object.keys(v).length));
 
 // -- the config (INTERPRETING.md section 5a) -----------------------------------------------
 const CONFIG_MEMBERS = ["modelToolId", "router", "system", "tools", "maxIterations",
@@ -44,14 +47,28 @@ const CONFIG_MEMBERS = ["modelToolId", "router", "system", "tools", "maxIteratio
 const DEFAULT_REASON = "declined by the approver"; // spec: agent.approval-payload
 const APPROVAL_ON = "AgentToolApproval"; // spec: agent.approval-gate
 
-/** Builds the loop's config; what the loop refuses is a LoomError, a malformed case an Error. */
+const nonEmpty = (v) => typeof v === "string" && v.length > 0;
+
+/**
+ * Builds the loop's config. What the loop refuses is a LoomError (spec: agent.model-access,
+ * agent.compaction-guard, agent.config-guard: argument.invalid for a field of the wrong
+ * shape); what the body language cannot express is a broken case (a plain Error).
+ */
 export function buildConfig(raw) {
   if (!isObject(raw)) throw broken("config is an object");
   const unknown = Object.keys(raw).filter((k) => !CONFIG_MEMBERS.includes(k));
   if (unknown.length) throw broken(`unknown config member(s) ${unknown.join(", ")}`);
-  // spec: agent.model-access — exactly one of modelToolId and router, refused up front.
+  const bad = (message) => fail("argument.invalid", message);
+  // spec: agent.model-access — exactly one of modelToolId (a non-empty string) and router.
+  if (raw.modelToolId !== undefined && !nonEmpty(raw.modelToolId)) {
+    throw fail("argument.agent-model-access", "modelToolId must be a non-empty string");
+  }
   if ((raw.modelToolId === undefined) === (raw.router === undefined)) {
     throw fail("argument.agent-model-access", "an agent config needs exactly one of modelToolId and router");
+  }
+  const needs = raw.needsApproval ?? false;
+  if (!(typeof needs === "boolean" || (Array.isArray(needs) && needs.every(nonEmpty)))) {
+    throw broken("needsApproval is true, false or a list of tool names");
   }
   const cfg = {
     modelToolId: raw.modelToolId ?? null,
@@ -59,32 +76,51 @@ export function buildConfig(raw) {
     system: raw.system ?? "",
     maxIterations: raw.maxIterations ?? 25,
     maxToolCallsPerTurn: raw.maxToolCallsPerTurn ?? 16,
-    needsApproval: raw.needsApproval ?? false,
+    needsApproval: needs,
     warnTranscriptBytes: raw.warnTranscriptBytes ?? 262144,
     skills: raw.skills ?? null,
     recall: raw.recall ? { recallLimit: 5, ...raw.recall } : null,
     streamMinChars: raw.streamMinChars ?? null,
     compaction: null,
   };
-  if (typeof cfg.system !== "string") throw broken("system is a string");
-  for (const k of ["maxIterations", "maxToolCallsPerTurn"]) if (!isInt(cfg[k], 1)) throw broken(`${k} is an int >= 1`);
+  // spec: agent.config-guard
+  if (typeof cfg.system !== "string") throw bad("system must be a string");
+  for (const k of ["maxIterations", "maxToolCallsPerTurn"]) if (!isInt(cfg[k], 1)) throw bad(`${k} must be an int >= 1`);
+  if (cfg.streamMinChars !== null && !isInt(cfg.streamMinChars, 1)) throw bad("streamMinChars must be an int >= 1");
   if (cfg.warnTranscriptBytes !== false && !isInt(cfg.warnTranscriptBytes, 1)) {
-    throw broken("warnTranscriptBytes is an int >= 1 or false");
+    throw bad("warnTranscriptBytes must be an int >= 1 or false");
   }
+  if (!Array.isArray(raw.tools ?? [])) throw broken("tools is a list");
   cfg.tools = (raw.tools ?? []).map((t) => {
-    if (!isObject(t) || typeof t.name !== "string" || !t.name) throw broken("a tool has a name");
-    return { name: t.name, toolId: t.toolId ?? t.name, description: t.description ?? "", parameters: t.parameters ?? {} };
+    if (!isObject(t)) throw broken("a tool is an object");
+    const tool = { name: t.name, toolId: t.toolId ?? t.name, description: t.description ?? "", parameters: t.parameters ?? {} };
+    if (!nonEmpty(tool.name) || !nonEmpty(tool.toolId)) throw bad("a tool's name and toolId are non-empty strings");
+    if (!isObject(tool.parameters)) throw bad("a tool's parameters are a JSON Schema object");
+    return tool;
   });
   cfg.toolsByName = new Map(cfg.tools.map((t) => [t.name, t]));
+  if (cfg.toolsByName.size !== cfg.tools.length) throw bad("tool names must be unique");
   if (raw.compaction !== undefined) {
     const { toolId, ...thresholds } = raw.compaction;
-    if (typeof toolId !== "string") throw broken("compaction.toolId is a string");
-    compactionPlan([], thresholds); // spec: agent.compaction-guard — checked when built
+    // spec: agent.compaction-guard — checked when built (toolId included)
+    if (!nonEmpty(toolId)) throw fail("argument.agent-compaction", "compaction needs a toolId");
+    compactionPlan([], thresholds);
     cfg.compaction = { toolId, ...thresholds };
   }
-  if (cfg.router && !(Array.isArray(cfg.router.routes) && cfg.router.routes.length)) {
-    throw broken("router.routes is a non-empty list");
+  if (cfg.router) {
+    const { routes } = cfg.router;
+    if (!Array.isArray(routes) || !routes.length || !routes.every(nonEmpty)) {
+      throw bad("routes must be non-empty tool ids (at least one)");
+    }
+    if (new Set(routes).size !== routes.length) throw bad("routes must be distinct");
   }
+  if (cfg.skills) {
+    const { library } = cfg.skills;
+    if (!isObject(library) || !Object.entries(library).every(([k, v]) => k && typeof v === "string")) {
+      throw bad("the skills library maps skill names to instruction strings");
+    }
+  }
+  if (cfg.recall && !isInt(cfg.recall.recallLimit, 1)) throw bad("recallLimit must be an int >= 1");
   return cfg;
 }
 
@@ -210,7 +246,13 @@ function* routedTurn(ctx, cfg, i, request, world) {
       throw turnError(e, callId);
     }
     if (!elevate || r === routes.length - 1) return message;
-    const up = yield ctx.decide(id(`elevate:${k}`), world.decider(elevate, id(`elevate:${k}`)),
+    // the predicate's answer is recorded as its JSON truth (a choice's value as it is)
+    const predicate = world.decider(elevate, id(`elevate:${k}`));
+    const truth = (scope) => {
+      const answer = predicate(scope);
+      return answer.policy !== undefined ? answer : { value: truthy(answer.value) };
+    };
+    const up = yield ctx.decide(id(`elevate:${k}`), truth,
       { context: { route: routes[r] }, alternatives: [false, true] });
     if (up !== true) return message;
     r += 1;
@@ -231,7 +273,9 @@ function* compact(ctx, cfg, i, transcript) {
     throw turnError(e, step);
   }
   if (isEnvelope(output)) throw claimChecked(cfg.compaction.toolId);
-  const summary = typeof output === "string" ? output : isObject(output) ? output.summary : undefined;
+  // exactly {summary: str}, or a bare string
+  const summary = typeof output === "string" ? output
+    : isObject(output) && Object.keys(output).join() === "summary" ? output.summary : undefined;
   if (typeof summary !== "string") { // spec: agent.compaction-output
     throw fail("agent.compaction-output", `${step} returned neither {summary: str} nor a string`);
   }
@@ -294,7 +338,7 @@ function* toolCall(ctx, cfg, i, j, call) {
     // spec: agent.approval-gate — park BEFORE the tool's execute
     const payload = yield ctx.suspend(`${step}:approval`, APPROVAL_ON, step);
     if (!(isObject(payload) && payload.approved === true)) { // spec: agent.approval-payload, fail closed
-      const reason = isObject(payload) && typeof payload.reason === "string" ? payload.reason : DEFAULT_REASON;
+      const reason = isObject(payload) && typeof payload.reason === "string" && payload.reason ? payload.reason : DEFAULT_REASON;
       return block(toolResultContent(call.name, { refused: true, reason }), false); // agent.tool-refusal
     }
   }
@@ -325,7 +369,11 @@ function* choices(ctx, cfg, query, world) {
     const search = world.decider(decider, "#recall");
     const bounded = (scope) => {
       const answer = search(scope);
-      return { ...answer, value: Array.isArray(answer.value) ? answer.value.slice(0, recallLimit) : answer.value };
+      // spec: agent.recall — a list of strings, bounded; else argument.invalid, nothing recorded
+      if (!Array.isArray(answer.value)) throw fail("argument.invalid", "a memory's search must return a list");
+      const value = answer.value.slice(0, recallLimit);
+      if (!value.every((v) => typeof v === "string")) throw fail("argument.invalid", "a memory's search must return strings");
+      return { ...answer, value };
     };
     items = yield ctx.decide("#recall", bounded, { context: { query, recallLimit } });
   }
@@ -342,7 +390,9 @@ export function* agentLoop(ctx, cfg, input, world) {
   const transcript = new Transcript(cfg, world.warn);
   inputMessages(input).forEach((m) => transcript.push(m));
   const users = transcript.messages.filter((m) => m.role === "user");
-  const query = users.length ? textOf(users[users.length - 1]) : ""; // the newest user message
+  // spec: agent.recall — the newest user message's text blocks joined by a newline ("" for none)
+  const query = users.length ? users[users.length - 1].content.filter((b) => b.type === "text")
+    .map((b) => b.text).join("\n") : "";
   const system = yield* choices(ctx, cfg, query, world);
   const tools = cfg.tools.map(({ name, description, parameters }) => ({ name, description, parameters }));
   for (let i = 0; i < cfg.maxIterations; i++) {
