@@ -11,13 +11,17 @@
 //   (#agent.identity): `#turn:<i>`, `#turn:<i>:tool:<j>`, `#turn:<i>:compact`,
 //   `<step id>:approval`, `#turn:<i>:route|call:<k>|elevate:<k>`, `#skills`, `#recall`.
 // - The config is built each time the instruction runs: exactly one model access
-//   (#agent.model-access), a compaction block that passes its guard (#agent.compaction-guard);
-//   what it refuses fails the run before any turn.
+//   (#agent.model-access), a compaction block that passes its guard (#agent.compaction-guard),
+//   fields of the right shape (#agent.config-guard); what it refuses fails the run before any
+//   turn.
 // - A failed model (or compaction) call with effect.llm-error / effect.llm-aborted is the
 //   turn error agent.turn-error / agent.turn-aborted (#agent.turn-error); any other failure
 //   passes through unchanged.
 // - A tool call that cannot or did not run is an error result the model sees; the loop goes
-//   on (#agent.tool-error). A declined approval is an ordinary result (#agent.tool-refusal).
+//   on (#agent.tool-error). Its message is journaled with the next turn's input, so the
+//   loop's own messages are loom-ref's, word for word (Python's repr of an unknown name; only
+//   the JSON parser's description is this implementation's). A declined approval is an
+//   ordinary result (#agent.tool-refusal).
 // - The opaque form (#agent.step-opaque) runs the same loop inside ONE durable step
 //   `agent_step`, its model and tool calls transient calls of the scripted world.
 
@@ -226,7 +230,7 @@ function* routedTurn(ctx, cfg, i, request, world) {
   const { routes, decider, elevate } = cfg.router;
   const id = (name) => `#turn:${i}:${name}`;
   // contexts: the route's {turn}, a call's and an elevation's {route}; an elevation's
-  // alternatives [false, true] (spec: agent.router-decisions)
+  // alternatives [false, true] (spec: agent.router)
   const route = yield ctx.decide(id("route"), world.decider(decider, id("route")),
     { context: { turn: i }, alternatives: routes });
   let r = routes.indexOf(route);
@@ -283,7 +287,7 @@ function* compact(ctx, cfg, i, transcript) {
 }
 
 // -- tool calls (spec/agent.md 6.5, 6.6) ---------------------------------------------------
-// Python's `repr` of a string (how loom-ref names an unknown tool, #agent.tool-error-messages):
+// Python's `repr` of a string (how loom-ref names an unknown tool, #agent.tool-error):
 // single quotes unless the text holds ' and no "; the non-printable characters escaped.
 const NON_PRINTABLE = /[\p{Cc}\p{Cf}\p{Cs}\p{Co}\p{Cn}\p{Zl}\p{Zp}\p{Zs}]/u;
 const hex = (n, width) => n.toString(16).padStart(width, "0");
@@ -304,7 +308,7 @@ function pyRepr(text) {
 const BLANK = new RegExp(`^[${WHITESPACE}]*$`, "u");
 
 /**
- * spec: agent.tool-spec, agent.tool-error-messages — the call's arguments parsed: a JSON
+ * spec: agent.tool-spec, agent.tool-error — the call's arguments parsed: a JSON
  * object, a blank string being {}; otherwise the message of the agent.tool-arguments result.
  */
 function parseArguments(raw) {
@@ -325,7 +329,7 @@ function* toolCall(ctx, cfg, i, j, call) {
   // spec: agent.tool-error — `{"tool": <name>, "error": {"code", "message"}}`, isError
   const error = (code, message) =>
     block(`{"tool":${canonicalJson(call.name)},"error":${canonicalJson({ code, message })}}`, true);
-  // spec: agent.tool-error-messages — checked in this order, each message word for word
+  // spec: agent.tool-error — checked in this order, each message word for word
   if (j >= cfg.maxToolCallsPerTurn) {
     return error("agent.tool-call-limit",
       `more than ${cfg.maxToolCallsPerTurn} tool calls in one turn; this one was not run`);
