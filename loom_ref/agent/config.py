@@ -13,8 +13,8 @@ Spec: ``spec/agent.md`` § Configuration.
 - ``agent.warn-transcript``: ``warn_transcript_bytes`` (default 256 KiB; ``False`` disables)
   -- see :mod:`loom_ref.agent.loop`. ``on_warn`` receives the one-line warning; default:
   Python's ``warnings`` with ``loom_ref.kernel.LoomWarning``.
-- Tool names are unique; every bound is an int >= 1; callables are callable. A bad value is
-  ``InvalidArgument`` at construction, never a failure inside a run.
+- ``agent.config-guard``: tool names are unique; every bound is an int >= 1; callables are
+  callable. A bad value is ``InvalidArgument`` at construction, never a failure inside a run.
 """
 
 from __future__ import annotations

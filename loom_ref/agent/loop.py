@@ -312,7 +312,7 @@ def agent_loop(ctx: ExecutionContext, config: AgentLoopConfig, input: Any
                 yield ctx.stream({"turn": turn, "text": batch})
         calls = [b for b in message.content if isinstance(b, ToolCallBlock)]
         if not calls:
-            return {"text": text, "message": message_json, "turns": turn + 1}
+            return {"text": text, "message": message_json, "turns": turn + 1}  # spec: agent.answer
         results = []
         for j, call in enumerate(calls):
             block = yield from _run_tool(ctx, config, turn, j, call)

@@ -132,9 +132,10 @@ def agent(case_id: str, anchor: str, description: str, *, config: Mapping[str, A
           actions: list[Any], claims: list[Mapping[str, Any]], effects: Any,
           deciders: Any = None, schemas: Any = None, checks: tuple[Check, ...] = (),
           exclude: Any = None, journal: Any = None, input: Any = None, tier: str = "must",
-          opaque: bool = False) -> dict[str, Any]:
+          opaque: bool = False, open_strings: Callable[[str], Any] | None = None
+          ) -> dict[str, Any]:
     """An agent scenario: the body runs the loop on the start input and returns its answer
-    (``opaque``: the one-frame agent_step form)."""
+    (``opaque``: the one-frame agent_step form; ``open_strings``: see gen_cases)."""
     loop: dict[str, Any] = {"op": "agent_loop", "config": dict(config),
                             "input": {"$input": []} if input is None else input, "as": ANSWER}
     if opaque:
@@ -146,6 +147,8 @@ def agent(case_id: str, anchor: str, description: str, *, config: Mapping[str, A
                     journal=journal, tier=tier, workflow="agent")
     defn["case"]["requires"] = ["agent"]
     defn["checks"] = checks
+    if open_strings is not None:
+        defn["open_strings"] = open_strings
     return defn
 
 
@@ -444,6 +447,29 @@ def error_content(name: str, code: str) -> Callable[[str], bool]:
     return ok
 
 
+NOT_JSON = "arguments are not valid JSON: "
+
+
+def _regex_literal(text: str) -> str:
+    """``text`` as a regex matching itself, escaping only what ECMAScript and Python share."""
+    return "".join("\\" + c if c in "\\^$.|?*+()[]{}/" else c for c in text)
+
+
+def parser_words(text: str) -> Any:
+    """spec: agent.tool-error -- after "arguments are not valid JSON: " the description is the
+    implementation's own JSON parser's: an error result carrying one is matched by a pattern."""
+    try:
+        value = json.loads(text)
+    except ValueError:
+        return None
+    if not (isinstance(value, dict) and list(value) == ["tool", "error"]
+            and isinstance(value["error"], dict)
+            and str(value["error"].get("message", "")).startswith(NOT_JSON)):
+        return None
+    head = text[:text.index(NOT_JSON) + len(NOT_JSON)]
+    return {"$regex": "^" + _regex_literal(head) + '.+"\\}\\}$'}
+
+
 def turn1_results(o: Obs) -> list[Any]:
     return list(step_input(o, "#turn:1")["messages"][-1]["content"])
 
@@ -499,7 +525,14 @@ TOOLS = [
                        turn1_results(o)[1]["content"])
                    and error_content("lookup", "agent.tool-arguments")(
                        turn1_results(o)[2]["content"])
-                   and turn1_results(o)[3]["content"] == PRICE_CONTENT),)),
+                   and turn1_results(o)[3]["content"] == PRICE_CONTENT),
+                  ("the messages loom-ref writes (spec: agent.tool-error)",
+                   lambda o: [json.loads(b["content"])["error"]["message"]
+                              for b in turn1_results(o)[:2]]
+                   == ["there is no tool named 'teleport'", "arguments must be a JSON object"]
+                   and json.loads(turn1_results(o)[2]["content"])["error"]["message"]
+                   .startswith(NOT_JSON))),
+          open_strings=parser_words),
     agent("agent.tools/call-limit", "agent.tool-error",
           "A call at position j >= maxToolCallsPerTurn is not run: an agent.tool-call-limit "
           "error result.",
@@ -515,7 +548,19 @@ TOOLS = [
                    lambda o: turn1_results(o)[0]["content"] == PRICE_CONTENT
                    and turn1_results(o)[1].get("isError") is True
                    and error_content("lookup", "agent.tool-call-limit")(
-                       turn1_results(o)[1]["content"])),)),
+                       turn1_results(o)[1]["content"])),
+                  ("its message", lambda o: json.loads(turn1_results(o)[1]["content"])[
+                      "error"]["message"]
+                   == "more than 1 tool calls in one turn; this one was not run"))),
+    agent("agent.tools/blank-arguments", "agent.tool-spec",
+          "Arguments of whitespace only, like an empty string, are the empty object {}.",
+          config=BASE,
+          effects={"llm": scripted(calling(("c0", "lookup", " \n\t")), said("Done.")),
+                   "lookup": {"script": [{"echo": True}]}},
+          actions=[START],
+          claims=[{"result": done(answer("Done.", 2)),
+                   "calls": ["#turn:0", "#turn:0:tool:0", "#turn:1"]}],
+          checks=(("the tool ran on {}", lambda o: step_input(o, "#turn:0:tool:0") == {}),)),
     agent("agent.tools/failed-step", "agent.tool-error",
           "A tool step that fails is journaled as STEP_FAILED and reaches the model as an "
           "error result with the journaled code and message; the loop carries on.",
@@ -909,5 +954,112 @@ SUMMARY_CASES = [
                    and len(step_input(o, "#turn:1")["messages"]) == 2),)),
 ]
 
+# -- rules the Node adapter found the spec silent on (spec/agent.md) ------------------------
+
+DECIDER_HOLE = {"replay": "the memory's bad answer leaves a decision hole that replay re-runs "
+                          "(kernel.decider-throws)",
+                "always-replay": "the memory's bad answer leaves a decision hole that replay "
+                                 "re-runs (kernel.decider-throws)"}
+
+SPEC_GAPS = [
+    agent("agent.loop/answer-text-blocks", "agent.answer",
+          "The answer's text is the final message's text blocks concatenated with no "
+          "separator.",
+          config={"modelToolId": "llm"},
+          effects={"llm": scripted({"role": "assistant", "content": [
+              {"type": "text", "text": "Tea costs "}, {"type": "text", "text": "10."}]})},
+          actions=[START],
+          claims=[{"result": done({"text": "Tea costs 10.", "turns": 1, "message": {
+              "role": "assistant", "content": [{"type": "text", "text": "Tea costs "},
+                                               {"type": "text", "text": "10."}]}})}]),
+    agent("agent.loop/stream-text-blocks", "agent.stream-text",
+          "A turn's text is its text blocks concatenated, pushed to the chunker as one delta: "
+          "two blocks that each end a sentence make one batch, not two.",
+          config={"modelToolId": "llm", "streamMinChars": 5},
+          effects={"llm": scripted({"role": "assistant", "content": [
+              {"type": "text", "text": "Hello there. "}, {"type": "text", "text": "Bye. "}]})},
+          actions=[START],
+          claims=[{"events": ["EXECUTION_STARTED", "STEP_STARTED", "STEP_COMPLETED",
+                              "STREAM_APPENDED", "EXECUTION_COMPLETED"]}],
+          checks=(("one batch", lambda o: [p["data"] for p in journal_events(
+              o, "STREAM_APPENDED")] == [{"turn": 0, "text": "Hello there. Bye. "}]),)),
+    agent("agent.loop/bound-before-compaction", "agent.max-iterations",
+          "The bound is checked before anything of the turn it would need: at maxIterations "
+          "the run fails without a :compact step, though the transcript is over afterMessages.",
+          config={**BASE, "maxIterations": 2, "compaction": COMPACT},
+          effects={**THREE_TURNS, "summarize": scripted({"summary": "unused"})},
+          actions=[START],
+          claims=[{"result": failed("agent.max-iterations"),
+                   "calls": ["#turn:0", "#turn:0:tool:0", "#turn:1", "#turn:1:tool:0"]}]),
+    agent("agent.errors/duplicate-tool-names", "agent.config-guard",
+          "Two tools with one name are refused with argument.invalid before any turn.",
+          config={**BASE, "tools": [LOOKUP, {"name": "lookup", "toolId": "lookup-v2"}]},
+          effects=TWO_TURNS, actions=[START],
+          claims=[{"result": failed("argument.invalid"), "calls": []}]),
+    agent("agent.approval/unusable-call-not-parked", "agent.approval-gate",
+          "With needsApproval true, a call that gets an error result without a step (an "
+          "unknown tool) is never parked; the next call is.",
+          config={**BASE, "needsApproval": True},
+          effects={"llm": scripted(calling(("c0", "teleport", {}), ("c1", "lookup",
+                                                                   {"item": "tea"})),
+                                   said("Tea costs 10.")),
+                   "lookup": scripted(PRICE)},
+          schemas={"#turn:0:tool:1:approval": APPROVAL_SCHEMA},
+          actions=[START, resume({"approved": True}, gate="#turn:0:tool:1:approval")],
+          claims=[{"result": waiting("#turn:0:tool:1:approval"), "calls": ["#turn:0"]},
+                  {"result": done(answer("Tea costs 10.", 2)),
+                   "calls": ["#turn:0:tool:1", "#turn:1"]}],
+          checks=(("one gate", lambda o: [p["gateId"] for p in journal_events(
+              o, "EXECUTION_SUSPENDED")] == ["#turn:0:tool:1:approval"]),)),
+    agent("agent.approval/empty-reason", "agent.approval-payload",
+          "A refusal whose reason is empty carries the default reason.",
+          config=APPROVE_CFG, effects=CHARGE_EFFECTS, schemas={GATE: APPROVAL_SCHEMA},
+          actions=[START, resume({"approved": False, "reason": ""})],
+          claims=[{"result": waiting(GATE)}, {"result": done(answer("Settled.", 2)),
+                                              "calls": ["#turn:1"]}],
+          checks=(("the default reason",
+                   lambda o: json.loads(turn1_results(o)[0]["content"])["result"]
+                   == {"refused": True, "reason": "declined by the approver"}),)),
+    agent("agent.choices/query-newest-user", "agent.recall",
+          "The query is the newest user message's text blocks joined by a newline.",
+          config={"modelToolId": "llm", "recall": {"decider": "memory"}},
+          effects={"llm": scripted(said("10 euros."))},
+          deciders={"memory": decider(["pays in euros"])},
+          actions=[{"do": "start", "input": {"messages": [
+              user("Hi"), said("Hello."),
+              {"role": "user", "content": [{"type": "text", "text": "What does"},
+                                           {"type": "text", "text": "tea cost?"}]}]}}],
+          claims=[{"result": done(answer("10 euros.", 1)), "deciders": ["#recall"]}],
+          checks=(("the query", lambda o: decision(o, "#recall")["context"]
+                   == {"query": "What does\ntea cost?", "recallLimit": 5}),)),
+    agent("agent.choices/recall-not-strings", "agent.recall",
+          "A memory answer that is not a list of strings is argument.invalid, raised inside "
+          "the #recall decider: nothing is recorded and the run fails.",
+          config={"modelToolId": "llm", "recall": {"decider": "memory"}},
+          effects={"llm": scripted(said("unused"))},
+          deciders={"memory": decider(["pays in euros", 7])},
+          actions=[START],
+          claims=[{"result": failed("argument.invalid"), "deciders": ["#recall"], "calls": [],
+                   "events": ["EXECUTION_STARTED", "EXECUTION_FAILED"]}],
+          exclude=DECIDER_HOLE),
+    agent("agent.router/elevate-truthy", "agent.router",
+          "The elevation decision records the truth of the predicate's answer: a truthy "
+          "\"yes\" is recorded as true and elevates.",
+          config={"router": {"routes": ROUTES, "decider": "route", "elevate": "elevate"}},
+          effects={"cheap": scripted(said("Maybe 10?")), "strong": scripted(said("Exactly 10."))},
+          deciders={"route": decider("cheap"), "elevate": decider("yes")},
+          actions=[START],
+          claims=[{"result": done(answer("Exactly 10.", 1)), "transients": ROUTES}],
+          checks=(("recorded as true",
+                   lambda o: decision(o, "#turn:0:elevate:0")["choice"] is True),)),
+    agent("agent.summary/extra-member", "agent.compaction-io",
+          "A compaction output with a member besides summary fails the run with "
+          "agent.compaction-output.",
+          config={**BASE, "compaction": COMPACT},
+          effects={**THREE_TURNS, "summarize": scripted({"summary": SUMMARY, "model": "m1"})},
+          actions=[START],
+          claims=[{"result": failed("agent.compaction-output"), "calls": COMPACT_CALLS[:-1]}]),
+]
+
 DEFINITIONS: list[dict[str, Any]] = [*LOOP, *OPAQUE, *ERRORS, *TOOLS, *APPROVAL, *CHOICES, *ROUTER,
-                                     *SUMMARY_CASES]
+                                     *SUMMARY_CASES, *SPEC_GAPS]

@@ -1,7 +1,8 @@
 """The Node.js adapter (conformance/adapters/node, no npm dependencies) passes the journal and
-kernel groups over its own minimal kernel (every generated mode, always-replay included), and
-every vector group over its own chapter modules, written from the spec text: the protocol and
-the spec are language-neutral. Skipped when ``node`` is not installed."""
+kernel groups over its own minimal kernel (every generated mode, always-replay included), every
+vector group over its own chapter modules, and the agent-loop scenario groups over its agent
+loop, written from the spec text: the protocol and the spec are language-neutral. Skipped
+when ``node`` is not installed."""
 
 from __future__ import annotations
 
@@ -88,14 +89,21 @@ def test_node_adapter_passes_every_vector_case() -> None:
     assert not impl.crashes
 
 
-def test_node_adapter_skips_the_agent_loop_groups() -> None:
-    # The Node adapter has no agent loop: it does not declare ``agent``, so every case of the
-    # agent-loop scenario groups is skipped with that reason, never failed nor passed.
+def test_node_adapter_passes_the_agent_loop_groups() -> None:
+    # The Node adapter declares ``agent``: its agent loop (agent-loop.mjs, written from
+    # spec/agent.md) passes every agent-loop scenario case and its generated crash, torn-write
+    # replay and always-replay variants (ADR 0087's crash matrix); nothing is skipped.
     assert NODE is not None
     groups = ["agent.loop", "agent.tools", "agent.approval", "agent.choices", "agent.router",
               "agent.summary", "agent.errors"]
-    suite = run(SubprocessImplementation([NODE, ADAPTER], cwd=REPO), only=groups,
-                generated=False)
-    assert len(suite.results) >= 50
-    assert all(r.status is Status.SKIP for r in suite.results)
-    assert all("'agent'" in r.message for r in suite.results)
+    impl = SubprocessImplementation([NODE, ADAPTER], cwd=REPO)
+    suite = run(impl, only=groups)
+    assert "agent" in suite.implementation["capabilities"]
+    assert not failures(suite), [(r.id, r.message, r.diff[:3]) for r in failures(suite)]
+    base = [r for r in suite.results if r.mode == "base"]
+    assert len(base) == len(cases(groups)) >= 60
+    assert all(r.status is Status.PASS for r in base)
+    passed_modes = {r.mode for r in suite.results if r.status is Status.PASS}
+    assert {"base", "crash", "torn", "replay", "always-replay"} <= passed_modes
+    assert {r.status for r in suite.results} == {Status.PASS}
+    assert not impl.crashes

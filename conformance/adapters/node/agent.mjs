@@ -209,7 +209,7 @@ export function claimCheckEnvelope(result, preview = true) {
 // character following a sentence end and at most three closing quotes or brackets. Whitespace
 // is the spec's list (Python's str.isspace), not JavaScript's \s: U+001C-U+001F and U+0085 are
 // whitespace, U+FEFF is not.
-const WHITESPACE = "\\t\\n\\v\\f\\r\\x1c-\\x20\\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000";
+export const WHITESPACE = "\\t\\n\\v\\f\\r\\x1c-\\x20\\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000";
 const BOUNDARY = new RegExp(`\\n|[.!?。！？]["'”’)\\]]{0,3}[${WHITESPACE}]`, "gu");
 
 /** The end of the last boundary in `text` (0 for none). */

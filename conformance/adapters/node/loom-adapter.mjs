@@ -19,7 +19,9 @@
 // - effects.backoff, effects.route (effects.mjs over effects-runtime.mjs);
 // - deltas.run, deltas.record, deltas.llm, deltas.replay (deltas-vectors.mjs over deltas.mjs,
 //   llm.mjs and the governance modules);
-// - the agent chapter's vectors (agent.mjs, agent-model.mjs; not the agent_loop instruction).
+// - the agent chapter's vectors (agent.mjs, agent-model.mjs);
+// and the capability `agent`: the body instruction `agent_loop` (agent-loop.mjs), whose
+// opaque form's `agent_step` effect the scripted world's host provides.
 // It declares no other capability, so the runner reports every other group as skipped.
 
 import { createInterface } from "node:readline";
@@ -33,6 +35,7 @@ import { GUARD_VECTORS } from "./governance-guards.mjs";
 import { STREAM_VECTORS } from "./stream.mjs";
 import { AGENT_VECTORS } from "./agent.mjs";
 import { AGENT_MODEL_VECTORS } from "./agent-model.mjs";
+import { agentLoopInstruction } from "./agent-loop.mjs";
 import { DELTAS_VECTORS } from "./deltas-vectors.mjs";
 import { STREAM_IO_VECTORS } from "./stream-io.mjs";
 
@@ -42,7 +45,8 @@ const CHAPTER_VECTORS = {
   ...EFFECTS_VECTORS, ...DELTAS_VECTORS,
   ...AGENT_VECTORS, ...AGENT_MODEL_VECTORS,
 };
-const CAPABILITIES = ["scenario", "crash", "torn-write", "always-replay", "journal.parse", "journal.parse-log",
+const CAPABILITIES = ["scenario", "crash", "torn-write", "always-replay", "agent",
+  "journal.parse", "journal.parse-log",
   "journal.fold", ...Object.keys(CHAPTER_VECTORS)];
 const copy = (v) => (v === undefined ? null : JSON.parse(JSON.stringify(v)));
 class ScenarioBug extends Error {}
@@ -51,6 +55,11 @@ class ScenarioBug extends Error {}
 class World {
   constructor(effects = {}, deciders = {}) {
     Object.assign(this, { effects, deciders, counts: {}, deciderCounts: {}, drifts: {}, trace: [] });
+    this.provided = {}; // effects the implementation provides itself (agent_step)
+    this.warn = () => {};
+  }
+  provide(tool, fn) {
+    this.provided[tool] = fn;
   }
   next(table, name, script) {
     const n = table[name] || 0;
@@ -64,12 +73,13 @@ class World {
     return "echo" in e ? copy(input) : copy(e.return);
   }
   host(failing) {
-    return {
+    const host = {
       invoke: ({ tool, stepId, key, input }) => {
-        if (!(tool in this.effects)) throw new LoomError("effect.unknown-tool", `no effect ${tool}`);
+        const provided = this.provided[tool];
+        if (!(tool in this.effects) && !provided) throw new LoomError("effect.unknown-tool", `no effect ${tool}`);
         this.trace.push({ call: { tool, stepId, idempotencyKey: key, input: copy(input) } });
         if (failing) throw new LoomError("conformance.called-on-replay", "replay called an effect");
-        return this.answer(tool, input);
+        return provided ? provided(copy(input), host) : this.answer(tool, input);
       },
       invokeTransient: (tool, input) => {
         if (!(tool in this.effects)) throw new LoomError("effect.unknown-tool", `no effect ${tool}`);
@@ -79,6 +89,7 @@ class World {
       },
       isIdempotent: (tool) => Boolean(this.effects[tool] && this.effects[tool].idempotent),
     };
+    return host;
   }
   decider(name, decisionId) {
     return (scope) => {
@@ -196,10 +207,13 @@ function* block(ctx, body, env, world) {
         throw new Return(evaluate(ins.value ?? null, env));
       case "raise":
         throw new LoomError(ins.code, ins.message);
+      case "agent_loop":
+        result = yield* agentLoopInstruction(ctx, ins, evaluate(ins.input ?? null, env), world);
+        break;
       default:
         throw new ScenarioBug(`unknown op ${ins.op}`);
     }
-    if (ins.as && ["execute", "decide", "suspend"].includes(ins.op)) env.vars[ins.as] = result;
+    if (ins.as && ["execute", "decide", "suspend", "agent_loop"].includes(ins.op)) env.vars[ins.as] = result;
   }
 }
 
@@ -236,6 +250,7 @@ function runScenario(c) {
   const actions = c.actions.map((a) => {
     world.trace = [];
     const warnings = [];
+    world.warn = (m) => warnings.push(m.split(":")[0].trim());
     const fault = { after: a.crash ? a.crash.afterEvent : 0, torn: Boolean(a.crash && a.crash.torn),
       count: 0, onAppend: (ev) => world.trace.push({ event: { kind: ev.kind, payload: copy(ev.payload) } }) };
     const rt = new Runtime({ store, effects: world.host(a.do === "replay"), workflows: [workflow],
