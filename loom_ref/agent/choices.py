@@ -121,12 +121,17 @@ def select_skills(decide: DecideFn, skills: Skills, query: str
                   ) -> Generator[Any, Any, list[str]]:
     """Yield the ``#skills`` decision; return the chosen names (spec: agent.skills)."""
 
+    def as_list(value: Any) -> Any:
+        # a list or tuple is recorded as a list; anything else is recorded as it is, and the
+        # check below fails the run (a string is not split into its characters)
+        return list(value) if isinstance(value, (list, tuple)) else value
+
     def decider(scope: DecideScope) -> Any:
         choice = skills.select(scope, query)
         if isinstance(choice, Choice):
-            return Choice(value=list(choice.value), policy_id=choice.policy_id,
+            return Choice(value=as_list(choice.value), policy_id=choice.policy_id,
                           propensity=choice.propensity)
-        return list(choice)
+        return as_list(choice)
 
     chosen = yield decide(SKILLS_DECISION_ID, decider, context={"query": query},
                           alternatives=sorted(skills.library))
@@ -147,10 +152,11 @@ def recall(*, decide: DecideFn, memory: Memory, query: str, recall_limit: int
         raise InvalidArgument(f"recall_limit must be an int >= 1, got {recall_limit!r}")
 
     def decider(scope: DecideScope) -> list[str]:
-        items = list(memory.search(scope, query, recall_limit))[:recall_limit]
-        if not all(isinstance(i, str) for i in items):
-            raise InvalidArgument("a memory's search must return strings")
-        return items
+        found = memory.search(scope, query, recall_limit)
+        if not isinstance(found, (list, tuple)) or not all(isinstance(i, str) for i in found):
+            raise InvalidArgument(  # spec: agent.recall -- raised inside the decider
+                f"a memory's search must return a list of strings, got {found!r}")
+        return list(found[:recall_limit])
 
     items = yield decide(RECALL_DECISION_ID, decider,
                          context={"query": query, "recallLimit": recall_limit})

@@ -42,12 +42,12 @@ the input and of values the kernel served, so a replay rebuilds it exactly
 
 from __future__ import annotations
 
-import json
 import warnings
 from collections.abc import Generator, Mapping
 from typing import Any
 
 from loom_ref.agent.approval import read_approval
+from loom_ref.agent.canonical import canonical_json
 from loom_ref.agent.choices import compose_system, recall, select_skills
 from loom_ref.agent.chunk_deltas import chunk_deltas
 from loom_ref.agent.claim_check import CLAIM_CHECK_CONFIG_FIELD, is_claim_check_envelope
@@ -73,6 +73,7 @@ from loom_ref.agent.tools import (
 from loom_ref.agent.transcript import Transcript
 from loom_ref.effects.collect import LLM_ABORTED, LLM_ERROR
 from loom_ref.errors import InvalidArgument, LoomError
+from loom_ref.journal.codec import parse_json
 from loom_ref.kernel.context import ExecutionContext
 from loom_ref.kernel.errors import StepFailedError
 from loom_ref.kernel.runtime import LoomWarning
@@ -238,13 +239,13 @@ def _run_tool(ctx: ExecutionContext, config: AgentLoopConfig, turn: int, j: int,
                      "in one turn; this one was not run")
     tool = config.tool(name)
     if tool is None:
-        return error(UNKNOWN_TOOL, f"there is no tool named {name!r}")
+        return error(UNKNOWN_TOOL, f"there is no tool named {canonical_json(name)}")
     raw = call.arguments
-    try:
-        args = json.loads(raw) if isinstance(raw, str) and raw.strip() else (
+    try:  # spec: journal.json-values -- the arguments will be journaled as the step's input
+        args = parse_json(raw) if isinstance(raw, str) and raw.strip() else (
             {} if isinstance(raw, str) else None)
-    except ValueError as exc:
-        return error(TOOL_ARGUMENTS, f"arguments are not valid JSON: {exc}")
+    except ValueError:
+        return error(TOOL_ARGUMENTS, "arguments are not valid JSON")
     if not isinstance(args, dict):
         return error(TOOL_ARGUMENTS, "arguments must be a JSON object")
     step_id = tool_step_id(turn, j)  # spec: agent.identity

@@ -41,6 +41,7 @@ __all__ = [
     "event_line",
     "from_json_text",
     "json_string",
+    "parse_json",
     "seal_line",
     "to_json_text",
 ]
@@ -195,6 +196,17 @@ def decode_line(line: bytes) -> dict[str, Any]:
         raise MalformedLineError("a string holds a lone surrogate")  # spec: journal.json-values
     del obj["crc"]
     return obj
+
+
+def parse_json(text: str) -> Any:
+    """The value of JSON ``text`` if it is made of JSON values as the journal counts them
+    (``journal.json-values``); else ``ValueError``: bad syntax, ``NaN``, ``Infinity``, a number
+    too large to be finite, or a string holding a lone surrogate. For JSON that arrives from
+    outside and will be journaled (a model's tool-call arguments)."""
+    value = _loads(text)
+    if "\\u" in text and _has_lone_surrogate(value):
+        raise ValueError("a string holds a lone surrogate")
+    return value
 
 
 def _has_lone_surrogate(value: Any) -> bool:

@@ -132,10 +132,10 @@ def agent(case_id: str, anchor: str, description: str, *, config: Mapping[str, A
           actions: list[Any], claims: list[Mapping[str, Any]], effects: Any,
           deciders: Any = None, schemas: Any = None, checks: tuple[Check, ...] = (),
           exclude: Any = None, journal: Any = None, input: Any = None, tier: str = "must",
-          opaque: bool = False, open_strings: Callable[[str], Any] | None = None
+          opaque: bool = False
           ) -> dict[str, Any]:
     """An agent scenario: the body runs the loop on the start input and returns its answer
-    (``opaque``: the one-frame agent_step form; ``open_strings``: see gen_cases)."""
+    (``opaque``: the one-frame agent_step form)."""
     loop: dict[str, Any] = {"op": "agent_loop", "config": dict(config),
                             "input": {"$input": []} if input is None else input, "as": ANSWER}
     if opaque:
@@ -147,8 +147,6 @@ def agent(case_id: str, anchor: str, description: str, *, config: Mapping[str, A
                     journal=journal, tier=tier, workflow="agent")
     defn["case"]["requires"] = ["agent"]
     defn["checks"] = checks
-    if open_strings is not None:
-        defn["open_strings"] = open_strings
     return defn
 
 
@@ -447,29 +445,6 @@ def error_content(name: str, code: str) -> Callable[[str], bool]:
     return ok
 
 
-NOT_JSON = "arguments are not valid JSON: "
-
-
-def _regex_literal(text: str) -> str:
-    """``text`` as a regex matching itself, escaping only what ECMAScript and Python share."""
-    return "".join("\\" + c if c in "\\^$.|?*+()[]{}/" else c for c in text)
-
-
-def parser_words(text: str) -> Any:
-    """spec: agent.tool-error -- after "arguments are not valid JSON: " the description is the
-    implementation's own JSON parser's: an error result carrying one is matched by a pattern."""
-    try:
-        value = json.loads(text)
-    except ValueError:
-        return None
-    if not (isinstance(value, dict) and list(value) == ["tool", "error"]
-            and isinstance(value["error"], dict)
-            and str(value["error"].get("message", "")).startswith(NOT_JSON)):
-        return None
-    head = text[:text.index(NOT_JSON) + len(NOT_JSON)]
-    return {"$regex": "^" + _regex_literal(head) + '.+"\\}\\}$'}
-
-
 def turn1_results(o: Obs) -> list[Any]:
     return list(step_input(o, "#turn:1")["messages"][-1]["content"])
 
@@ -529,10 +504,27 @@ TOOLS = [
                   ("the messages loom-ref writes (spec: agent.tool-error)",
                    lambda o: [json.loads(b["content"])["error"]["message"]
                               for b in turn1_results(o)[:2]]
-                   == ["there is no tool named 'teleport'", "arguments must be a JSON object"]
+                   == ['there is no tool named "teleport"', "arguments must be a JSON object"]
                    and json.loads(turn1_results(o)[2]["content"])["error"]["message"]
-                   .startswith(NOT_JSON))),
-          open_strings=parser_words),
+                   == "arguments are not valid JSON"))),
+    agent("agent.tools/arguments-not-json-values", "agent.tool-error",
+          "Arguments holding NaN, a number too large to be finite or a lone surrogate are not "
+          "valid JSON (journal.json-values): agent.tool-arguments error results, no step; the "
+          "loop carries on.",
+          config=BASE,
+          effects={"llm": scripted(calling(("c0", "lookup", '{"item": NaN}'),
+                                           ("c1", "lookup", '{"item": 1e999}'),
+                                           ("c2", "lookup", '{"item": "\\ud800"}'),
+                                           ("c3", "lookup", {"item": "tea"})),
+                                   said("Tea costs 10.")),
+                   "lookup": scripted(PRICE)},
+          actions=[START],
+          claims=[{"result": done(answer("Tea costs 10.", 2)),
+                   "calls": ["#turn:0", "#turn:0:tool:3", "#turn:1"]}],
+          checks=(("three error results with the fixed message, then the real one",
+                   lambda o: [json.loads(b["content"]).get("error") for b in turn1_results(o)]
+                   == [{"code": "agent.tool-arguments",
+                        "message": "arguments are not valid JSON"}] * 3 + [None]),)),
     agent("agent.tools/call-limit", "agent.tool-error",
           "A call at position j >= maxToolCallsPerTurn is not run: an agent.tool-call-limit "
           "error result.",
@@ -1038,6 +1030,41 @@ SPEC_GAPS = [
           config={"modelToolId": "llm", "recall": {"decider": "memory"}},
           effects={"llm": scripted(said("unused"))},
           deciders={"memory": decider(["pays in euros", 7])},
+          actions=[START],
+          claims=[{"result": failed("argument.invalid"), "deciders": ["#recall"], "calls": [],
+                   "events": ["EXECUTION_STARTED", "EXECUTION_FAILED"]}],
+          exclude=DECIDER_HOLE),
+    agent("agent.choices/skills-not-a-list", "agent.skills",
+          "A selection that is a string is not a list of names: it is recorded as it is (not "
+          "split into characters) and the run fails with agent.unknown-skill.",
+          config={"modelToolId": "llm", "skills": {"library": LIBRARY, "decider": "skills"}},
+          effects={"llm": scripted(said("unused"))}, deciders={"skills": decider("tone")},
+          actions=[START],
+          claims=[{"result": failed("agent.unknown-skill"), "calls": []}],
+          checks=(("recorded as it is",
+                   lambda o: decision(o, "#skills")["choice"] == "tone"),)),
+    agent("agent.choices/skills-null", "agent.skills",
+          "A null selection is recorded and fails the run with agent.unknown-skill, not an "
+          "internal error.",
+          config={"modelToolId": "llm", "skills": {"library": LIBRARY, "decider": "skills"}},
+          effects={"llm": scripted(said("unused"))}, deciders={"skills": decider(None)},
+          actions=[START],
+          claims=[{"result": failed("agent.unknown-skill"), "calls": []}]),
+    agent("agent.choices/recall-a-string", "agent.recall",
+          "A memory answer that is one string is not a list of strings (not split into "
+          "characters): argument.invalid inside the decider, nothing recorded.",
+          config={"modelToolId": "llm", "recall": {"decider": "memory"}},
+          effects={"llm": scripted(said("unused"))},
+          deciders={"memory": decider("pays in euros")},
+          actions=[START],
+          claims=[{"result": failed("argument.invalid"), "deciders": ["#recall"], "calls": [],
+                   "events": ["EXECUTION_STARTED", "EXECUTION_FAILED"]}],
+          exclude=DECIDER_HOLE),
+    agent("agent.choices/recall-null", "agent.recall",
+          "A null memory answer is argument.invalid inside the decider, not an internal error.",
+          config={"modelToolId": "llm", "recall": {"decider": "memory"}},
+          effects={"llm": scripted(said("unused"))},
+          deciders={"memory": decider(None)},
           actions=[START],
           claims=[{"result": failed("argument.invalid"), "deciders": ["#recall"], "calls": [],
                    "events": ["EXECUTION_STARTED", "EXECUTION_FAILED"]}],

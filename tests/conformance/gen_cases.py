@@ -10,9 +10,7 @@ A definition states its claims by hand (per action: the result or the refused co
 made, the event kinds appended, the warnings); the generator refuses to write a case whose
 observations contradict them. Open values: the ``message`` of an error that no script wrote
 becomes ``{"$type": "string"}``, and a non-determinism error is matched by code and message
-and the presence of ``expected`` and ``actual`` (``$partial``). A definition may also open
-strings the spec leaves partly to the implementation: ``open_strings(text)`` returns the
-pattern to write instead of an observed string, or ``None`` to keep it.
+and the presence of ``expected`` and ``actual`` (``$partial``).
 """
 
 from __future__ import annotations
@@ -159,22 +157,8 @@ def build_scenario(defn: Mapping[str, Any]) -> dict[str, Any]:
                 raise ClaimError(f"claim does not hold: {what}")
     except ClaimError as exc:
         raise ClaimError(f"{case['id']}: {exc}") from None
-    expect = _open_values(obs, _scripted_errors(case))
-    opener = defn.get("open_strings")
-    case["expect"] = _open_strings(expect, opener) if opener else expect
+    case["expect"] = _open_values(obs, _scripted_errors(case))
     return case
-
-
-def _open_strings(value: Any, opener: Any) -> Any:
-    """``value`` with each string ``opener`` returns a pattern for replaced by it."""
-    if isinstance(value, list):
-        return [_open_strings(v, opener) for v in value]
-    if isinstance(value, Mapping):
-        return {k: _open_strings(v, opener) for k, v in value.items()}
-    if isinstance(value, str):
-        pattern = opener(value)
-        return value if pattern is None else pattern
-    return value
 
 
 def build_vector(defn: Mapping[str, Any]) -> dict[str, Any]:

@@ -19,13 +19,12 @@
 //   passes through unchanged.
 // - A tool call that cannot or did not run is an error result the model sees; the loop goes
 //   on (#agent.tool-error). Its message is journaled with the next turn's input, so the
-//   loop's own messages are loom-ref's, word for word (Python's repr of an unknown name; only
-//   the JSON parser's description is this implementation's). A declined approval is an
-//   ordinary result (#agent.tool-refusal).
+//   loop's own messages are the spec's, word for word (an unknown name in canonical JSON).
+//   A declined approval is an ordinary result (#agent.tool-refusal).
 // - The opaque form (#agent.step-opaque) runs the same loop inside ONE durable step
 //   `agent_step`, its model and tool calls transient calls of the scripted world.
 
-import { LoomError } from "./journal.mjs";
+import { LoomError, allJsonValues } from "./journal.mjs";
 import { Ctx } from "./kernel.mjs";
 import {
   WHITESPACE, canonicalJson, chunkDeltas, compactionPlan, toolResultContent, utf8Length,
@@ -287,24 +286,6 @@ function* compact(ctx, cfg, i, transcript) {
 }
 
 // -- tool calls (spec/agent.md 6.5, 6.6) ---------------------------------------------------
-// Python's `repr` of a string (how loom-ref names an unknown tool, #agent.tool-error):
-// single quotes unless the text holds ' and no "; the non-printable characters escaped.
-const NON_PRINTABLE = /[\p{Cc}\p{Cf}\p{Cs}\p{Co}\p{Cn}\p{Zl}\p{Zp}\p{Zs}]/u;
-const hex = (n, width) => n.toString(16).padStart(width, "0");
-function pyRepr(text) {
-  const quote = text.includes("'") && !text.includes('"') ? '"' : "'";
-  const escape = { [quote]: `\\${quote}`, "\\": "\\\\", "\t": "\\t", "\n": "\\n", "\r": "\\r" };
-  let out = "";
-  for (const ch of text) {
-    const cp = ch.codePointAt(0);
-    if (escape[ch]) out += escape[ch];
-    else if (cp < 0x20 || cp === 0x7f) out += `\\x${hex(cp, 2)}`;
-    else if (cp === 0x20 || !NON_PRINTABLE.test(ch)) out += ch;
-    else out += cp <= 0xff ? `\\x${hex(cp, 2)}` : cp <= 0xffff ? `\\u${hex(cp, 4)}` : `\\U${hex(cp, 8)}`;
-  }
-  return quote + out + quote;
-}
-
 const BLANK = new RegExp(`^[${WHITESPACE}]*$`, "u");
 
 /**
@@ -317,9 +298,11 @@ function parseArguments(raw) {
   let value;
   try {
     value = JSON.parse(raw);
-  } catch (e) {
-    return { error: `arguments are not valid JSON: ${e.message}` }; // the parser's own words
+  } catch {
+    return { error: "arguments are not valid JSON" };
   }
+  // journal.json-values: no number beyond a double's range (1e999), no lone surrogate
+  if (!allJsonValues(value)) return { error: "arguments are not valid JSON" };
   return isObject(value) ? { args: value } : { error: "arguments must be a JSON object" };
 }
 
@@ -335,7 +318,7 @@ function* toolCall(ctx, cfg, i, j, call) {
       `more than ${cfg.maxToolCallsPerTurn} tool calls in one turn; this one was not run`);
   }
   const tool = cfg.toolsByName.get(call.name);
-  if (!tool) return error("agent.unknown-tool", `there is no tool named ${pyRepr(call.name)}`);
+  if (!tool) return error("agent.unknown-tool", `there is no tool named ${canonicalJson(call.name)}`);
   const { args, error: why } = parseArguments(call.arguments);
   if (why) return error("agent.tool-arguments", why);
   if (needsApproval(cfg, call)) {

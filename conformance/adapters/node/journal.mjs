@@ -70,7 +70,7 @@ export function checkPayload(kind, payload) {
 }
 
 // journal.json-values: finite numbers, and strings (keys too) with no lone surrogate
-function allJsonValues(value) {
+export function allJsonValues(value) {
   if (typeof value === "number") return Number.isFinite(value);
   if (typeof value === "string") return value.isWellFormed();
   if (Array.isArray(value)) return value.every(allJsonValues);
