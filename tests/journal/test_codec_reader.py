@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import zlib
+from typing import Any
 
 import pytest
 from hypothesis import given
@@ -18,7 +19,7 @@ from loom_ref.journal import (
     encode_line,
     parse_journal,
 )
-from loom_ref.journal.codec import encode_header
+from loom_ref.journal.codec import encode_header, parse_json, to_json_text
 
 json_values = st.recursive(
     st.none() | st.booleans() | st.integers(-(2**53), 2**53) | st.text(max_size=8)
@@ -149,3 +150,17 @@ def test_leading_whitespace_is_json_and_trailing_data_is_not() -> None:
     glued = b'{"seq":1}{"kind":"x"'
     with pytest.raises(MalformedLineError):
         decode_line(glued + b',"crc":"%08x"}' % zlib.crc32(glued))
+
+
+@given(json_values)
+def test_parse_json_reads_what_the_journal_writes(value: Any) -> None:
+    assert parse_json(to_json_text(value)) == value
+
+
+@pytest.mark.parametrize("text", ["NaN", "[1, -Infinity]", "1e999", '"\\ud800"',
+                                  '{"\\udc00": 1}', "{oops", ""])
+def test_parse_json_refuses_what_is_not_a_journal_json_value(text: str) -> None:
+    # spec: journal.json-values
+    with pytest.raises(ValueError):
+        parse_json(text)
+    assert parse_json('"\\ud83d\\ude00"') == "\U0001f600"  # a surrogate pair is one character
