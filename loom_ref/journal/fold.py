@@ -26,7 +26,7 @@ from loom_ref.errors import JournalError
 from loom_ref.journal.events import Event, EventKind
 
 __all__ = ["TRANSITIONS", "ExecutionState", "Frame", "FrameStatus", "IllegalTransitionError",
-           "Status", "fold"]
+           "Status", "fold", "never_started", "next_status", "not_waiting"]
 
 
 class IllegalTransitionError(JournalError):
@@ -122,6 +122,33 @@ class ExecutionState:
     error: Any = None
 
 
+def next_status(status: Status, event: Event) -> Status:
+    """The status after ``event``, or :class:`IllegalTransitionError` when :data:`TRANSITIONS`
+    does not allow it (``journal.transitions``). Whoever walks a journal consults this one
+    table: :func:`fold` and the kernel's history index alike."""
+    try:
+        return TRANSITIONS[status][event.kind]
+    except KeyError:
+        raise IllegalTransitionError(
+            f"seq {event.seq}: {event.kind.value} is not allowed while {status.value}",
+            seq=event.seq, kind=event.kind.value, status=status.value,
+        ) from None
+
+
+def never_started(event: Event) -> IllegalTransitionError:
+    """The error for a step outcome (or STEP_IN_DOUBT) whose step never started."""
+    return IllegalTransitionError(
+        f"seq {event.seq}: {event.kind.value} for step {event.payload['stepId']!r} that never "
+        "started", seq=event.seq, kind=event.kind.value)
+
+
+def not_waiting(event: Event) -> IllegalTransitionError:
+    """The error for a RESUME_RECEIVED of a gate that is not waiting."""
+    return IllegalTransitionError(
+        f"seq {event.seq}: resume of gate {event.payload['gateId']!r} that is not waiting",
+        seq=event.seq, kind=event.kind.value)
+
+
 def fold(events: Iterable[Event]) -> ExecutionState:
     """Fold events into an :class:`ExecutionState` (``journal.fold``)."""
     status = Status.NOT_STARTED
@@ -134,13 +161,7 @@ def fold(events: Iterable[Event]) -> ExecutionState:
     pending = False
     in_doubt: str | None = None
     for event in events:
-        try:
-            nxt = TRANSITIONS[status][event.kind]  # spec: journal.transitions
-        except KeyError:
-            raise IllegalTransitionError(
-                f"seq {event.seq}: {event.kind.value} is not allowed while {status.value}",
-                seq=event.seq, kind=event.kind.value, status=status.value,
-            ) from None
+        nxt = next_status(status, event)  # spec: journal.transitions
         p = event.payload
         kind = event.kind
         if kind is K.EXECUTION_STARTED:
@@ -151,10 +172,7 @@ def fold(events: Iterable[Event]) -> ExecutionState:
         elif kind in _STEP_ENDS:
             step_id = p["stepId"]
             if step_id not in tools:
-                raise IllegalTransitionError(
-                    f"seq {event.seq}: {kind.value} for step {step_id!r} that never started",
-                    seq=event.seq, kind=kind.value,
-                )
+                raise never_started(event)
             latest[step_id] = event
             in_doubt = step_id if kind is K.STEP_IN_DOUBT else None
         elif kind is K.DECISION_RECORDED:
@@ -163,10 +181,7 @@ def fold(events: Iterable[Event]) -> ExecutionState:
             waiting_gate, pending = p["gateId"], False
         elif kind is K.RESUME_RECEIVED:
             if p["gateId"] != waiting_gate or pending:
-                raise IllegalTransitionError(
-                    f"seq {event.seq}: resume of gate {p['gateId']!r} that is not waiting",
-                    seq=event.seq, kind=kind.value,
-                )
+                raise not_waiting(event)
             pending = True
         elif kind is K.EXECUTION_RESUMED:
             waiting_gate, pending = None, False

@@ -4,6 +4,11 @@ Spec: ``spec/kernel.md`` (``kernel.replay-compare``). Each recorded command is o
 (STEP_STARTED, with its outcome if any), a decision (DECISION_RECORDED), a stream append
 (STREAM_APPENDED) or a gate (EXECUTION_SUSPENDED, with its RESUME_RECEIVED if any). Replay
 walks this list in order; the body must issue the same commands in the same order.
+
+The index reads only a journal the transition table allows (``journal.transitions``): it
+walks the events through :func:`~loom_ref.journal.fold.next_status`, as ``fold`` does, so a
+drive over any events either indexes them or raises ``journal.illegal-transition`` (an outcome
+of a step that never started, a resume of a gate that is not waiting, an event after the end).
 """
 
 from __future__ import annotations
@@ -15,11 +20,13 @@ import attrs
 
 from loom_ref.enums import plain_members
 from loom_ref.journal.events import Event, EventKind
+from loom_ref.journal.fold import Status, never_started, next_status, not_waiting
 
 __all__ = ["Recorded", "index_history"]
 
 K = plain_members(EventKind)  # EventKind.X, read fast per event (loom_ref.enums)
-_STEP_OUTCOMES = frozenset({K.STEP_COMPLETED, K.STEP_FAILED})
+_STEP_ENDS = frozenset({K.STEP_COMPLETED, K.STEP_FAILED, K.STEP_IN_DOUBT})
+_ENDS = frozenset({K.EXECUTION_COMPLETED, K.EXECUTION_FAILED})
 
 
 @attrs.define(kw_only=True)
@@ -45,11 +52,14 @@ class Recorded:
 
 
 def index_history(events: Sequence[Event]) -> tuple[list[Recorded], Event | None]:
-    """Split ``events`` into recorded commands and the terminal event (if any)."""
+    """Split ``events`` into recorded commands and the terminal event (if any); raise
+    ``journal.illegal-transition`` where they break the transition table."""
     records: list[Recorded] = []
     steps: dict[str, Recorded] = {}
     terminal: Event | None = None
+    status = Status.NOT_STARTED
     for ev in events:
+        status = next_status(status, ev)  # spec: journal.transitions
         p = ev.payload
         kind = ev.kind
         if kind is K.STEP_STARTED:
@@ -57,10 +67,14 @@ def index_history(events: Sequence[Event]) -> tuple[list[Recorded], Event | None
                            start=ev)
             steps[rec.id] = rec
             records.append(rec)
-        elif kind in _STEP_OUTCOMES:
-            steps[p["stepId"]].outcome = ev
-        elif kind is K.STEP_IN_DOUBT:
-            steps[p["stepId"]].marked_in_doubt = True
+        elif kind in _STEP_ENDS:
+            step = steps.get(p["stepId"])
+            if step is None:
+                raise never_started(ev)
+            if kind is K.STEP_IN_DOUBT:
+                step.marked_in_doubt = True
+            else:
+                step.outcome = ev
         elif kind is K.DECISION_RECORDED:
             records.append(Recorded(kind="decide", id=p["decisionId"], seq=ev.seq, start=ev))
         elif kind is K.STREAM_APPENDED:
@@ -68,7 +82,10 @@ def index_history(events: Sequence[Event]) -> tuple[list[Recorded], Event | None
         elif kind is K.EXECUTION_SUSPENDED:
             records.append(Recorded(kind="suspend", id=p["gateId"], seq=ev.seq, start=ev))
         elif kind is K.RESUME_RECEIVED:
-            records[-1].outcome = ev
-        elif kind in (K.EXECUTION_COMPLETED, K.EXECUTION_FAILED):
+            gate = records[-1]  # in status suspended, the last command is its gate
+            if gate.id != p["gateId"] or gate.outcome is not None:
+                raise not_waiting(ev)
+            gate.outcome = ev
+        elif kind in _ENDS:
             terminal = ev
     return records, terminal

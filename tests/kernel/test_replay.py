@@ -223,24 +223,51 @@ def test_decider_that_throws_records_nothing() -> None:
     assert len(attempts) == 2  # the hole was re-run on replay and threw again
 
 
-@pytest.mark.parametrize("events", [
+ILLEGAL_HISTORIES = [
     [("STEP_COMPLETED", {"stepId": "add#1", "output": 1})],  # an outcome of a step never started
     [("EXECUTION_COMPLETED", {"output": 1}),
      ("STEP_STARTED", {"stepId": "add#1", "toolId": "add", "input": 1,
                        "idempotencyKey": "e/add#1"})],  # an event after the end
-])
+    [("STEP_IN_DOUBT", {"stepId": "add#1"})],  # in doubt, a step never started
+    [("EXECUTION_SUSPENDED", {"gateId": "g", "on": "x", "correlationKey": "k"}),
+     ("RESUME_RECEIVED", {"gateId": "other", "payload": 1})],  # a gate that is not waiting
+    [("EXECUTION_SUSPENDED", {"gateId": "g", "on": "x", "correlationKey": "k"}),
+     ("RESUME_RECEIVED", {"gateId": "g", "payload": 1}),
+     ("RESUME_RECEIVED", {"gateId": "g", "payload": 2})],  # resumed twice
+]
+
+
+def _history(events: list[tuple[str, Any]]) -> list[Any]:
+    from loom_ref.journal import Event
+
+    start = Event(seq=1, kind=EventKind.EXECUTION_STARTED,
+                  payload={"executionId": "e", "workflow": "w", "input": 1})
+    return [start, *(Event(seq=i, kind=EventKind(k), payload=p)
+                     for i, (k, p) in enumerate(events, 2))]
+
+
+@pytest.mark.parametrize("events", ILLEGAL_HISTORIES)
+def test_the_history_index_itself_checks_the_transition_table(
+        events: list[tuple[str, Any]]) -> None:
+    # spec: journal.transitions -- every drive indexes its history through the one table, so
+    # no drive (replay, recover, resume) can index events the table forbids
+    from loom_ref.journal import IllegalTransitionError
+    from loom_ref.kernel.history import index_history
+
+    with pytest.raises(IllegalTransitionError):
+        index_history(_history(events))
+
+
+@pytest.mark.parametrize("events", ILLEGAL_HISTORIES)
 def test_replay_refuses_events_that_break_the_transition_table(
         events: list[tuple[str, Any]]) -> None:
     # spec: journal.transitions -- replay(workflow, events) is public: a clear error, not a
     # KeyError from deep inside the driver or a made-up status
-    from loom_ref.journal import Event, IllegalTransitionError
+    from loom_ref.journal import IllegalTransitionError
 
     def body(ctx: ExecutionContext, x: Any) -> Generator[Any, Any, Any]:
         return (yield ctx.execute("add", x))
 
-    start = Event(seq=1, kind=EventKind.EXECUTION_STARTED,
-                  payload={"executionId": "e", "workflow": "w", "input": 1})
-    rest = [Event(seq=i, kind=EventKind(k), payload=p) for i, (k, p) in enumerate(events, 2)]
     with pytest.raises(IllegalTransitionError) as info:
-        replay(Workflow(name="w", body=body), [start, *rest])
+        replay(Workflow(name="w", body=body), _history(events))
     assert info.value.code == "journal.illegal-transition"
