@@ -9,8 +9,9 @@ Pure and synchronous: nothing here runs an effect. The effect runtime wires thes
   stream (spec: validators.fail-closed).
 - One ``RunningTextGuard`` (plus ``stream_token_budget``) per attempt, chained with
   ``GuardChain``: ``check(delta)`` before delivering each delta, ``reset()`` when attempt n > 1
-  begins (spec: guards.before-delivery, guards.reset). ``HoldBackGuard`` is an opt-in
-  extension (spec: guards.hold-back).
+  begins (spec: guards.before-delivery, guards.reset); the chain severs as a whole
+  (spec: guards.chain-sever). ``HoldBackGuard`` is an opt-in extension (spec:
+  guards.hold-back); a budget goes in its ``after``.
 """
 
 from loom_ref.governance.budget import (
@@ -27,7 +28,13 @@ from loom_ref.governance.errors import (
     StreamTokenBudgetExceeded,
     TaintedRequestError,
 )
-from loom_ref.governance.guards import DEFAULT_WINDOW, DeltaGuard, GuardChain, RunningTextGuard
+from loom_ref.governance.guards import (
+    DEFAULT_WINDOW,
+    DeltaGuard,
+    GuardChain,
+    RunningTextGuard,
+    StagedGuard,
+)
 from loom_ref.governance.holdback import HoldBackGuard, hold_back_width
 from loom_ref.governance.lifecycle import GuardEvent, GuardState
 from loom_ref.governance.pii import pii_rules, pii_validator
@@ -65,6 +72,7 @@ __all__ = [
     "RunningTextGuard",
     "SafetyValidator",
     "SafetyViolation",
+    "StagedGuard",
     "StreamTokenBudgetExceeded",
     "StreamTokenBudgetGuard",
     "TaintedRequestError",

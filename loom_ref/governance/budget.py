@@ -13,6 +13,8 @@ guard now runs BEFORE delivery, so the breaching delta is never handed to a sink
   severing (many tiny deltas over-count). Inject a tokenizer for precision
   (spec: guards.token-count).
 - ``reset()`` zeroes the sum at a retry (spec: guards.reset).
+- ``stage(delta)`` checks without counting the delta; its commit counts it, so a chain in
+  which a later guard severs the delta does not spend it (spec: guards.chain-sever).
 """
 
 from __future__ import annotations
@@ -21,7 +23,7 @@ from collections.abc import Callable
 
 from loom_ref.errors import InvalidArgument
 from loom_ref.governance.errors import StreamTokenBudgetExceeded
-from loom_ref.governance.guards import check_delta_arg
+from loom_ref.governance.guards import Commit, StageStamp, check_delta_arg
 from loom_ref.governance.lifecycle import GuardEvent, GuardLifecycle
 
 __all__ = ["StreamTokenBudgetGuard", "approx_token_count", "stream_token_budget"]
@@ -48,20 +50,32 @@ class StreamTokenBudgetGuard:
         self.used = 0
         self._index = 0
         self._life = GuardLifecycle()
+        self._stamp = StageStamp()
 
     def check(self, delta: str) -> None:
         """Sever before ``delta`` if it would take the attempt above the budget.
 
         spec: guards.token-budget -- "the breaching delta is never handed to a sink".
         """
+        self._take(self._verdict(delta))
+
+    def stage(self, delta: str) -> Commit:
+        """:meth:`check` without counting ``delta``: the returned commit counts it (spec:
+        guards.chain-sever)."""
+        n = self._verdict(delta)
+        return self._stamp.seal(lambda: self._take(n))
+
+    def _verdict(self, delta: str) -> int:
+        """Raise the sever of ``delta``, or return its token count."""
         check_delta_arg(delta)
         self._life.require(GuardEvent.ACCEPT)
+        self._stamp.bump()  # a commit staged before is stale now
         n = self.count(delta)
         if isinstance(n, bool) or not isinstance(n, int) or n < 0:
             raise InvalidArgument(f"token counter returned {n!r}; expected an int >= 0")
-        index = self._index
-        self._index += 1
         if self.used + n > self.max_tokens:
+            index = self._index
+            self._index += 1
             severed = StreamTokenBudgetExceeded(
                 f"stream token budget {self.max_tokens} exceeded at delta {index} "
                 f"({self.used} used + {n})",
@@ -72,11 +86,16 @@ class StreamTokenBudgetGuard:
             )
             self._life.fire(GuardEvent.SEVER, severed)
             raise severed
+        return n
+
+    def _take(self, n: int) -> None:
         self.used += n
+        self._index += 1
 
     def reset(self) -> None:
         """Zero the sum at a retry (spec: guards.reset)."""
         self._life.fire(GuardEvent.RESET)
+        self._stamp.bump()
         self.used = 0
         self._index = 0
 

@@ -49,6 +49,10 @@ def deny_patterns(
         raise InvalidArgument("deny_patterns needs at least one pattern")
     if isinstance(flags, bool) or not isinstance(flags, int):
         raise InvalidArgument(f"flags must be re flags (int), got {flags!r}")
+    if max_width is not None and (
+        isinstance(max_width, bool) or not isinstance(max_width, int) or max_width < 1
+    ):  # checked even when every rule is bounded and keeps its own width (spec: validators.deny)
+        raise InvalidArgument(f"max_width must be a positive int, got {max_width!r}")
     rules = []
     for rule_name, regex in items:
         rule = compile_rule(rule_name, regex, flags)

@@ -16,7 +16,12 @@ Rules (``spec/governance.md`` § Guards; ADR 0119 decisions 7, 10, 11):
 - It refuses at construction a validator with no delta form (fail-closed, spec:
   validators.fail-closed).
 - :class:`GuardChain` runs several guards in order; the first to sever wins
-  (spec: guards.chain-order).
+  (spec: guards.chain-order). It severs as a whole: once one of its guards severs, every later
+  ``check`` re-raises that sever, marked ``repeated``, until ``reset``; and no guard of the
+  chain takes the severed delta: each guard first *stages* the delta (``stage(delta)`` checks
+  it and returns the commit that takes it), and the stages are committed only when none
+  severed. A guard with only ``check`` may be the last of a chain, nowhere else
+  (spec: guards.chain-sever).
 - Limits, stated plainly (spec: guards.limit-prefix, guards.limit-window,
   guards.limit-no-redaction): text before a match completes is delivered; a pattern wider than
   the window, split across deltas, can evade; nothing here masks a delta (redactOutput does not
@@ -25,15 +30,24 @@ Rules (``spec/governance.md`` § Guards; ADR 0119 decisions 7, 10, 11):
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Protocol, runtime_checkable
 
 from loom_ref.errors import InvalidArgument
-from loom_ref.governance.errors import DeltaSevered, SafetyViolation
+from loom_ref.governance.errors import DeltaSevered, GuardStateError, SafetyViolation
 from loom_ref.governance.lifecycle import GuardEvent, GuardLifecycle
 from loom_ref.governance.validators import PatternScan, SafetyValidator
 
-__all__ = ["DEFAULT_WINDOW", "DeltaGuard", "GuardChain", "RunningTextGuard", "check_delta_arg"]
+__all__ = [
+    "DEFAULT_WINDOW",
+    "Commit",
+    "DeltaGuard",
+    "GuardChain",
+    "RunningTextGuard",
+    "StageStamp",
+    "StagedGuard",
+    "check_delta_arg",
+]
 
 DEFAULT_WINDOW = 4096
 """ADR 0119 decision 10: "the last deltaWindow chars, default 4096" (spec: guards.window)."""
@@ -48,6 +62,55 @@ class DeltaGuard(Protocol):
 
     def reset(self) -> None:
         """Forget the attempt so far (spec: guards.reset)."""
+
+
+Commit = Callable[[], None]
+"""Takes a staged delta into a guard's state (spec: guards.chain-sever)."""
+
+
+@runtime_checkable
+class StagedGuard(DeltaGuard, Protocol):
+    """A delta guard that can check a delta without taking it (spec: guards.chain-sever).
+
+    ``stage(delta)`` does what ``check`` does -- raising the same sever -- except that an
+    accepted delta is not yet taken into the guard's state: the returned :data:`Commit` takes
+    it. ``check(delta)`` is ``stage(delta)()``.
+    """
+
+    def stage(self, delta: str) -> Commit:
+        """Check ``delta``; raise ``DeltaSevered`` to sever; return the commit that takes it."""
+
+
+class StageStamp:
+    """Makes a guard's commits single-use and fresh: a commit is valid once, and only while
+    nothing was staged on, or reset, the guard since its stage (spec: guards.chain-sever);
+    a stale commit raises ``governance.guard-state``."""
+
+    __slots__ = ("_stamp",)
+
+    def __init__(self) -> None:
+        self._stamp = 0
+
+    def bump(self) -> int:
+        """A new stamp: every commit staged before it is stale."""
+        self._stamp += 1
+        return self._stamp
+
+    def seal(self, take: Callable[[], None]) -> Commit:
+        """``take`` as a commit valid until the next :meth:`bump`."""
+        stamp = self.bump()
+
+        def commit() -> None:
+            if stamp != self._stamp:
+                raise GuardStateError(
+                    "a stale commit: the guard was staged again or reset since",
+                    state="staged",
+                    event="commit",
+                )
+            self.bump()
+            take()
+
+        return commit
 
 
 def check_delta_arg(delta: object) -> str:
@@ -84,6 +147,7 @@ class RunningTextGuard:
                     f"validator {v.name!r} has no delta form; it cannot guard a stream"
                 )
         self._life = GuardLifecycle()
+        self._stamp = StageStamp()
         self._text = ""  # the last `window` characters of the attempt's text
         self._offset = 0  # absolute offset of self._text[0] in the attempt's text
         self._index = 0  # index of the next delta in this attempt
@@ -99,26 +163,41 @@ class RunningTextGuard:
         spec: guards.before-delivery -- "THROWS to sever the stream BEFORE the offending delta
         is delivered": on a sever the delta is not added to the running text.
         """
+        self._take(self._verdict(delta))
+
+    def stage(self, delta: str) -> Commit:
+        """:meth:`check` without taking ``delta`` into the running text: the returned commit
+        takes it (spec: guards.chain-sever)."""
+        checked = self._verdict(delta)
+        return self._stamp.seal(lambda: self._take(checked))
+
+    def _verdict(self, delta: str) -> str:
+        """Raise the sever of ``delta``, or return the running text with it."""
         check_delta_arg(delta)
         self._life.require(GuardEvent.ACCEPT)
-        index = self._index
-        self._index += 1
+        self._stamp.bump()  # a commit staged before is stale now
         checked = self._text + delta  # spec: guards.running-text
         fresh = len(self._text)
         for validator in self.validators:
             violation = self._violation(validator, checked, fresh)
             if violation is not None:
-                severed = self._severed(violation, index)
+                severed = self._severed(violation, self._index)
+                self._index += 1
                 self._life.fire(GuardEvent.SEVER, severed)
                 raise severed from violation
-        # accepted: open -> open, nothing to record in the lifecycle
+        return checked
+
+    def _take(self, checked: str) -> None:
+        """Take an accepted delta: open -> open, nothing to record in the lifecycle."""
         kept = checked[-self.window :]
         self._offset += len(checked) - len(kept)
         self._text = kept
+        self._index += 1
 
     def reset(self) -> None:
         """Clear the running text at a retry (spec: guards.reset)."""
         self._life.fire(GuardEvent.RESET)
+        self._stamp.bump()
         self._text = ""
         self._offset = 0
         self._index = 0
@@ -148,23 +227,89 @@ class RunningTextGuard:
         )
 
 
+def stages(guard: DeltaGuard) -> bool:
+    """Whether ``guard`` can stage a delta, i.e. check it without taking it (a chain stages
+    only when every guard of it does)."""
+    if isinstance(guard, GuardChain):
+        return guard.staged
+    return isinstance(guard, StagedGuard)
+
+
 class GuardChain:
-    """Several guards as one: ``check`` runs them in order, the first sever wins and the later
-    guards do not see that delta; ``reset`` resets them all (spec: guards.chain-order)."""
+    """Several guards as one (spec: guards.chain-order, guards.chain-sever).
+
+    ``check`` runs them in order; the first sever wins and the later guards do not see that
+    delta. The chain severs as a whole: a later ``check`` re-raises its sever, marked
+    ``repeated``, without consulting the guards, until ``reset``; and no guard takes a delta
+    that a guard of the chain severed, because every guard stages the delta first and the
+    stages are committed only once none severed. A guard that cannot stage (it has only
+    ``check``) may only be the last: its ``check`` is then the commit point.
+    """
 
     def __init__(self, guards: Sequence[DeltaGuard]) -> None:
         self.guards = tuple(guards)
         for g in self.guards:
             if not isinstance(g, DeltaGuard):
                 raise InvalidArgument(f"expected a DeltaGuard, got {type(g).__name__}")
+        # Every guard but the last is staged; the last is checked, so its check is the commit
+        # point (it takes the delta only when no guard severed, and none after it can).
+        staging: list[Callable[[str], Commit]] = []
+        for g in self.guards[:-1]:
+            if not isinstance(g, StagedGuard) or not stages(g):  # spec: guards.chain-sever
+                raise InvalidArgument(
+                    f"{type(g).__name__} cannot stage a delta (it has no stage()): only the "
+                    "last guard of a chain may lack it"
+                )
+            staging.append(g.stage)
+        self._staging = tuple(staging)
+        #: Whether every guard stages, so that :meth:`stage` takes nothing before its commit.
+        self.staged = all(stages(g) for g in self.guards)
+        self._last: Callable[[str], None] | None = self.guards[-1].check if self.guards else None
+        self._life = GuardLifecycle()
+        self._stamp = StageStamp()
 
     def check(self, delta: str) -> None:
-        """Check ``delta`` with every guard, in order."""
+        """Check ``delta`` with every guard, in order; a sever severs the whole chain."""
         check_delta_arg(delta)
-        for guard in self.guards:
-            guard.check(delta)
+        self._life.require(GuardEvent.ACCEPT)  # spec: guards.chain-sever -- sticky, repeated
+        self._stamp.bump()
+        try:
+            commits = [stage(delta) for stage in self._staging]
+            if self._last is not None:
+                self._last(delta)
+        except DeltaSevered as severed:
+            self._life.fire(GuardEvent.SEVER, severed)
+            raise
+        for commit in commits:
+            commit()
+
+    def stage(self, delta: str) -> Commit:
+        """Stage ``delta`` on every guard, in order, and return the commit of them all. With
+        a last guard that cannot stage, that guard's ``check`` runs here, so it takes the
+        delta at once (see :attr:`staged`)."""
+        check_delta_arg(delta)
+        self._life.require(GuardEvent.ACCEPT)  # spec: guards.chain-sever -- sticky, repeated
+        self._stamp.bump()
+        last = self.guards[-1] if self.guards else None
+        try:
+            commits = [stage(delta) for stage in self._staging]
+            if isinstance(last, StagedGuard):
+                commits.append(last.stage(delta))
+            elif last is not None:
+                last.check(delta)
+        except DeltaSevered as severed:
+            self._life.fire(GuardEvent.SEVER, severed)
+            raise
+
+        def take() -> None:
+            for commit in commits:
+                commit()
+
+        return self._stamp.seal(take)
 
     def reset(self) -> None:
-        """Reset every guard (spec: guards.reset)."""
+        """Reset the chain and every guard (spec: guards.reset)."""
+        self._life.fire(GuardEvent.RESET)
+        self._stamp.bump()
         for guard in self.guards:
             guard.reset()

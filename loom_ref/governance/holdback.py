@@ -17,9 +17,15 @@ Rules (``spec/governance.md`` § guards.hold-back):
   width ``w <= max_width`` that starts at ``s`` is complete once the text reaches ``s + w``,
   and by then at most ``len - (max_width - 1) <= s`` characters were released: the first
   character of a match never reaches a sink (spec: guards.hold-back).
-- On a sever the held text is dropped and never released (spec: guards.hold-back-drop).
+- ``after`` chains further delta guards (a token budget) after the validators' check (spec:
+  guards.chain-order): a delta is held only once every guard accepted it, and a sever by any
+  of them is this guard's sever (spec: guards.chain-sever, guards.hold-back-drop).
+- On a sever the held text is dropped and never released, and the severed delta is never
+  held (spec: guards.hold-back-drop).
 - ``flush()`` after the call succeeded returns the held remainder, so released + flushed is
-  the whole text (spec: guards.hold-back-flush). ``reset()`` drops the held text at a retry.
+  the whole text; a severed guard's ``flush`` raises the sever again, marked ``repeated``,
+  and releases nothing, until reset (spec: guards.hold-back-flush, guards.sticky-sever).
+  ``reset()`` drops the held text at a retry.
 """
 
 from __future__ import annotations
@@ -28,7 +34,13 @@ from collections.abc import Sequence
 
 from loom_ref.errors import InvalidArgument
 from loom_ref.governance.errors import DeltaSevered
-from loom_ref.governance.guards import DEFAULT_WINDOW, RunningTextGuard, check_delta_arg
+from loom_ref.governance.guards import (
+    DEFAULT_WINDOW,
+    DeltaGuard,
+    GuardChain,
+    RunningTextGuard,
+    check_delta_arg,
+)
 from loom_ref.governance.lifecycle import GuardEvent, GuardLifecycle
 from loom_ref.governance.validators import PatternScan, SafetyValidator
 
@@ -57,10 +69,25 @@ def hold_back_width(validators: Sequence[SafetyValidator]) -> int:
 
 
 class HoldBackGuard:
-    """Release streamed text only once it can no longer start a match (**extension**)."""
+    """Release streamed text only once it can no longer start a match (**extension**).
 
-    def __init__(self, validators: Sequence[SafetyValidator], window: int = DEFAULT_WINDOW) -> None:
+    ``after``: further delta guards (a token budget) that every delta must also pass, checked
+    after the validators (spec: guards.chain-order) and before anything is held or released;
+    they are chained with the validators' guard in a :class:`GuardChain`, so they must be able
+    to stage a delta, except the last (spec: guards.chain-sever).
+    """
+
+    def __init__(
+        self,
+        validators: Sequence[SafetyValidator],
+        window: int = DEFAULT_WINDOW,
+        *,
+        after: Sequence[DeltaGuard] = (),
+    ) -> None:
         self._guard = RunningTextGuard(validators, window)
+        if isinstance(after, str) or not isinstance(after, Sequence):
+            raise InvalidArgument(f"after must be a sequence of delta guards, got {after!r}")
+        self._chain = GuardChain([self._guard, *after])
         self.max_width = hold_back_width(self._guard.validators)
         if self.max_width > self._guard.window:
             raise InvalidArgument(
@@ -84,7 +111,7 @@ class HoldBackGuard:
         check_delta_arg(delta)
         self._life.require(GuardEvent.ACCEPT)
         try:
-            self._guard.check(delta)
+            self._chain.check(delta)  # spec: guards.chain-sever -- every guard, or none, takes it
         except DeltaSevered as severed:
             self._held = ""  # spec: guards.hold-back-drop
             self._life.fire(GuardEvent.SEVER, severed)
@@ -96,7 +123,8 @@ class HoldBackGuard:
 
     def flush(self) -> str:
         """Release the held remainder once the call has succeeded (spec:
-        guards.hold-back-flush); a severed guard raises its sever again instead."""
+        guards.hold-back-flush); a severed guard raises its sever again instead, marked
+        ``repeated`` (spec: guards.sticky-sever)."""
         self._life.fire(GuardEvent.FLUSH)
         rest, self._held = self._held, ""
         return rest
@@ -104,5 +132,5 @@ class HoldBackGuard:
     def reset(self) -> None:
         """Drop the held text and the running text at a retry (spec: guards.reset)."""
         self._life.fire(GuardEvent.RESET)
-        self._guard.reset()
+        self._chain.reset()
         self._held = ""

@@ -124,13 +124,19 @@ def compile_rule(
     elif isinstance(regex, str):
         try:
             pattern = re.compile(regex, flags)
-        except re.error as exc:
+        # spec: validators.deny -- a regex that fails to compile is argument.invalid, however
+        # Python's compiler fails: a syntax error, a repeat count too large for it
+        # (OverflowError), or nesting too deep for it (RecursionError)
+        except (re.error, OverflowError, RecursionError) as exc:
             raise InvalidArgument(f"rule {name!r}: bad regex {regex!r}: {exc}") from exc
     else:
         raise InvalidArgument(f"rule {name!r}: regex must be a string, got {regex!r}")
     if not isinstance(pattern.pattern, str):
         raise InvalidArgument(f"rule {name!r}: a text (str) pattern is required")
-    lo, hi = regex_width(pattern)
+    try:
+        lo, hi = regex_width(pattern)
+    except RecursionError as exc:  # a pattern compiled elsewhere, nested too deep to re-parse
+        raise InvalidArgument(f"rule {name!r}: regex nested too deep to measure") from exc
     if lo == 0 or pattern.search("") is not None:
         raise InvalidArgument(f"rule {name!r}: regex {pattern.pattern!r} can match empty text")
     if max_width is not None:

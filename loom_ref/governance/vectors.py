@@ -74,10 +74,25 @@ def _obj(value: object, what: str) -> Mapping[str, Any]:
     return value
 
 
+def _list(value: object, what: str) -> list[Any]:
+    # spec: guards.vector-run -- a member of the wrong type (null included) is argument.invalid
+    if not isinstance(value, list):
+        raise InvalidArgument(f"{what} must be a JSON array, got {type(value).__name__}")
+    return value
+
+
 def decode_request(value: object) -> object:
     """JSON -> request, turning each ``{"$tainted": {"value", "origin"}}`` into a
     ``TaintedValue`` (spec: taint.vector-encoding). An object with a ``"$tainted"`` key that is
-    not exactly that shape is malformed (``argument.invalid``)."""
+    not exactly that shape is malformed (``argument.invalid``). Iterative, so a deeply nested
+    input is not limited by the interpreter's recursion limit (as the fence's walk,
+    spec: taint.cycles)."""
+    return _rebuild(value, _decode_node)
+
+
+def _decode_node(value: object) -> tuple[list[Any], Callable[[list[Any]], object]] | None:
+    """How :func:`decode_request` rebuilds ``value``: its children and a function from their
+    decoded forms to the decoded node; ``None`` for a leaf (kept as it is)."""
     if isinstance(value, Mapping):
         if TAINT_KEY in value:
             inner = _obj(value[TAINT_KEY], TAINT_KEY)
@@ -85,11 +100,63 @@ def decode_request(value: object) -> object:
                 raise InvalidArgument(
                     '"$tainted" must be the only key, holding exactly "value" and "origin"'
                 )
-            return TaintedValue(value=decode_request(inner["value"]), origin=inner["origin"])
-        return {k: decode_request(v) for k, v in value.items()}
+            origin = inner["origin"]
+            return [inner["value"]], lambda kids: TaintedValue(value=kids[0], origin=origin)
+        keys = list(value)
+        return [value[k] for k in keys], lambda kids: dict(zip(keys, kids, strict=True))
     if isinstance(value, list):
-        return [decode_request(v) for v in value]
-    return value
+        return list(value), list
+    return None
+
+
+def _encode_node(value: object) -> tuple[list[Any], Callable[[list[Any]], object]] | None:
+    """How :func:`encode_value` rebuilds ``value`` (see :func:`_decode_node`)."""
+    if isinstance(value, TaintedValue):
+        origin = value.origin
+        return [value.value], lambda kids: {TAINT_KEY: {"value": kids[0], "origin": origin}}
+    if isinstance(value, Mapping):
+        keys = list(value)
+        return [value[k] for k in keys], lambda kids: dict(zip(keys, kids, strict=True))
+    if isinstance(value, list):
+        return list(value), list
+    return None
+
+
+def _rebuild(
+    root: object, node: Callable[[object], tuple[list[Any], Callable[[list[Any]], object]] | None]
+) -> object:
+    """Rebuild a tree bottom-up without recursion: ``node(v)`` gives ``v``'s children and the
+    function that builds ``v``'s image from theirs (``None``: a leaf, its own image). A value
+    that contains itself is not JSON: ``argument.invalid``."""
+    top = node(root)
+    if top is None:
+        return root
+    done: list[object] = []  # images of finished nodes, in completion order
+    # a frame: [children, build, index of the next child, where its images start, the node]
+    stack: list[tuple[list[Any], Callable[[list[Any]], object], int, int, object]] = [
+        (top[0], top[1], 0, 0, root)
+    ]
+    on_path = {id(root)}
+    while stack:
+        kids, build, i, base, here = stack[-1]
+        if i == len(kids):
+            stack.pop()
+            on_path.discard(id(here))
+            image = build(done[base:])
+            del done[base:]
+            done.append(image)
+            continue
+        stack[-1] = (kids, build, i + 1, base, here)
+        kid = kids[i]
+        child = node(kid)
+        if child is None:
+            done.append(kid)
+        elif id(kid) in on_path:
+            raise InvalidArgument("a value that contains itself is not JSON")
+        else:
+            on_path.add(id(kid))
+            stack.append((child[0], child[1], 0, len(done), kid))
+    return done[0]
 
 
 def decode_validator(spec: object) -> SafetyValidator:
@@ -98,7 +165,10 @@ def decode_validator(spec: object) -> SafetyValidator:
     spec = _obj(spec, "validator")
     if "phases" in spec:
         phases = spec["phases"]
-        if not isinstance(phases, list) or not set(phases) <= {p.value for p in Phase}:
+        known = {p.value for p in Phase}
+        if not isinstance(phases, list) or not all(
+            isinstance(p, str) and p in known for p in phases
+        ):
             raise InvalidArgument('"phases" must be a list of "input", "output", "delta"')
         full = decode_validator({k: v for k, v in spec.items() if k != "phases"})
         return attrs.evolve(
@@ -115,8 +185,8 @@ def decode_validator(spec: object) -> SafetyValidator:
         return pii_validator(delta=delta)
     if kind == "deny" and set(spec) <= {"kind", "patterns", "flags", "delta", "maxWidth"}:
         flags = 0
-        for name in spec.get("flags", []):
-            if name not in _FLAGS:
+        for name in _list(spec.get("flags", []), '"flags"'):
+            if not isinstance(name, str) or name not in _FLAGS:
                 raise InvalidArgument(f"unknown flag {name!r}; expected one of {sorted(_FLAGS)}")
             flags |= _FLAGS[name]
         patterns = spec.get("patterns")
@@ -148,14 +218,9 @@ def vector_guard_request(data: object) -> dict[str, Any]:
 
 
 def encode_value(value: object) -> object:
-    """The inverse of :func:`decode_request`: a ``TaintedValue`` becomes ``{"$tainted": ...}``."""
-    if isinstance(value, TaintedValue):
-        return {TAINT_KEY: {"value": encode_value(value.value), "origin": value.origin}}
-    if isinstance(value, Mapping):
-        return {k: encode_value(v) for k, v in value.items()}
-    if isinstance(value, list):
-        return [encode_value(v) for v in value]
-    return value
+    """The inverse of :func:`decode_request`: a ``TaintedValue`` becomes ``{"$tainted": ...}``
+    (iterative, as :func:`decode_request`)."""
+    return _rebuild(value, _encode_node)
 
 
 def vector_unwrap(data: object) -> dict[str, Any]:
@@ -212,6 +277,32 @@ def vector_check_output(data: object) -> dict[str, Any]:
     return {"ok": True}
 
 
+def _guards(data: Mapping[str, Any]) -> GuardChain | HoldBackGuard:
+    """The guards of ``guards.run`` / ``guards.steps``: the validators' guard, then the token
+    budget (spec: guards.chain-order), chained so that the chain severs as a whole (spec:
+    guards.chain-sever). With hold-back the budget is chained after the validators inside the
+    hold-back guard, so a budget sever drops the held text (spec: guards.hold-back-drop)."""
+    validators = [decode_validator(v) for v in _list(data.get("validators", []), "validators")]
+    window = data.get("window", DEFAULT_WINDOW)
+    hold_back = data.get("holdBack", False)
+    if not isinstance(hold_back, bool):
+        raise InvalidArgument('"holdBack" must be a boolean')
+    budget: list[DeltaGuard] = []
+    if data.get("maxTokens") is not None:
+        budget.append(stream_token_budget(data["maxTokens"]))
+    if hold_back:
+        return HoldBackGuard(validators, window, after=budget)
+    return GuardChain([RunningTextGuard(validators, window), *budget])
+
+
+def _feed(guards: GuardChain | HoldBackGuard, delta: str) -> str:
+    """What is delivered of ``delta``: the delta itself, or with hold-back the released piece."""
+    if isinstance(guards, HoldBackGuard):
+        return guards.feed(delta)
+    guards.check(delta)
+    return delta
+
+
 def vector_guards_run(data: object) -> dict[str, Any]:
     """``guards.run``: feed deltas through the guards a runtime would build; report what was
     delivered (per accepted delta: the delta, or with hold-back the released piece), the
@@ -224,31 +315,14 @@ def vector_guards_run(data: object) -> dict[str, Any]:
     deltas = data["deltas"]
     if not isinstance(deltas, list) or not all(isinstance(d, str) for d in deltas):
         raise InvalidArgument('"deltas" must be a list of strings')
-    validators = [decode_validator(v) for v in data.get("validators", [])]
-    window = data.get("window", DEFAULT_WINDOW)
-    hold_back = data.get("holdBack", False)
-    if not isinstance(hold_back, bool):
-        raise InvalidArgument('"holdBack" must be a boolean')
-    budget: list[DeltaGuard] = []
-    if data.get("maxTokens") is not None:
-        budget.append(stream_token_budget(data["maxTokens"]))
+    guards = _guards(data)
     delivered: list[str] = []
     result: dict[str, Any] = {"severedAt": None, "code": None, "rule": None, "flushed": None}
     try:
-        # spec: guards.chain-order -- the validators' guard first, then the token budget.
-        if hold_back:
-            hold = HoldBackGuard(validators, window)
-            rest = GuardChain(budget)
-            for delta in deltas:
-                piece = hold.feed(delta)
-                rest.check(delta)
-                delivered.append(piece)
-            result["flushed"] = hold.flush()
-        else:
-            chain = GuardChain([RunningTextGuard(validators, window), *budget])
-            for delta in deltas:
-                chain.check(delta)
-                delivered.append(delta)
+        for delta in deltas:
+            delivered.append(_feed(guards, delta))
+        if isinstance(guards, HoldBackGuard):
+            result["flushed"] = guards.flush()
     except DeltaSevered as err:
         result["severedAt"] = err.details["delta_index"]
         result["code"] = err.code
@@ -270,52 +344,30 @@ def vector_guards_steps(data: object) -> dict[str, Any]:
     """``guards.steps``: the guards of ``guards.run`` driven step by step -- deltas, resets
     and (hold-back only) flushes -- reporting each step's outcome, errors included, so that a
     guard's life across severs, resets and flushes shows (spec: guards.lifecycle,
-    guards.reset, guards.sticky-sever, guards.hold-back-drop)."""
+    guards.reset, guards.sticky-sever, guards.chain-sever, guards.hold-back-drop)."""
     data = _obj(data, "input")
     allowed = {"validators", "window", "steps", "holdBack", "maxTokens"}
     if not set(data) <= allowed or "steps" not in data or not isinstance(data["steps"], list):
         raise InvalidArgument(f"input keys must be within {sorted(allowed)} and include steps")
     hold_back = data.get("holdBack", False)
-    if not isinstance(hold_back, bool):
-        raise InvalidArgument('"holdBack" must be a boolean')
     for step in data["steps"]:
         if not (isinstance(step, str) or step == {"reset": True}
-                or (hold_back and step == {"flush": True})):
+                or (hold_back is True and step == {"flush": True})):
             raise InvalidArgument(
                 'a step is a delta string, {"reset": true} or, with hold-back, {"flush": true}'
             )
-    validators = [decode_validator(v) for v in data.get("validators", [])]
-    window = data.get("window", DEFAULT_WINDOW)
-    budget: list[DeltaGuard] = []
-    if data.get("maxTokens") is not None:
-        budget.append(stream_token_budget(data["maxTokens"]))
-    rest = GuardChain(budget)
-    hold = HoldBackGuard(validators, window) if hold_back else None
-    chain = None
-    if hold is None:
-        chain = GuardChain([RunningTextGuard(validators, window), *budget])
+    guards = _guards(data)
     outcomes: list[dict[str, Any]] = []
     for step in data["steps"]:
         try:
             if step == {"reset": True}:
-                if hold is not None:
-                    hold.reset()
-                    rest.reset()
-                else:
-                    assert chain is not None
-                    chain.reset()
+                guards.reset()
                 outcomes.append({"reset": True})
             elif step == {"flush": True}:
-                assert hold is not None
-                outcomes.append({"flushed": hold.flush()})
-            elif hold is not None:
-                piece = hold.feed(step)
-                rest.check(step)
-                outcomes.append({"delivered": piece})
+                assert isinstance(guards, HoldBackGuard)
+                outcomes.append({"flushed": guards.flush()})
             else:
-                assert chain is not None
-                chain.check(step)
-                outcomes.append({"delivered": step})
+                outcomes.append({"delivered": _feed(guards, step)})
         except DeltaSevered as err:
             outcomes.append({"severed": _severed(err)})
         except LoomError as err:

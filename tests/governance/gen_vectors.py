@@ -1016,6 +1016,111 @@ run_case(
     tier="may",
 )
 
+# ---- a sever severs the whole chain; inputs of the wrong type (found by the Node adapter) ----
+BUDGET_SEVER = {"code": BUDGET, "rule": None, "deltaIndex": 1, "repeated": False}
+steps_case(
+    "chain-severed-as-whole", "guards.chain-sever",
+    "A chain in which a guard severed re-raises that sever, repeated, until reset: the budget "
+    "severs 123-45-, and the validators' guard never took it, so 6789 is not a new ssn sever.",
+    {"validators": [PII], "maxTokens": 2,
+     "steps": ["abc", "123-45-", "6789", {"reset": True}, "6789"]},
+    [{"delivered": "abc"}, {"severed": BUDGET_SEVER},
+     {"severed": {**BUDGET_SEVER, "repeated": True}}, {"reset": True}, {"delivered": "6789"}],
+)
+steps_case(
+    "chain-severed-by-validators", "guards.chain-sever",
+    "After the validators' sever the chain re-raises it, repeated: a later delta over the "
+    "budget is that sever again, not a budget sever.",
+    {"validators": [PII], "maxTokens": 4,
+     "steps": ["ab", "123-45-6789", "0123456789abcdefg", {"reset": True}, "0123456789abcdef"]},
+    [{"delivered": "ab"},
+     {"severed": {"code": SEVERED, "rule": "ssn", "deltaIndex": 1, "repeated": False}},
+     {"severed": {"code": SEVERED, "rule": "ssn", "deltaIndex": 1, "repeated": True}},
+     {"reset": True}, {"delivered": "0123456789abcdef"}],
+)
+steps_case(
+    "budget-sever-then-flush", "guards.hold-back-flush",
+    "Extension (hold-back): after the budget severs a delta, a flush raises the sever again, "
+    "repeated: no part of the severed delta (nor the text held before it) is released.",
+    {"validators": [KEY4], "holdBack": True, "maxTokens": 2,
+     "steps": ["abcdefgh", "ijklmnop", {"flush": True}, "q", {"reset": True}, "abcdefgh",
+               {"flush": True}]},
+    [{"delivered": "a"}, {"severed": BUDGET_SEVER},
+     {"severed": {**BUDGET_SEVER, "repeated": True}},
+     {"severed": {**BUDGET_SEVER, "repeated": True}}, {"reset": True}, {"delivered": "a"},
+     {"flushed": "bcdefgh"}],
+    tier="may",
+)
+run_case(
+    "guards.holdback",
+    "budget-sever-drops-held",
+    "guards.hold-back-drop",
+    "Extension: a budget sever is the hold-back guard's sever: the held text is dropped and "
+    "nothing is flushed.",
+    {"validators": [KEY4], "holdBack": True, "maxTokens": 2,
+     "deltas": ["abcdefgh", "ijklmnop", "q"]},
+    {"$exact": True, "delivered": ["a"], "flushed": None, "severedAt": 1, "code": BUDGET,
+     "rule": None},
+    tier="may",
+)
+run_case(
+    "guards.delta",
+    "validators-null",
+    "guards.vector-run",
+    "validators is an array: null is a member of the wrong type, argument.invalid.",
+    {"validators": None, "deltas": ["a"]},
+    {"error": "argument.invalid"},
+)
+run_case(
+    "guards.delta",
+    "validators-object",
+    "guards.vector-run",
+    "validators is an array: an object, even an empty one, is argument.invalid.",
+    {"validators": {}, "deltas": ["a"]},
+    {"error": "argument.invalid"},
+)
+steps_case(
+    "validators-null", "guards.vector-run",
+    "validators is an array: null is a member of the wrong type, argument.invalid.",
+    {"validators": None, "steps": ["a"]},
+    "argument.invalid",
+)
+deny_case(
+    "flags-null",
+    "flags is an array of flag names: null is argument.invalid.",
+    {"patterns": ["secret"], "flags": None},
+    "secret",
+    {"error": "argument.invalid"},
+    anchor="guards.vector-run",
+)
+deny_case(
+    "flags-string",
+    "flags is an array of flag names: a string, even an empty one, is argument.invalid.",
+    {"patterns": ["secret"], "flags": ""},
+    "secret",
+    {"error": "argument.invalid"},
+    anchor="guards.vector-run",
+)
+deny_case(
+    "flags-member-not-string",
+    "A flags member that is not a flag name (here an array) is argument.invalid.",
+    {"patterns": ["secret"], "flags": [["IGNORECASE"]]},
+    "secret",
+    {"error": "argument.invalid"},
+    anchor="guards.vector-run",
+)
+deny_case(
+    "max-width-not-integer",
+    "maxWidth must be a positive integer even where no rule uses it (every rule bounded).",
+    {"patterns": ["secret"], "maxWidth": True},
+    "secret",
+    {"error": "argument.invalid"},
+)
+check_case("phases-member-not-string", "guards.vector-run",
+           "A phases member that is not a phase name (here an array) is argument.invalid.",
+           {"kind": "pii", "phases": [["output"]]}, "output", "x",
+           {"error": "argument.invalid"})
+
 # ---- machinery ----------------------------------------------------------------------------
 
 
