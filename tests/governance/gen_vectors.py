@@ -1116,6 +1116,22 @@ deny_case(
     "secret",
     {"error": "argument.invalid"},
 )
+deny_case(
+    "repeat-count-too-large",
+    "A repeat count of 2**32 - 1 or more is too large for Python's re: argument.invalid, though"
+    " the regex is otherwise well formed (a count of 2**32 - 2 compiles).",
+    {"patterns": ["secret", "a{4294967295}"]},
+    "secret",
+    {"error": "argument.invalid"},
+)
+deny_case(
+    "repeat-count-largest",
+    "A repeat count of 2**32 - 2, the largest Python's re takes, compiles: the rule is bounded"
+    " and the text is checked.",
+    {"patterns": ["secret", "a{4294967294}"]},
+    "a secret",
+    {**DENY_VIOLATION, "rule": "secret", "span": [2, 8]},
+)
 check_case("phases-member-not-string", "guards.vector-run",
            "A phases member that is not a phase name (here an array) is argument.invalid.",
            {"kind": "pii", "phases": [["output"]]}, "output", "x",

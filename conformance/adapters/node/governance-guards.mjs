@@ -13,9 +13,16 @@
 // - One lifecycle table for every guard; a severed guard re-raises its sever, marked
 //   repeated, until reset (#guards.lifecycle, #guards.sticky-sever); reset clears the running
 //   text, the count and the delta index (#guards.reset).
-// - A chain runs its guards in order, the first sever wins (#guards.chain-order).
-// - Hold-back releases all but the last max_width - 1 characters, drops the held text on a
-//   sever or reset, and flushes the rest once (#guards.hold-back*).
+// - A chain runs its guards in order, the first sever wins (#guards.chain-order), and severs
+//   as a whole: its guards *stage* a delta (`stage(delta)` checks and returns a commit) and
+//   the commits run only once none severed, so no guard takes a severed delta; a severed
+//   chain re-raises its sever without consulting its guards. A check-only guard may be the
+//   last of a chain only; a commit is valid once, before the guard is staged again or reset
+//   (#guards.chain-sever).
+// - Hold-back checks each delta through one chain (the validators' guard, then `after`, a
+//   token budget), releases all but the last max_width - 1 characters, drops the held text
+//   on any sever of that chain or a reset, flushes the rest once, and after a sever flushes
+//   nothing but the sever again, repeated (#guards.hold-back*).
 
 import { LoomError } from "./journal.mjs";
 import { buildValidator, cpLength, cpTail, invalid, members } from "./governance.mjs";
@@ -26,9 +33,14 @@ const TRANSITIONS = {
   "severed reset": "open", "flushed reset": "open",
 };
 
+/** A `DeltaSevered` (the running-text guard's code, or the budget's subclass code). */
+export const isSever = (e) => e instanceof LoomError &&
+  ["governance.delta-severed", "governance.stream-token-budget"].includes(e.code);
+
 class Guard {
   constructor() {
-    Object.assign(this, { state: "open", sever: null });
+    // `generation` counts stages and resets: a commit is valid only for its own (#guards.chain-sever)
+    Object.assign(this, { state: "open", sever: null, generation: 0 });
   }
   /** Moves the lifecycle by `event`; a severed guard re-raises its sever (#guards.sticky-sever). */
   step(event) {
@@ -44,8 +56,29 @@ class Guard {
     this.sever = error;
     throw error;
   }
+  /** Opens a stage: earlier commits go stale; a severed or flushed guard refuses. */
+  open(delta) {
+    needDelta(delta);
+    this.generation += 1;
+    if (this.state !== "open") this.step("accept"); // sticky sever, or guard-state
+    return this.generation;
+  }
+  /** A commit of stage `gen`: runs `take` once, only while no stage or reset came since. */
+  commit(gen, take) {
+    let used = false;
+    return () => {
+      if (used || gen !== this.generation) throw new LoomError("governance.guard-state", "a stale commit");
+      used = true;
+      this.step("accept");
+      return take();
+    };
+  }
+  check(delta) {
+    return this.stage(delta)(); // spec: guards.chain-sever — check(delta) is stage(delta)()
+  }
   reset() {
     this.step("reset");
+    this.generation += 1;
     this.sever = null;
     this.clear();
   }
@@ -72,9 +105,8 @@ export class RunningTextGuard extends Guard {
   clear() {
     Object.assign(this, { text: "", accepted: 0, index: 0 });
   }
-  check(delta) {
-    needDelta(delta);
-    if (this.state !== "open") this.step("accept"); // sticky sever, or guard-state
+  stage(delta) {
+    const gen = this.open(delta);
     const fresh = cpLength(this.text);
     const running = this.text + delta;
     for (const v of this.validators) {
@@ -88,10 +120,11 @@ export class RunningTextGuard extends Guard {
         this.severWith(new LoomError("governance.delta-severed", `delta ${this.index} severed by ${v.name}`, details));
       }
     }
-    this.step("accept");
-    this.text = cpTail(running, this.window);
-    this.accepted += cpLength(delta);
-    this.index += 1;
+    return this.commit(gen, () => {
+      this.text = cpTail(running, this.window);
+      this.accepted += cpLength(delta);
+      this.index += 1;
+    });
   }
 }
 
@@ -109,26 +142,69 @@ export class TokenBudgetGuard extends Guard {
   clear() {
     Object.assign(this, { used: 0, index: 0 });
   }
-  check(delta) {
-    needDelta(delta);
-    if (this.state !== "open") this.step("accept");
+  stage(delta) {
+    const gen = this.open(delta);
     const tokens = this.count(delta);
     if (!Number.isInteger(tokens) || tokens < 0) throw invalid("a token count is an int >= 0");
     if (this.used + tokens > this.maxTokens) {
       this.severWith(new LoomError("governance.stream-token-budget", `delta ${this.index} exceeds ${this.maxTokens} tokens`,
         { max_tokens: this.maxTokens, used: this.used, delta_tokens: tokens, delta_index: this.index, repeated: false }));
     }
-    this.step("accept");
-    this.used += tokens;
-    this.index += 1;
+    return this.commit(gen, () => {
+      this.used += tokens;
+      this.index += 1;
+    });
   }
 }
 
-/** `HoldBackGuard(validators, window=4096)` (#guards.hold-back, extension). */
-export class HoldBackGuard extends Guard {
-  constructor(validators, window = 4096) {
+/**
+ * `GuardChain(guards)`: in order, the first sever wins (#guards.chain-order), and the chain
+ * severs as a whole (#guards.chain-sever). Its commit returns what the last guard's commit
+ * (or check) returned.
+ */
+export class GuardChain extends Guard {
+  constructor(guards) {
     super();
-    this.inner = new RunningTextGuard(validators, window);
+    if (!Array.isArray(guards)) throw invalid("a chain takes a list of guards");
+    guards.forEach((g, i) => {
+      // spec: guards.chain-sever — a guard with only check may be the last of a chain only
+      const ok = g && typeof g === "object" && (typeof g.stage === "function" ||
+        (i === guards.length - 1 && typeof g.check === "function"));
+      if (!ok) throw invalid(`guard ${i} of a chain cannot stage a delta`);
+    });
+    this.guards = guards;
+  }
+  clear() {
+    for (const g of this.guards) g.reset();
+  }
+  stage(delta) {
+    const gen = this.open(delta); // a severed chain re-raises without consulting its guards
+    const commits = [];
+    let checked;
+    try {
+      for (const g of this.guards) {
+        if (typeof g.stage === "function") commits.push(g.stage(delta));
+        else checked = { value: g.check(delta) }; // the last, check-only: the commit point
+      }
+    } catch (e) {
+      if (isSever(e)) this.severWith(e);
+      throw e;
+    }
+    return this.commit(gen, () => {
+      let out;
+      for (const c of commits) out = c();
+      return checked ? checked.value : out;
+    });
+  }
+}
+
+/** `HoldBackGuard(validators, window=4096, after=[])` (#guards.hold-back, extension). */
+export class HoldBackGuard extends Guard {
+  constructor(validators, window = 4096, after = []) {
+    super();
+    // spec: guards.hold-back-width — `after` is checked after the validators, in one chain
+    if (!Array.isArray(after)) throw invalid("after is a list of guards");
+    this.inner = new GuardChain([new RunningTextGuard(validators, window), ...after]);
     // spec: guards.hold-back-width — bounded pattern rules only, window at least the widest
     const widths = validators.flatMap((v) => {
       if (!v.rules) throw invalid(`validator ${v.name} is not a pattern validator`);
@@ -142,15 +218,17 @@ export class HoldBackGuard extends Guard {
   clear() {
     this.held = "";
   }
-  /** Checks `delta`, then returns what can no longer start a match. */
+  /** `feed(delta)`: checks `delta` through the chain, then returns what can no longer start a match. */
   check(delta) {
     needDelta(delta);
-    if (this.state !== "open") this.step("accept");
+    if (this.state !== "open") this.step("accept"); // sticky sever, or guard-state
     try {
       this.inner.check(delta);
     } catch (e) {
-      if (!(e instanceof LoomError) || !e.code.startsWith("governance.")) throw e;
-      this.held = ""; // spec: guards.hold-back-drop — never released
+      if (!isSever(e)) throw e;
+      // spec: guards.hold-back-drop — a sever of the chain (validators or budget): the held
+      // text is dropped and the severed delta never held
+      this.held = "";
       this.severWith(e);
     }
     this.step("accept");
@@ -158,7 +236,10 @@ export class HoldBackGuard extends Guard {
     this.held = cpTail(all, this.maxWidth - 1);
     return all.slice(0, all.length - this.held.length);
   }
-  /** The held remainder, once the call has succeeded (#guards.hold-back-flush). */
+  feed(delta) {
+    return this.check(delta);
+  }
+  /** The held remainder, once the call has succeeded; after a sever, the sever again (#guards.hold-back-flush). */
   flush() {
     this.step("flush");
     const out = this.held;
@@ -171,31 +252,11 @@ export class HoldBackGuard extends Guard {
   }
 }
 
-/** `GuardChain(guards)`: in order, the first sever wins (#guards.chain-order). */
-class GuardChain {
-  constructor(guards) {
-    this.guards = guards;
-  }
-  check(delta) {
-    let out = delta;
-    for (const g of this.guards) {
-      const piece = g.check(delta);
-      if (g instanceof HoldBackGuard) out = piece;
-    }
-    return out;
-  }
-  flush() {
-    const holder = this.guards.find((g) => g instanceof HoldBackGuard);
-    for (const g of this.guards) if (g.state === "severed") g.step("flush"); // re-raises the sever
-    return holder.flush();
-  }
-  reset() {
-    for (const g of this.guards) g.reset();
-  }
-}
-
-/** The chain of a `guards.run` / `guards.steps` input: validators' guard, then the budget. */
-function buildChain(input) {
+/**
+ * The guard of a `guards.run` / `guards.steps` input (§4.5): `GuardChain([RunningTextGuard,
+ * budget?])`, or with hold-back `HoldBackGuard(validators, window, after=[budget?])`.
+ */
+function buildGuard(input) {
   const given = (k, fallback) => (Object.hasOwn(input, k) ? input[k] : fallback); // null is not absent
   const validators = given("validators", []);
   if (!Array.isArray(validators)) throw invalid("validators must be a list");
@@ -204,32 +265,33 @@ function buildChain(input) {
   const holdBack = given("holdBack", false);
   if (typeof holdBack !== "boolean") throw invalid("holdBack is a boolean");
   needWindow(window);
-  const guards = [holdBack ? new HoldBackGuard(built, window) : new RunningTextGuard(built, window)];
-  if (Object.hasOwn(input, "maxTokens")) guards.push(new TokenBudgetGuard(input.maxTokens));
-  return { chain: new GuardChain(guards), holdBack };
+  // spec: guards.vector-run — an explicit null maxTokens is read as absent
+  const budget = input.maxTokens === undefined || input.maxTokens === null ? [] : [new TokenBudgetGuard(input.maxTokens)];
+  if (holdBack) return { guard: new HoldBackGuard(built, window, budget), holdBack };
+  const chain = new GuardChain([new RunningTextGuard(built, window), ...budget]);
+  return { guard: { check: (d) => (chain.check(d), d), reset: () => chain.reset() }, holdBack };
 }
 
 const OPTIONS = ["validators", "window", "holdBack", "maxTokens"];
-const isSever = (e) => e instanceof LoomError && ["governance.delta-severed", "governance.stream-token-budget"].includes(e.code);
 
 export const GUARD_VECTORS = {
   "guards.run": (input) => {
-    const { chain, holdBack } = buildChain(members(input, ["deltas"], OPTIONS));
+    const { guard, holdBack } = buildGuard(members(input, ["deltas"], OPTIONS));
     if (!Array.isArray(input.deltas)) throw invalid("deltas must be a list of strings");
     input.deltas.forEach(needDelta);
     const delivered = [];
     for (const delta of input.deltas) {
       try {
-        delivered.push(chain.check(delta));
+        delivered.push(guard.check(delta));
       } catch (e) {
         if (!isSever(e)) throw e;
         return { delivered, flushed: null, severedAt: e.details.delta_index, code: e.code, rule: e.details.rule ?? null };
       }
     }
-    return { delivered, flushed: holdBack ? chain.flush() : null, severedAt: null, code: null, rule: null };
+    return { delivered, flushed: holdBack ? guard.flush() : null, severedAt: null, code: null, rule: null };
   },
   "guards.steps": (input) => {
-    const { chain, holdBack } = buildChain(members(input, ["steps"], OPTIONS));
+    const { guard, holdBack } = buildGuard(members(input, ["steps"], OPTIONS));
     if (!Array.isArray(input.steps)) throw invalid("steps must be a list");
     for (const s of input.steps) {
       const ok = typeof s === "string" || (s !== null && typeof s === "object" && Object.keys(s).length === 1 &&
@@ -238,9 +300,9 @@ export const GUARD_VECTORS = {
     }
     const outcomes = input.steps.map((s) => {
       try {
-        if (typeof s === "string") return { delivered: chain.check(s) };
-        if (s.reset) return (chain.reset(), { reset: true });
-        return { flushed: chain.flush() };
+        if (typeof s === "string") return { delivered: guard.check(s) };
+        if (s.reset) return (guard.reset(), { reset: true });
+        return { flushed: guard.flush() };
       } catch (e) {
         if (isSever(e)) {
           return { severed: { code: e.code, rule: e.details.rule ?? null, deltaIndex: e.details.delta_index,

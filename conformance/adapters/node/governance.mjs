@@ -245,7 +245,8 @@ export function denyPatterns(patterns, flags = [], maxWidth = null, phases = PHA
   else throw invalid("patterns must be a mapping or a list of regexes");
   if (!named.length) throw invalid("deny_patterns needs at least one pattern");
   if (named.some(([name]) => typeof name !== "string" || name === "")) throw invalid("a rule name is a non-empty string");
-  if (!Array.isArray(flags) || flags.some((f) => !has(FLAGS, f))) throw invalid("unknown regex flag");
+  // spec: guards.vector-run — a flags member that is not a flag name (a string) is argument.invalid
+  if (!Array.isArray(flags) || flags.some((f) => typeof f !== "string" || !has(FLAGS, f))) throw invalid("unknown regex flag");
   const set = new Set(flags.map((f) => FLAGS[f]));
   const rules = named.map(([name, source]) => {
     const rule = compileRule(name, source, set);
@@ -287,8 +288,11 @@ export function buildValidator(spec) {
   }
   if (spec.kind === "deny") {
     checkKeys(spec, [...common, "patterns", "flags", "maxWidth"], "a deny validator");
-    if (has(spec, "maxWidth") && (!Number.isInteger(spec.maxWidth) || spec.maxWidth < 1)) throw invalid("bad maxWidth");
-    return denyPatterns(spec.patterns, has(spec, "flags") ? spec.flags : [], has(spec, "maxWidth") ? spec.maxWidth : null, phases);
+    // spec: guards.vector-run — an explicit null maxWidth is read as absent; validators.deny —
+    // otherwise a positive int even when no rule uses it
+    const maxWidth = has(spec, "maxWidth") ? spec.maxWidth : null;
+    if (maxWidth !== null && (!Number.isInteger(maxWidth) || maxWidth < 1)) throw invalid("bad maxWidth");
+    return denyPatterns(spec.patterns, has(spec, "flags") ? spec.flags : [], maxWidth, phases);
   }
   throw invalid(`unknown validator kind ${JSON.stringify(spec.kind)}`);
 }

@@ -6,7 +6,8 @@
 //   unbounded) for `+`, `*`, `{n,}` (#validators.width); a rule that can match the empty
 //   string (minimum width 0, a zero-width assertion alone included) is refused
 //   (#validators.rule-nonempty). Widths count characters: Unicode code points, as Python does.
-// - A regex that fails to compile is `argument.invalid` (#validators.deny).
+// - A regex that fails to compile is `argument.invalid` (#validators.deny): a syntax error, a
+//   repeat count of 2**32 - 1 or more (Python's MAXREPEAT), nesting too deep for the parser.
 // - Vectors keep to the common subset (#validators.deny, "Portability"), but where Python and
 //   JavaScript give the same syntax different meanings, the translation keeps Python's:
 //   `.` never matches "\n" (without DOTALL), `^`/`$` are Python's anchors (`$` also before a
@@ -24,6 +25,7 @@ const WORD = "\\p{L}\\p{N}_"; // Python's str \w: alphanumeric (str.isalnum) or 
 const SPACE = "\\t\\n\\v\\f\\r\\x1c-\\x20\\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000";
 const SYNTAX = new Set("^$\\.*+?()[]{}|/");
 const lit = (ch, inClass = false) => (SYNTAX.has(ch) || (inClass && ch === "-") ? `\\${ch}` : ch);
+const MAXREPEAT = 4294967295; // Python's sre limit: a repeat count must be below it
 const CONTROL = { n: "\n", t: "\t", r: "\r", f: "\f", v: "\v", a: "\x07" };
 
 /** `compilePython(source, flags)`: `{regex, min, max}`; `flags` is a set of "i", "m", "s". */
@@ -71,6 +73,8 @@ export function compilePython(source, flags = new Set()) {
     i += m[0].length;
     const lo = m[1] === "" ? 0 : Number(m[1]);
     const hi = !m[2] ? lo : m[3] === "" ? Infinity : Number(m[3]);
+    // spec: validators.deny — a repeat count too large for Python's `re` (MAXREPEAT, 2**32 - 1)
+    if (lo >= MAXREPEAT || (hi !== Infinity && hi >= MAXREPEAT)) throw bad(source, "the repetition number is too large");
     if (hi < lo) throw bad(source, "min repeat greater than max repeat");
     return [lo, hi, `{${lo}${m[2] ? "," : ""}${m[2] && hi !== Infinity ? hi : ""}}`];
   }
@@ -217,7 +221,15 @@ export function compilePython(source, flags = new Set()) {
     return { src: `${src}]`, min: 1, max: 1 };
   }
 
-  const tree = alternation();
+  let tree;
+  try {
+    tree = alternation();
+  } catch (e) {
+    // spec: validators.deny — refused whatever the compiler's failure, nesting too deep included
+    // (Python's own depth limit is its recursion limit; this adapter's is its call stack)
+    if (e instanceof RangeError) throw bad(source, "nesting too deep");
+    throw e;
+  }
   if (i < source.length) throw bad(source, "unbalanced parenthesis");
   let regex;
   try {
