@@ -350,9 +350,13 @@ def vector_guards_steps(data: object) -> dict[str, Any]:
     if not set(data) <= allowed or "steps" not in data or not isinstance(data["steps"], list):
         raise InvalidArgument(f"input keys must be within {sorted(allowed)} and include steps")
     hold_back = data.get("holdBack", False)
+
+    def is_order(step: object, name: str) -> bool:  # exactly {name: true}: 1 is not true
+        return isinstance(step, dict) and list(step) == [name] and step[name] is True
+
     for step in data["steps"]:
-        if not (isinstance(step, str) or step == {"reset": True}
-                or (hold_back is True and step == {"flush": True})):
+        if not (isinstance(step, str) or is_order(step, "reset")
+                or (hold_back is True and is_order(step, "flush"))):
             raise InvalidArgument(
                 'a step is a delta string, {"reset": true} or, with hold-back, {"flush": true}'
             )

@@ -842,6 +842,15 @@ def steps_case(name: str, anchor: str, description: str, input: dict[str, Any],
 
 
 steps_case(
+    "reset-is-true-not-one", "guards.vector-run",
+    "A reset step is exactly {\"reset\": true}: {\"reset\": 1} is a member of the wrong "
+    "type, argument.invalid (1 is not true, though Python counts 1 == True).",
+    {"validators": [PII], "steps": ["a", {"reset": 1}]}, "argument.invalid")
+steps_case(
+    "flush-is-true-not-one", "guards.vector-run",
+    "A flush step is exactly {\"flush\": true}: {\"flush\": 1} is argument.invalid.",
+    {"validators": [PII], "holdBack": True, "steps": ["a", {"flush": 1}]}, "argument.invalid")
+steps_case(
     "reset-clears-running-text", "guards.reset",
     "reset clears the running text and the delta index: the SSN split across the reset is "
     "not seen, and the next sever counts deltas from the reset.",
