@@ -20,7 +20,8 @@
 
 import { LoomError } from "./journal.mjs";
 import { BlockAssembler, decodeChunk } from "./stream.mjs";
-import { decodeTainted, members, renderTranscript, taintedIn } from "./agent.mjs";
+import { members, renderTranscript } from "./agent.mjs";
+import { decodeTainted, guardRequest } from "./governance.mjs";
 
 const jsonType = (v) => (v === null ? "null" : Array.isArray(v) ? "array" : typeof v);
 const isObject = (v) => jsonType(v) === "object";
@@ -60,13 +61,6 @@ const textOf = (message) => message.content.filter((b) => b.type === "text").map
 // -- the LLM effect's input (spec/deltas.md #deltas.llm-input) -----------------------------
 const INPUT_MEMBERS = ["messages", "system", "tools", "model", "maxTokens", "temperature"];
 
-// spec: taint.guard-request — refused before anything reads the prompt.
-function guardRequest(input) {
-  const [first] = taintedIn(input);
-  if (first) {
-    throw new LoomError("governance.tainted-request", "a tainted value in a model request", { origin: first.origin });
-  }
-}
 
 function decodeTool(v, path) {
   if (!isObject(v)) throw invalid(`${path}: a tool is an object`);

@@ -16,39 +16,13 @@
 
 import { createHash } from "node:crypto";
 import { LoomError } from "./journal.mjs";
+import { Tainted, decodeTainted } from "./governance.mjs";
 
 const jsonType = (v) => (v === null ? "null" : Array.isArray(v) ? "array" : typeof v);
 const isObject = (v) => jsonType(v) === "object";
 const invalid = (message, code = "argument.invalid") => new LoomError(code, message);
 
-// -- taint (spec/governance.md #taint.vector-encoding) -------------------------------------
-/** A `TaintedValue`: a value and the non-empty origin it came from (#taint.tainted-value). */
-export class Tainted {
-  constructor(value, origin) {
-    Object.assign(this, { value, origin });
-  }
-}
-
-/** Decodes the `{"$tainted": {"value", "origin"}}` encoding anywhere inside a JSON value. */
-export function decodeTainted(v) {
-  if (Array.isArray(v)) return v.map(decodeTainted);
-  if (!isObject(v)) return v;
-  if (!Object.hasOwn(v, "$tainted")) {
-    return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, decodeTainted(x)]));
-  }
-  // spec: taint.vector-encoding — no other key; exactly `value` and `origin` inside.
-  const inner = v.$tainted;
-  const keys = isObject(inner) ? Object.keys(inner).sort() : null;
-  if (Object.keys(v).length !== 1 || !keys || keys.join(",") !== "origin,value") {
-    throw invalid("a $tainted object has exactly one member, {value, origin}");
-  }
-  // spec: taint.tainted-value — a non-empty string origin; taint.no-double-wrap.
-  if (typeof inner.origin !== "string" || !inner.origin) throw invalid("a taint origin is a non-empty string");
-  const value = decodeTainted(inner.value);
-  if (value instanceof Tainted) throw invalid("a tainted value is not wrapped again");
-  return new Tainted(value, inner.origin);
-}
-
+// -- taint: chapter 4's one implementation (governance.mjs), plus the collecting walk here ---
 /** The tainted values inside a value, in document order (spec: taint.walk). */
 export function taintedIn(v, found = []) {
   if (v instanceof Tainted) found.push(v);
