@@ -172,6 +172,16 @@ def _dupes(v: Any) -> bool:
     return isinstance(v, list) and len({json.dumps(x) for x in v}) < len(v)
 
 
+def _regexes(value: Any) -> list[str]:
+    """Every string under a ``patterns`` member (a list's items, an object's values)."""
+    found: list[str] = []
+    for k, v in _members(value):
+        if k == "patterns":
+            items = v.values() if isinstance(v, dict) else v if isinstance(v, list) else []
+            found += [x for x in items if isinstance(x, str)]
+    return found
+
+
 def _not_str_list(v: Any) -> bool:
     return not isinstance(v, list) or not all(isinstance(x, str) for x in v)
 
@@ -326,19 +336,57 @@ KNOWN_DIFFERENCES: list[Known] = [
                "payload": {"executionId": "e", "input": {}, "workflow": "w"}},
               {"kind": "STEP_IN_DOUBT", "payload": {"stepId": []}}]}),
     # ---- the spec is silent ---------------------------------------------------------------------
-    Known(functions=("deltas.record", "deltas.run", "deltas.replay", "agent.summarize",
-                     "effects.route"),
+    Known(functions=("deltas.record", "deltas.run", "deltas.replay", "deltas.llm",
+                     "agent.summarize", "effects.route"),
           applies=lambda i: isinstance(i, dict) and (
               any(v is None for k, v in i.items() if k != "input")
-              or any(isinstance(a, dict) and any(v is None for k, v in a.items() if k != "output")
-                     for k in ("attempts", "middleware") for a in _items(i, k))),
+              or any(isinstance(a, dict) and any(v is None for k, v in a.items()
+                                                 if k not in ("output", "input", "return"))
+                     for k in ("attempts", "middleware") for a in _items(i, k))
+              or any(isinstance(_get(st, "call"), dict) and None in st["call"].values()
+                     for st in _items(i, "steps"))),
           reason="spec silent: null for an optional member (deltas.record done, deltas.run "
                  "inspectsOutput or an attempt's deltas, deltas.replay configured, "
-                 "agent.summarize instructions, a "
-                 "rateLimit's per) is refused by Python (argument.invalid), read as absent by "
-                 "Node; only governance.md 4.5 says how loom-ref reads a null (maxTokens, "
-                 "maxWidth: absent)",
+                 "deltas.llm perCall, agent.summarize instructions, a rateLimit's per, a "
+                 "call's mode) is refused by Python (argument.invalid), read as absent by "
+                 "Node; a call's idempotencyKey null the other way round "
+                 "(effects.route-vector: an absent one 'is null'). Only governance.md 4.5 "
+                 "says how loom-ref reads a null",
           example={"delta": "a", "done": None, "origin": "l"}),
+    Known(functions=("guards.run", "guards.steps"),
+          applies=lambda i: any(_any(i, k, lambda v: v is None)
+                                for k in ("maxTokens", "maxWidth", "window")),
+          reason="spec allows (guards.vector-run: 'loom-ref reads an explicit null maxTokens or "
+                 "maxWidth as absent; cases never send null for an optional member'): Node "
+                 "refuses the null (argument.invalid)",
+          example={"deltas": [], "maxTokens": None}),
+    Known(functions=("deltas.run",),
+          applies=lambda i: isinstance(i, dict) and "holdBack" in i
+          and not isinstance(i["holdBack"], bool),
+          reason="Python wrong: holdBack that is not a boolean (2147483647) is accepted by "
+                 "Python as truthy; Node argument.invalid (deltas.vector-run: malformed input)",
+          example={"attempts": [{}], "holdBack": 2147483647}),
+    Known(functions=("deltas.run",),
+          applies=lambda i: isinstance(i, dict) and i.get("holdBack") is True and any(
+              isinstance(v, dict) and ("delta" in v or "phases" in v)
+              for k in ("validators", "redact") for v in _items(i, k)),
+          reason="spec silent (deltas.hold-back): holdBack with a validator that has no delta "
+                 "form is refused by Python ('hold_back needs validators whose output forms "
+                 "have delta forms'), run by Node with streaming disabled",
+          example={"attempts": [{}], "holdBack": True,
+                   "validators": [{"delta": False, "kind": "pii"}]}),
+    Known(functions=("agent.model_effect", "deltas.llm"),
+          applies=lambda i: any(isinstance(t, dict) and t.get("name") == ""
+                                for t in _items(_get(i, "input"), "tools")),
+          reason="spec silent (deltas.llm-input lists tools as [{name, ...}]): a tool named "
+                 "'' is refused by Python (argument.invalid), sent by Node",
+          example={"chunks": [], "input": {"messages": [], "tools": [{"name": ""}]}}),
+    Known(functions=_deny("validators.check_output"),
+          applies=lambda i: any(re.search(r"\[[^\]]*\\[WSD]", v) for v in _regexes(i)),
+          reason="Node limitation (validators.deny: Python re syntax; outside the portable "
+                 "subset): a class holding \\W, \\S or \\D ('[\\W_]') makes Node answer "
+                 "'errored' (construct not supported by the node adapter)",
+          example={"text": "k", "validator": {"kind": "deny", "patterns": {"p": "[\\W_]"}}}),
     Known(functions=("journal.fold",),
           applies=lambda i: any(not isinstance(e, dict) for e in _items(i, "events")),
           reason="spec silent: an event that is not an object: Python argument.invalid, Node "
