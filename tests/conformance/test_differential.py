@@ -254,6 +254,19 @@ KNOWN_DIFFERENCES: list[Known] = [
                  "(argument.invalid); deltas.llm-input: 'each of the last two may be absent or "
                  "null'",
           example={"input": {"messages": [], "temperature": None}, "scripts": [{"chunks": []}]}),
+    Known(functions=("deltas.llm", "agent.model_effect"),
+          applies=lambda i: _is_int(_get(i, "input", "maxTokens")) and i["input"]["maxTokens"] < 1,
+          reason="Node wrong: input maxTokens 0 is refused by Node (argument.invalid); "
+                 "deltas.llm-input refuses only 'maxTokens not an int' (Python calls the "
+                 "adapter)",
+          example={"input": {"maxTokens": 0, "messages": []}, "scripts": [{"chunks": []}]}),
+    Known(functions=_deny("validators.check_output"),
+          applies=lambda i: any(len(v) > 1000 for v in _regexes(i)),
+          reason="Node limitation: a long regex (9,000 characters) with IGNORECASE, run on a "
+                 "non-ASCII text, makes Node answer 'errored' (SyntaxError: Invalid regular "
+                 "expression from V8); Python compiles it",
+          example={"text": "\u0664", "validator": {"flags": ["IGNORECASE"], "kind": "deny",
+                                                   "patterns": ["ab\u00e9" * 3000]}}),
     # ---- loom_ref --------------------------------------------------------------------------------
     Known(functions=("effects.route",),
           applies=lambda i: isinstance(_get(i, "meter"), dict) and "budget" not in i["meter"],
@@ -284,6 +297,14 @@ KNOWN_DIFFERENCES: list[Known] = [
                  "Node",
           example={"effects": [{"script": [{"usage": [{}, {"b": 1, "c": -1}]}], "toolId": "t"}],
                    "meter": {"budget": 100}, "steps": [{"call": {"tool": "t"}}]}),
+    Known(functions=("effects.route",),
+          applies=lambda i: any(isinstance(_get(st, k), dict) and "toolId" in st[k]
+                                and st[k]["toolId"] is None
+                                for st in _items(i, "steps") for k in ("kill", "revive")),
+          reason="Python wrong: a kill or revive with toolId null is read as global by Python; "
+                 "effects.route-vector: 'a kill or revive whose toolId is not a non-empty "
+                 "string' is malformed (Node argument.invalid)",
+          example={"effects": [_T], "steps": [{"revive": {"toolId": None}}]}),
     Known(functions=("guards.run", "guards.steps"),
           applies=lambda i: isinstance(i, dict) and "validators" in i
           and not isinstance(i["validators"], list),
@@ -344,9 +365,11 @@ KNOWN_DIFFERENCES: list[Known] = [
                                                  if k not in ("output", "input", "return"))
                      for k in ("attempts", "middleware") for a in _items(i, k))
               or any(isinstance(_get(st, "call"), dict) and None in st["call"].values()
-                     for st in _items(i, "steps"))),
+                     for st in _items(i, "steps"))
+              or (isinstance(i.get("rewrite"), dict) and None in i["rewrite"].values())),
           reason="spec silent: null for an optional member (deltas.record done, deltas.run "
-                 "inspectsOutput or an attempt's deltas, deltas.replay configured, "
+                 "inspectsOutput, rewrite.inspectsOutput or an attempt's deltas, deltas.replay "
+                 "configured, "
                  "deltas.llm perCall, agent.summarize instructions, a rateLimit's per, a "
                  "call's mode) is refused by Python (argument.invalid), read as absent by "
                  "Node; a call's idempotencyKey null the other way round "
