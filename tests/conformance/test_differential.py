@@ -305,34 +305,6 @@ KNOWN_DIFFERENCES: list[Known] = [
                  "effects.route-vector: 'a kill or revive whose toolId is not a non-empty "
                  "string' is malformed (Node argument.invalid)",
           example={"effects": [_T], "steps": [{"revive": {"toolId": None}}]}),
-    Known(functions=("guards.run", "guards.steps"),
-          applies=lambda i: isinstance(i, dict) and "validators" in i
-          and not isinstance(i["validators"], list),
-          reason="Python wrong: validators that is not a list makes Python answer 'errored' "
-                 "(TypeError: not iterable), or, for a string, run with no validator; "
-                 "guards.vector-run: a member of the wrong type is argument.invalid (Node)",
-          example={"deltas": [], "validators": None}),
-    Known(functions=_deny("guards.run"),
-          applies=lambda i: _any(i, "maxWidth", lambda v: v is not None and not _is_int(v)),
-          reason="Python wrong: a validator's maxWidth that is not an int (a string) is accepted "
-                 "by Python's guards.run; guards.vector-run: the wrong type is argument.invalid "
-                 "(Node)",
-          example={"deltas": [], "validators": [{"kind": "deny", "maxWidth": "x",
-                                                 "patterns": ["a"]}]}),
-    Known(functions=("guards.steps",),
-          applies=lambda i: any(isinstance(s, dict) and any(v is not True for v in s.values())
-                                for s in _items(i, "steps")),
-          reason="Python wrong: a step {reset: 1} (or {flush: <not true>}) is accepted by "
-                 "Python; governance.md 4.5 defines {reset: true} / {flush: true}: Node "
-                 "argument.invalid",
-          example={"steps": [{"reset": 1}]}),
-    Known(functions=_deny("validators.check_output"),
-          applies=lambda i: _any(i, "phases", _not_str_list) or _any(i, "flags", _not_str_list),
-          reason="Python wrong: a validator's phases or flags that is not a list of strings "
-                 "(null, or holding a list) makes Python answer 'errored' (TypeError); Node "
-                 "argument.invalid",
-          example={"text": "a", "validator": {"flags": [[]], "kind": "deny",
-                                              "patterns": ["a"]}}),
     Known(functions=("deltas.run",),
           applies=lambda i: isinstance(i, dict) and "order" in i and _not_str_list(i["order"]),
           reason="Python wrong: an order holding a non-string makes Python answer 'errored' "
@@ -376,13 +348,6 @@ KNOWN_DIFFERENCES: list[Known] = [
                  "(effects.route-vector: an absent one 'is null'). Only governance.md 4.5 "
                  "says how loom-ref reads a null",
           example={"delta": "a", "done": None, "origin": "l"}),
-    Known(functions=("guards.run", "guards.steps"),
-          applies=lambda i: any(_any(i, k, lambda v: v is None)
-                                for k in ("maxTokens", "maxWidth", "window")),
-          reason="spec allows (guards.vector-run: 'loom-ref reads an explicit null maxTokens or "
-                 "maxWidth as absent; cases never send null for an optional member'): Node "
-                 "refuses the null (argument.invalid)",
-          example={"deltas": [], "maxTokens": None}),
     Known(functions=("deltas.run",),
           applies=lambda i: isinstance(i, dict) and "holdBack" in i
           and not isinstance(i["holdBack"], bool),
