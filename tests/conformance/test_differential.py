@@ -224,6 +224,17 @@ KNOWN_DIFFERENCES: list[Known] = [
                  "maxTokens null with the effect's maxTokens 256 is sent as null by Python, as "
                  "256 by Node (null means absent: deltas.llm-input 'may be absent or null')",
           example={"chunks": [], "input": {"maxTokens": None, "messages": []}, "maxTokens": 256}),
+    Known(functions=("effects.route",),
+          applies=lambda i: _any(i, "usage", lambda u: any(
+              _is_int(v) and v > 2**53 - 1 for m in (u if isinstance(u, list) else [u])
+              if isinstance(m, dict) for v in m.values()))
+          or any(_is_int(_get(i, "meter", k)) and i["meter"][k] > 2**53 - 1
+                 for k in ("budget", "estimate")),
+          reason="Node wrong: a usage counter, budget or estimate of 2**53 (an integer within "
+                 "section 7's +-2**53) is refused by Node (not a safe integer); Python meters "
+                 "it (sums beyond 2**53 need exact integers: BigInt)",
+          example={"effects": [{"script": [{"usage": {"a": 2**53}}], "toolId": "t"}],
+                   "meter": {"budget": 100}, "steps": [{"call": {"tool": "t"}}]}),
     Known(functions=_deny("validators.check_output"),
           applies=lambda i: any(len(v) > 1000 for v in _regexes(i)),
           reason="Node limitation: a long regex (9,000 characters) with IGNORECASE, run on a "
