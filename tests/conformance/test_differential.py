@@ -215,51 +215,26 @@ _T = {"script": [{}], "toolId": "t"}  # an effects.route effect that returns nul
 #: sides agree (test_known_differences_still_differ tells you when).
 KNOWN_DIFFERENCES: list[Known] = [
     # ---- the Node adapter ----------------------------------------------------------------------
-    Known(functions=("journal.parse", "journal.parse-log"),
-          applies=lambda i: _not_obj_with(i, "text", str),
-          reason="Node wrong: an input that is not {text: <string>} makes Node answer 'errored' "
-                 "(TypeError) or parse a non-string text as empty; Python: argument.invalid",
-          example={"text": []}),
-    Known(functions=("journal.fold",),
-          applies=lambda i: _not_obj_with(i, "events", list),
-          reason="Node wrong: an input that is not {events: [...]} makes Node answer 'errored' "
-                 "(TypeError); Python: argument.invalid",
-          example=None),
-    Known(functions=("effects.route",),
-          applies=lambda i: any(isinstance(s, dict) and "call" in s
-                                and not isinstance(s["call"], dict) for s in _items(i, "steps")),
-          reason="Node wrong: a step whose call is not an object makes Node answer 'errored' "
-                 "(TypeError); Python: argument.invalid (effects.route-vector)",
-          example={"effects": [_T], "steps": [{"call": None}]}),
-    Known(functions=("effects.backoff",),
-          applies=lambda i: isinstance(i, dict) and _is_int(i.get("attempt"))
-          and i["attempt"] > 2**53 - 1,
-          reason="Node wrong: attempt 2**53 (an integer, within section 7's +-2**53) is refused "
-                 "by Node (not a safe integer); Python computes the delay (effects.md 3.7)",
-          example={"attempt": 2**53, "base_delay": 0.0, "jitter": 0.0, "key": ":",
-                   "max_delay": 5.0, "multiplier": 2.0}),
     Known(functions=("agent.model_effect",),
-          applies=lambda i: any(isinstance(t, dict) and not set(t) <= {"name", "description",
-                                                                        "parameters"}
-                                for t in _items(_get(i, "input"), "tools")),
-          reason="Node wrong: a tool with an unknown member is accepted by Node; Python refuses "
-                 "the call with argument.invalid (deltas.llm-input: 'an unknown member (of the "
-                 "input or of a tool)')",
-          example={"chunks": [{"index": 0, "text": "o", "type": "text-delta"}],
-                   "input": {"messages": [], "tools": [{"bogus": 1, "name": "l"}]}}),
-    Known(functions=("deltas.llm", "agent.model_effect"),
           applies=lambda i: isinstance(_get(i, "input"), dict) and any(
-              k in i["input"] and i["input"][k] is None for k in ("temperature", "maxTokens")),
-          reason="Node wrong: input temperature/maxTokens null is refused by Node "
-                 "(argument.invalid); deltas.llm-input: 'each of the last two may be absent or "
-                 "null'",
-          example={"input": {"messages": [], "temperature": None}, "scripts": [{"chunks": []}]}),
-    Known(functions=("deltas.llm", "agent.model_effect"),
-          applies=lambda i: _is_int(_get(i, "input", "maxTokens")) and i["input"]["maxTokens"] < 1,
-          reason="Node wrong: input maxTokens 0 is refused by Node (argument.invalid); "
-                 "deltas.llm-input refuses only 'maxTokens not an int' (Python calls the "
-                 "adapter)",
-          example={"input": {"maxTokens": 0, "messages": []}, "scripts": [{"chunks": []}]}),
+              k in i["input"] and i["input"][k] is None and i.get(k) is not None
+              for k in ("temperature", "maxTokens")),
+          reason="spec ambiguous (agent.model-input: the effect's max_tokens / temperature 'fill "
+                 "the input's maxTokens / temperature when it does not set them'): an input "
+                 "maxTokens null with the effect's maxTokens 256 is sent as null by Python, as "
+                 "256 by Node (null means absent: deltas.llm-input 'may be absent or null')",
+          example={"chunks": [], "input": {"maxTokens": None, "messages": []}, "maxTokens": 256}),
+    Known(functions=("effects.route",),
+          applies=lambda i: _any(i, "usage", lambda u: any(
+              _is_int(v) and v > 2**53 - 1 for m in (u if isinstance(u, list) else [u])
+              if isinstance(m, dict) for v in m.values()))
+          or any(_is_int(_get(i, "meter", k)) and i["meter"][k] > 2**53 - 1
+                 for k in ("budget", "estimate")),
+          reason="Node wrong: a usage counter, budget or estimate of 2**53 (an integer within "
+                 "section 7's +-2**53) is refused by Node (not a safe integer); Python meters "
+                 "it (sums beyond 2**53 need exact integers: BigInt)",
+          example={"effects": [{"script": [{"usage": {"a": 2**53}}], "toolId": "t"}],
+                   "meter": {"budget": 100}, "steps": [{"call": {"tool": "t"}}]}),
     Known(functions=_deny("validators.check_output"),
           applies=lambda i: any(len(v) > 1000 for v in _regexes(i)),
           reason="Node limitation: a long regex (9,000 characters) with IGNORECASE, run on a "
@@ -335,19 +310,19 @@ KNOWN_DIFFERENCES: list[Known] = [
               any(v is None for k, v in i.items() if k != "input")
               or any(isinstance(a, dict) and any(v is None for k, v in a.items()
                                                  if k not in ("output", "input", "return"))
-                     for k in ("attempts", "middleware") for a in _items(i, k))
+                     for k in ("attempts", "middleware", "scripts", "grants", "effects")
+                     for a in _items(i, k))
               or any(isinstance(_get(st, "call"), dict) and None in st["call"].values()
                      for st in _items(i, "steps"))
-              or (isinstance(i.get("rewrite"), dict) and None in i["rewrite"].values())),
-          reason="spec silent: null for an optional member (deltas.record done, deltas.run "
-                 "inspectsOutput, rewrite.inspectsOutput or an attempt's deltas, deltas.replay "
-                 "configured, "
-                 "deltas.llm perCall, agent.summarize instructions, a rateLimit's per, a "
-                 "call's mode) is refused by Python (argument.invalid), read as absent by "
-                 "Node; a call's idempotencyKey null the other way round "
-                 "(effects.route-vector: an absent one 'is null'). Only governance.md 4.5 "
-                 "says how loom-ref reads a null",
-          example={"delta": "a", "done": None, "origin": "l"}),
+              or any(isinstance(i.get(k), dict) and None in i[k].values()
+                     for k in ("rewrite", "meter"))),
+          reason="Python wrong (the null rule: an optional member given as null is of the wrong "
+                 "type unless the spec says it may be null), until the Python branch lands: "
+                 "null for deltas.record attempt or usage, deltas.run redact, deltas.run "
+                 "maxStreamTokens or deltaWindow, deltas.llm retry or maxStreamTokens, a "
+                 "script's raiseAfter, a grant's or an effect's modes, meter.estimate is read "
+                 "as absent by Python, refused by Node (argument.invalid)",
+          example={"attempt": None, "delta": "a", "origin": "l"}),
     Known(functions=("deltas.run",),
           applies=lambda i: isinstance(i, dict) and "holdBack" in i
           and not isinstance(i["holdBack"], bool),
@@ -355,41 +330,10 @@ KNOWN_DIFFERENCES: list[Known] = [
                  "Python as truthy; Node argument.invalid (deltas.vector-run: malformed input)",
           example={"attempts": [{}], "holdBack": 2147483647}),
     Known(functions=("deltas.run",),
-          applies=lambda i: isinstance(i, dict) and i.get("holdBack") is True and any(
-              isinstance(v, dict) and ("delta" in v or "phases" in v)
-              for k in ("validators", "redact") for v in _items(i, k)),
-          reason="spec silent (deltas.hold-back): holdBack with a validator that has no delta "
-                 "form is refused by Python ('hold_back needs validators whose output forms "
-                 "have delta forms'), run by Node with streaming disabled",
-          example={"attempts": [{}], "holdBack": True,
-                   "validators": [{"delta": False, "kind": "pii"}]}),
-    Known(functions=("agent.model_effect", "deltas.llm"),
-          applies=lambda i: any(isinstance(t, dict) and t.get("name") == ""
-                                for t in _items(_get(i, "input"), "tools")),
-          reason="spec silent (deltas.llm-input lists tools as [{name, ...}]): a tool named "
-                 "'' is refused by Python (argument.invalid), sent by Node",
-          example={"chunks": [], "input": {"messages": [], "tools": [{"name": ""}]}}),
-    Known(functions=_deny("validators.check_output"),
-          applies=lambda i: any(re.search(r"\[[^\]]*\\[WSD]", v) for v in _regexes(i)),
-          reason="Node limitation (validators.deny: Python re syntax; outside the portable "
-                 "subset): a class holding \\W, \\S or \\D ('[\\W_]') makes Node answer "
-                 "'errored' (construct not supported by the node adapter)",
-          example={"text": "k", "validator": {"kind": "deny", "patterns": {"p": "[\\W_]"}}}),
-    Known(functions=("journal.fold",),
-          applies=lambda i: any(not isinstance(e, dict) for e in _items(i, "events")),
-          reason="spec silent: an event that is not an object: Python argument.invalid, Node "
-                 "journal.bad-payload",
-          example={"events": ["w"]}),
-    Known(functions=("deltas.run",),
           applies=lambda i: _any(i, "abort", lambda v: not isinstance(v, str)),
           reason="spec silent (deltas.md 3a.9 gives no type for an abort reason): a reason that "
                  "is not a string is accepted by Python, refused by Node (argument.invalid)",
           example={"attempts": [{"deltas": [{"abort": {}}]}]}),
-    Known(functions=("deltas.replay",),
-          applies=lambda i: isinstance(i, dict) and i.get("deltas") == [],
-          reason="spec silent: deltas [] ('[<non-empty string>]' does not say the list is "
-                 "non-empty) is refused by Python, run by Node",
-          example={"deltas": []}),
     Known(functions=("deltas.run",),
           applies=lambda i: any(isinstance(_get(a, "output"), dict) and "content" in a["output"]
                                 and not isinstance(a["output"].get("role"), str)
@@ -401,18 +345,14 @@ KNOWN_DIFFERENCES: list[Known] = [
                                                         {"text": "r3t", "type": "text"}],
                                             "role": None}}],
                    "validators": [{"kind": "deny", "patterns": {"secret": "s3cr3t"}}]}),
-    Known(functions=_deny("validators.check_output"),
-          applies=lambda i: _any(i, "patterns", _dupes),
-          reason="spec silent (validators.deny): a patterns list holding one regex twice is "
-                 "refused by Python ('rule names must be unique'), accepted by Node",
-          example={"text": "a", "validator": {"kind": "deny", "patterns": ["s", "s"]}}),
     Known(functions=("stream.openai_map",),
-          applies=lambda i: any(c in json.dumps(i, ensure_ascii=False)
-                                for c in "\ufeff\x1c\x1d\x1e\x1f\x85"),
-          reason="spec silent (stream.openai.sse: 'with surrounding whitespace stripped'): "
-                 "Python's str.strip and JavaScript's trim disagree on U+FEFF (JS strips), "
-                 "U+001C-U+001F and U+0085 (Python strips) around [DONE]",
-          example={"sse": "data: [DONE]\ufeff\n\n"}),
+          applies=lambda i: any(isinstance(v, str) and any(c.isspace() and c not in "\t\n\f\r "
+                                                           for c in v) for _, v in _members(i)),
+          reason="Python wrong (stream.openai.sse: [DONE] with ASCII whitespace, U+0009, "
+                 "U+000A, U+000C, U+000D, U+0020, stripped around it), until the Python branch "
+                 "lands: Python's str.strip also strips U+000B, U+001C-U+001F, U+0085, U+00A0, "
+                 "U+2028 ... (Node: stream.provider.malformed-event)",
+          example={"sse": "data: [DONE]\x1c\n\n"}),
     Known(functions=_deny("validators.check_output"),
           applies=lambda i: any(c in json.dumps(i, ensure_ascii=False) for c in "\u0130\u0131")
           and ("IGNORECASE" in json.dumps(i) or "(?i" in json.dumps(i)),

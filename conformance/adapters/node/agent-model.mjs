@@ -62,10 +62,15 @@ const textOf = (message) => message.content.filter((b) => b.type === "text").map
 const INPUT_MEMBERS = ["messages", "system", "tools", "model", "maxTokens", "temperature"];
 
 
+// A tool is {name (a non-empty string), description?, parameters?}: an unknown member is
+// argument.invalid, as for the input itself (#deltas.llm-input).
+const TOOL_MEMBERS = ["name", "description", "parameters"];
 function decodeTool(v, path) {
   if (!isObject(v)) throw invalid(`${path}: a tool is an object`);
+  const extra = Object.keys(v).filter((k) => !TOOL_MEMBERS.includes(k));
+  if (extra.length) throw invalid(`${path}: unknown member(s) ${extra.sort().join(", ")}`);
   const { name, description = "", parameters = {} } = v;
-  if (typeof name !== "string") throw invalid(`${path}.name: a string`);
+  if (typeof name !== "string" || !name) throw invalid(`${path}.name: a non-empty string`);
   if (typeof description !== "string") throw invalid(`${path}.description: a string`);
   if (!isObject(parameters)) throw invalid(`${path}.parameters: an object`);
   return { name, description, parameters };
@@ -218,7 +223,8 @@ const DEFAULT_INSTRUCTIONS = "Summarize the conversation below for the assistant
 // spec: agent.summarizer — instructions, then the rendered transcript; `{"summary": text}`.
 function summarize(input) {
   const i = members(input, ["messages", "chunks"], ["instructions"]);
-  const instructions = i.instructions ?? DEFAULT_INSTRUCTIONS;
+  // absent means the default; null is an instructions of the wrong type
+  const instructions = i.instructions === undefined ? DEFAULT_INSTRUCTIONS : i.instructions;
   if (typeof instructions !== "string" || !instructions) throw invalid("instructions is a non-empty string");
   const provider = scriptedProvider(i.chunks);
   const inner = llmEffect(provider, { toolId: "summarize", model: "m1", maxTokens: null, temperature: null });

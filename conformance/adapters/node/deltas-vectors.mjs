@@ -18,6 +18,9 @@ import { ScriptedAdapter, createLlmEffect } from "./llm.mjs";
 
 const jsonType = (v) => (v === null ? "null" : Array.isArray(v) ? "array" : typeof v);
 const isObject = (v) => jsonType(v) === "object";
+// An optional member: its default when absent; null is a value of the wrong type (the spec's
+// null rule: only the members it names may be null), which the member's check then refuses.
+const opt = (v, dflt) => (v === undefined ? dflt : v);
 const copy = (v) => (v === undefined ? null : JSON.parse(JSON.stringify(v)));
 
 function keysOf(obj, allowed, what) {
@@ -71,16 +74,16 @@ const CHAIN = ["retry", "redact", "safety", "budget", "inspector", "rewrite"];
 
 function decodeAttempt(a, scoped) {
   keysOf(a, ATTEMPT_KEYS, "attempt");
-  const script = { deltas: want(a.deltas ?? [], "array", "deltas"), end: a.end ?? true,
-    usage: "usage" in a ? checkUsage(a.usage) : null, outcome: oneOf(a.outcome ?? "return", ["return", "raise"], "outcome"),
-    catchSever: a.catchSever ?? false };
+  const script = { deltas: want(opt(a.deltas, []), "array", "deltas"), end: opt(a.end, true),
+    usage: "usage" in a ? checkUsage(a.usage) : null, outcome: oneOf(opt(a.outcome, "return"), ["return", "raise"], "outcome"),
+    catchSever: opt(a.catchSever, false) };
   want(script.end, "boolean", "end");
   want(script.catchSever, "boolean", "catchSever");
   for (const d of script.deltas) {
     if (typeof d === "string") continue;
     keysOf(d, ["abort", "source"], "abort entry");
     want(d.abort, "string", "abort");
-    oneOf(d.source ?? "call", ["call", "execution"], "source");
+    oneOf(opt(d.source, "call"), ["call", "execution"], "source");
     if (d.source === "execution" && !scoped) throw invalid("an execution's cancel needs the scope");
   }
   if ("output" in a) script.output = a.output;
@@ -89,20 +92,20 @@ function decodeAttempt(a, scoped) {
 
 function runVector(input) {
   keysOf(input, RUN_KEYS, "deltas.run input");
-  const scoped = input.scope ?? false;
+  const scoped = opt(input.scope, false);
   want(scoped, "boolean", "scope");
   if (!Array.isArray(input.attempts) || !input.attempts.length) throw invalid("attempts is a non-empty list");
   const attempts = input.attempts.map((a) => decodeAttempt(a, scoped));
-  const toolId = want(input.toolId ?? "llm", "string", "toolId");
+  const toolId = want(opt(input.toolId, "llm"), "string", "toolId");
   if (!toolId) throw invalid("toolId is non-empty");
-  const mode = oneOf(input.mode ?? "transient", ["transient", "durable"], "mode");
+  const mode = oneOf(opt(input.mode, "transient"), ["transient", "durable"], "mode");
   if (scoped && mode === "durable") throw invalid("the scope is transient only");
-  const perCall = sink(input.perCall ?? (mode === "durable" ? "none" : "collect"), "perCall");
+  const perCall = sink(opt(input.perCall, (mode === "durable" ? "none" : "collect")), "perCall");
   if (mode === "durable" && perCall.fn) throw invalid("a durable call has no per-call sink");
-  const configured = sink(input.configured ?? "none", "configured");
-  const retry = posInt(input.retry ?? attempts.length, "retry");
+  const configured = sink(opt(input.configured, "none"), "configured");
+  const retry = posInt(opt(input.retry, attempts.length), "retry");
   if (retry > attempts.length) throw invalid("retry is at most len(attempts)");
-  const late = want(input.late ?? [], "array", "late");
+  const late = want(opt(input.late, []), "array", "late");
   late.forEach((s) => want(s, "string", "late"));
 
   // the chain, by name (default: the order of the table)
@@ -113,23 +116,23 @@ function runVector(input) {
     built.redact = redactionMiddleware({ redactOutput: patternRedactor(vs) });
   }
   if ("validators" in input || "deltaWindow" in input || "holdBack" in input) {
-    const vs = want(input.validators ?? [], "array", "validators").map(buildValidator);
-    const holdBack = want(input.holdBack ?? false, "boolean", "holdBack");
-    built.safety = safetyMiddleware(vs, { deltaWindow: posInt(input.deltaWindow ?? 4096, "deltaWindow"), holdBack });
+    const vs = want(opt(input.validators, []), "array", "validators").map(buildValidator);
+    const holdBack = want(opt(input.holdBack, false), "boolean", "holdBack");
+    built.safety = safetyMiddleware(vs, { deltaWindow: posInt(opt(input.deltaWindow, 4096), "deltaWindow"), holdBack });
   }
   if ("maxStreamTokens" in input) {
     const n = input.maxStreamTokens;
     if (!Number.isInteger(n) || n < 0) throw invalid("maxStreamTokens is an int >= 0");
     built.budget = streamBudgetMiddleware(n);
   }
-  if (want(input.inspectsOutput ?? false, "boolean", "inspectsOutput")) {
+  if (want(opt(input.inspectsOutput, false), "boolean", "inspectsOutput")) {
     built.inspector = { inspectsOutput: true, deltaGuard: null, handle: (c, i, next) => next(c, i) };
   }
   if ("rewrite" in input) {
     const rw = keysOf(input.rewrite, ["replace", "inspectsOutput"], "rewrite");
     const [from, to] = want(rw.replace, "array", "replace");
     if (rw.replace.length !== 2 || typeof from !== "string" || typeof to !== "string" || !from) throw invalid("replace");
-    built.rewrite = { inspectsOutput: want(rw.inspectsOutput ?? false, "boolean", "inspectsOutput"), deltaGuard: null,
+    built.rewrite = { inspectsOutput: want(opt(rw.inspectsOutput, false), "boolean", "inspectsOutput"), deltaGuard: null,
       handle: (c, i, next) => {
         const out = next(c, i);
         return typeof out === "string" ? out.replaceAll(from, to) : out; // a non-string passes unchanged
@@ -194,8 +197,9 @@ function runVector(input) {
 function recordVector(input) {
   keysOf(input, ["delta", "origin", "done", "reset", "attempt", "usage"], "chunk");
   if (typeof input.delta !== "string") throw invalid("delta is a string");
-  return new EffectDelta({ delta: new Tainted(input.delta, input.origin), done: input.done ?? false,
-    reset: input.reset ?? false, attempt: input.attempt ?? null, usage: input.usage ?? null }).toJSON();
+  for (const k of ["attempt", "usage"]) if (input[k] === null) throw invalid(`${k} is not null`); // null rule
+  return new EffectDelta({ delta: new Tainted(input.delta, input.origin), done: opt(input.done, false),
+    reset: opt(input.reset, false), attempt: opt(input.attempt, null), usage: opt(input.usage, null) }).toJSON();
 }
 
 // -- deltas.llm (§3a.10) --------------------------------------------------------------------
@@ -214,7 +218,10 @@ function decodeScripts(scripts) {
       }
     });
     const out = { chunks };
-    if ("raiseAfter" in s) out.raiseAfter = posInt(s.raiseAfter + 1, "raiseAfter") - 1;
+    if ("raiseAfter" in s) {
+      if (!Number.isInteger(s.raiseAfter) || s.raiseAfter < 0) throw invalid("raiseAfter is an int >= 0");
+      out.raiseAfter = s.raiseAfter;
+    }
     if ("honorSignal" in s) out.honorSignal = want(s.honorSignal, "boolean", "honorSignal");
     return out;
   });
@@ -235,19 +242,19 @@ function errorExtra(e) {
 function llmVector(input) {
   keysOf(input, LLM_KEYS, "deltas.llm input");
   const scripts = decodeScripts(input.scripts);
-  const toolId = want(input.toolId ?? "planner", "string", "toolId");
-  const model = want(input.model ?? "m1", "string", "model");
-  const useRuntime = want(input.runtime ?? true, "boolean", "runtime");
-  const retry = posInt(input.retry ?? 1, "retry");
+  const toolId = want(opt(input.toolId, "planner"), "string", "toolId");
+  const model = want(opt(input.model, "m1"), "string", "model");
+  const useRuntime = want(opt(input.runtime, true), "boolean", "runtime");
+  const retry = posInt(opt(input.retry, 1), "retry");
   const middleware = [];
   if (retry > 1) middleware.push(new RetryMiddleware(retry));
   if ("validators" in input) middleware.push(safetyMiddleware(want(input.validators, "array", "validators").map(buildValidator)));
   if ("maxStreamTokens" in input) middleware.push(streamBudgetMiddleware(input.maxStreamTokens));
   if (!useRuntime && middleware.length) throw invalid("no middleware without a runtime");
   const sinkFailure = () => new LoomError("effect.scripted-sink-failure", "scripted sink failure");
-  const perCall = sink(input.perCall ?? "collect", "perCall", sinkFailure);
-  const deltaSink = sink(input.deltaSink ?? "none", "deltaSink", sinkFailure);
-  const resets = want(input.onReset ?? false, "boolean", "onReset") ? [] : null;
+  const perCall = sink(opt(input.perCall, "collect"), "perCall", sinkFailure);
+  const deltaSink = sink(opt(input.deltaSink, "none"), "deltaSink", sinkFailure);
+  const resets = want(opt(input.onReset, false), "boolean", "onReset") ? [] : null;
   const signal = new Signal();
   const at = "abortOn" in input ? want(input.abortOn, "string", "abortOn") : null;
   let firstText = null; // the first text chunk's (tainted) delta, for feedBack
@@ -283,7 +290,7 @@ function llmVector(input) {
   // everything but feedBack describes the first call only
   const result = copy({ perCall: perCall.seen, deltaSink: deltaSink.seen, resets, warnings, usage,
     adapter: { calls: adapter.calls, pulled: adapter.pulled, models: adapter.models }, outcome });
-  if (want(input.feedBack ?? false, "boolean", "feedBack")) {
+  if (want(opt(input.feedBack, false), "boolean", "feedBack")) {
     // the first text chunk's delta, still tainted, fed back into a prompt (#deltas.taint)
     if (firstText === null) throw invalid("feedBack needs a text chunk on the per-call sink");
     const prompt = { messages: [{ role: "user", content: [{ type: "text", text: firstText }] }] };
@@ -298,10 +305,11 @@ function llmVector(input) {
 function replayVector(input) {
   keysOf(input, ["deltas", "configured"], "deltas.replay input");
   const deltas = want(input.deltas, "array", "deltas");
+  if (!deltas.length) throw invalid("deltas is a non-empty list");
   deltas.forEach((d) => {
     if (typeof d !== "string" || !d) throw invalid("each delta is a non-empty string");
   });
-  const configuredKind = oneOf(input.configured ?? "collect", ["collect", "none"], "configured");
+  const configuredKind = oneOf(opt(input.configured, "collect"), ["collect", "none"], "configured");
   let phase = null;
   const newPhase = () => ({ perCall: [], configured: configuredKind === "collect" ? [] : null, executions: [] });
   const rt = new EffectRuntime({ onWarn: () => {} });

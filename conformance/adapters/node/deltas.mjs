@@ -358,7 +358,11 @@ export function safetyMiddleware(validators, { deltaWindow = 4096, holdBack = fa
       return output;
     },
   };
-  // spec: deltas.safety-delta-guard — only when every output form has a delta form
+  // spec: deltas.safety-delta-guard — only when every output form has a delta form; hold-back
+  // has no streaming-disabled fallback: it needs that guard, else argument.invalid
+  if (holdBack && !validators.every((v) => v.forms.delta)) {
+    throw invalid("hold-back needs validators with delta forms");
+  }
   if (outputs.every((v) => v.forms.delta)) {
     const deltas = validators.filter((v) => v.forms.delta);
     const Guard = holdBack ? HoldBackGuard : RunningTextGuard;

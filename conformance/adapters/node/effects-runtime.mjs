@@ -121,7 +121,8 @@ const isNumber = (v) => typeof v === "number" && Number.isFinite(v);
 
 // spec: effects.retry-backoff — the delay after failed attempt n, a pure function.
 export function backoffDelay(attempt, { baseDelay, multiplier, maxDelay, jitter, key }) {
-  if (!Number.isSafeInteger(attempt) || attempt < 1) throw invalid(`attempt must be an integer >= 1, got ${attempt}`);
+  // Any integer (INTERPRETING.md section 7 allows up to +-2**53, beyond the safe integers).
+  if (!Number.isInteger(attempt) || attempt < 1) throw invalid(`attempt must be an integer >= 1, got ${attempt}`);
   if (!isNumber(multiplier) || multiplier < 1) throw invalid(`multiplier must be >= 1, got ${multiplier}`);
   if (!isNumber(jitter) || jitter < 0 || jitter > 1) throw invalid(`jitter must lie in [0, 1], got ${jitter}`);
   for (const [name, v] of [["base_delay", baseDelay], ["max_delay", maxDelay]]) {
@@ -131,7 +132,8 @@ export function backoffDelay(attempt, { baseDelay, multiplier, maxDelay, jitter,
   let d = baseDelay;
   for (let i = 1; i < attempt && !(d >= maxDelay || d === 0 || multiplier === 1); i++) d *= multiplier;
   d = Math.min(maxDelay, d);
-  const digest = blake2b(Buffer.from(`${key}#${attempt}`, "utf8"), 8);
+  // str(n): the decimal integer, in full (BigInt: String(1e21) would be "1e+21")
+  const digest = blake2b(Buffer.from(`${key}#${BigInt(attempt)}`, "utf8"), 8);
   const u = Number(digest.readBigUInt64BE(0)) / 2 ** 64;
   return round6(d * (1 - jitter + jitter * u));
 }

@@ -41,6 +41,9 @@ const text = (v, where, optional = true) => {
   if (typeof v !== "string" || !v) throw new Malformed(`${where} must be a non-empty string`);
   return v;
 };
+// A call's executionId, stepId and idempotencyKey ARE null when absent (#effects.route-vector):
+// an explicit null is accepted for them.
+const nullable = (v, where) => (v === null ? null : need(v, "string", where) ?? null);
 const strings = (v, where) => need(v, "array", where).map((s, i) => need(s, "string", `${where}[${i}]`, false));
 const modesOf = (v, where) => {
   if (v === undefined) return MODES;
@@ -123,7 +126,9 @@ function buildMiddleware(m, i, trace) {
     }
     case "rateLimit":
       fields(m, where, ["kind", "capacity", "rate", "per"]);
-      return new RateLimitMiddleware({ capacity: m.capacity, rate: m.rate, per: m.per ?? "tool" });
+      // an optional member given as null is of the wrong type (a rateLimit's per included)
+      return new RateLimitMiddleware({ capacity: m.capacity, rate: m.rate,
+        per: m.per === undefined ? "tool" : m.per });
     case "envelope":
       fields(m, where, ["kind"]);
       return new EnvelopeMiddleware();
@@ -259,6 +264,7 @@ function route(input) {
   }
 
   function runCall(c) {
+    need(c, "object", "call", false);
     fields(c, "call", c.scope !== undefined ? SCOPE_CALL_KEYS : CALL_KEYS);
     const tool = text(c.tool, "call.tool", false);
     const inp = copy(c.input ?? null);
@@ -271,9 +277,9 @@ function route(input) {
       if (!running.scope) throw new Malformed(`no scope ${c.scope}`);
       return () => running.scope.invokeTransient(tool, inp, { signal });
     }
-    const mode = c.mode ?? "transient";
+    const mode = c.mode === undefined ? "transient" : c.mode; // null is no mode
     if (!MODES.includes(mode)) throw new Malformed(`call.mode ${mode}`);
-    const door = c.door ?? (mode === "durable" ? "invoke" : "invokeTransient");
+    const door = c.door === undefined ? (mode === "durable" ? "invoke" : "invokeTransient") : c.door;
     const principal = text(c.principal, "call.principal") ?? "p";
     if (door === "callTransient") {
       for (const k of ["mode", "executionId", "stepId", "idempotencyKey"]) {
@@ -283,9 +289,9 @@ function route(input) {
     }
     if (!["invoke", "invokeTransient"].includes(door)) throw new Malformed(`call.door ${door}`);
     const call = effectCall({ toolId: tool, input: inp, mode, principal,
-      executionId: need(c.executionId, "string", "call.executionId") ?? null,
-      stepId: need(c.stepId, "string", "call.stepId") ?? null,
-      idempotencyKey: need(c.idempotencyKey, "string", "call.idempotencyKey") ?? null,
+      executionId: nullable(c.executionId, "call.executionId"),
+      stepId: nullable(c.stepId, "call.stepId"),
+      idempotencyKey: nullable(c.idempotencyKey, "call.idempotencyKey"),
       signal, onEmit: (ev) => trace.push({ emit: copy(ev) }) });
     return () => rt[door](call);
   }

@@ -240,7 +240,11 @@ const FLAGS = { IGNORECASE: "i", MULTILINE: "m", DOTALL: "s" };
 /** `deny_patterns(patterns, flags, max_width)` (#validators.deny). */
 export function denyPatterns(patterns, flags = [], maxWidth = null, phases = PHASES) {
   let named;
-  if (Array.isArray(patterns)) named = patterns.map((p) => [p, p]); // a list: named by its regex text
+  if (Array.isArray(patterns)) {
+    named = patterns.map((p) => [p, p]); // a list: named by its regex text
+    // rule names must be unique: a list holding one regex twice is argument.invalid
+    if (new Set(patterns.map((p) => JSON.stringify(p))).size < patterns.length) throw invalid("rule names must be unique");
+  }
   else if (isObject(patterns)) named = Object.keys(patterns).sort(byCodePoint).map((k) => [k, patterns[k]]);
   else throw invalid("patterns must be a mapping or a list of regexes");
   if (!named.length) throw invalid("deny_patterns needs at least one pattern");

@@ -156,11 +156,18 @@ function decodeMessage(m) {
 
 /** The `LlmRequest` JSON form; `model` defaults to the effect's. */
 export function decodeRequest(input, model) {
+  // maxTokens and temperature may be absent or null (both mean unset); maxTokens is any int
+  // (0 included: only "not an int" is refused)
   fields(input, { messages: "array", system: "string?", tools: "array?", model: "string?",
-    maxTokens: "number?", temperature: "number?" }, "LLM input");
+    maxTokens: "any?", temperature: "any?" }, "LLM input");
   input.messages.forEach(decodeMessage);
-  for (const t of input.tools ?? []) fields(t, { name: "string", description: "string?", parameters: "object?" }, "tool");
-  if ("maxTokens" in input && !(Number.isInteger(input.maxTokens) && input.maxTokens > 0)) throw invalid("maxTokens");
+  for (const t of input.tools ?? []) {
+    fields(t, { name: "string", description: "string?", parameters: "object?" }, "tool");
+    if (!t.name) throw invalid("a tool's name is a non-empty string");
+  }
+  const { maxTokens = null, temperature = null } = input;
+  if (maxTokens !== null && !Number.isInteger(maxTokens)) throw invalid("maxTokens is an int");
+  if (temperature !== null && typeof temperature !== "number") throw invalid("temperature is a number");
   return { ...input, model: input.model ?? model };
 }
 

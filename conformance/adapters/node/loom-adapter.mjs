@@ -337,17 +337,30 @@ function outcome(r) {
 }
 
 // -- vectors (INTERPRETING.md section 3) ----------------------------------------------------
+const isObj = (v) => typeof v === "object" && v !== null && !Array.isArray(v);
+// A vector input of the wrong shape is the vector's own argument.invalid (INTERPRETING.md 3).
+function journalText(input) {
+  if (!isObj(input) || typeof input.text !== "string") {
+    throw new LoomError("argument.invalid", "the input must be {text: <string>}");
+  }
+  return Buffer.from(input.text, "utf8");
+}
+
 const VECTORS = {
   "journal.parse": (input) => {
-    const p = parseJournal(Buffer.from(input.text, "utf8"));
+    const p = parseJournal(journalText(input));
     return { executionId: p.executionId, events: p.events, torn: p.torn };
   },
   "journal.parse-log": (input) => {
-    const p = parseLog(Buffer.from(input.text, "utf8"));
+    const p = parseLog(journalText(input));
     return { executions: p.executions, order: p.order, torn: p.torn };
   },
   "journal.fold": (input) => {
+    if (!isObj(input) || !Array.isArray(input.events)) {
+      throw new LoomError("argument.invalid", "the input must be {events: [...]}");
+    }
     const events = input.events.map((e, i) => {
+      if (!isObj(e)) throw new LoomError("argument.invalid", `event ${i + 1} is not an object`);
       checkPayload(e.kind, e.payload);
       return { seq: e.seq ?? i + 1, kind: e.kind, payload: e.payload };
     });

@@ -153,7 +153,11 @@ export function compilePython(source, flags = new Set()) {
     if (c === "d") return "\\p{Nd}";
     if (c === "w") return WORD;
     if (c === "s") return SPACE;
-    if ("DWS".includes(c)) throw unsupported(`\\${c} inside a class`);
+    if (c === "D") return "\\P{Nd}";
+    // \W and \S negate a union: no flat JavaScript class says it, so they become alternatives
+    // of the class (charClass)
+    if (c === "W") return { alt: `[^${WORD}]` };
+    if (c === "S") return { alt: `[^${SPACE}]` };
     return escapedChar(c, true);
   }
   function escapedChar(c, inClass) {
@@ -199,15 +203,19 @@ export function compilePython(source, flags = new Set()) {
     }
   }
   function charClass() {
-    let src = "[";
-    if (at() === "^") src += (i++, "^");
+    let src = "";
+    const alts = []; // \W, \S: [a\W] is (?:[a]|[^WORD]), [^a\W] is (?:(?![a]|[^WORD])[\s\S])
+    const negated = at() === "^";
+    if (negated) i++;
     let first = true;
     while (i < source.length && (at() !== "]" || first)) {
       first = false;
       const c = at();
       if (c === "\\") {
         i++;
-        src += classEscape();
+        const e = classEscape();
+        if (typeof e === "string") src += e;
+        else alts.push(e.alt);
       } else if (c === "[" && /^\[[:=.]/.test(source.slice(i))) {
         throw unsupported("POSIX-like class syntax");
       } else {
@@ -218,7 +226,9 @@ export function compilePython(source, flags = new Set()) {
     }
     if (at() !== "]") throw bad(source, "unterminated character set");
     i++;
-    return { src: `${src}]`, min: 1, max: 1 };
+    if (!alts.length) return { src: `[${negated ? "^" : ""}${src}]`, min: 1, max: 1 };
+    const union = `(?:${[...(src ? [`[${src}]`] : []), ...alts].join("|")})`;
+    return { src: negated ? `(?:(?!${union})[\\s\\S])` : union, min: 1, max: 1 };
   }
 
   let tree;

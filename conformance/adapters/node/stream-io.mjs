@@ -297,7 +297,7 @@ export function mapEventStream(pieces) {
   const mapper = new ChatCompletionsMapper();
   const out = [];
   for (const data of sseData(pieces)) {
-    if (data.trim() === "[DONE]") break; // the end-of-stream marker: later events are not read
+    if (data.replace(/^[\t\n\f\r ]+|[\t\n\f\r ]+$/g, "") === "[DONE]") break; // the end marker, ASCII whitespace stripped (not trim: U+FEFF, U+00A0)
     let payload;
     try {
       payload = JSON.parse(data);
