@@ -71,8 +71,9 @@ def create_agent_model_effect(
     inner = effect.execute
 
     def execute(ctx: EffectContext, input: Any) -> Any:
-        if isinstance(input, Mapping):  # spec: agent.model-input -- the input's own win
-            input = {**defaults, **input}
+        if isinstance(input, Mapping):  # spec: agent.model-input -- the input's own win;
+            # a null one is not set (deltas.llm-input: "may be absent or null")
+            input = {**input, **{k: v for k, v in defaults.items() if input.get(k) is None}}
         return inner(ctx, input)
 
     return attrs.evolve(effect, execute=execute)

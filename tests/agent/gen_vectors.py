@@ -320,6 +320,12 @@ case("agent.model-effect", "own-values-win", anchor="agent.model-input", functio
             "chunks": text_chunks("ok"), "maxTokens": 256},
      intent={"requests": [{"model": "m1", "messages": TURN["messages"], "tools": [],
                            "maxTokens": 9, "temperature": None}]})
+case("agent.model-effect", "null-is-not-set", anchor="agent.model-input", function=ME,
+     description="An input maxTokens of null is not set: the effect's own value fills it.",
+     input={"input": {"messages": TURN["messages"], "maxTokens": None},
+            "chunks": text_chunks("ok"), "maxTokens": 256},
+     intent={"requests": [{"model": "m1", "messages": TURN["messages"], "tools": [],
+                           "maxTokens": 256, "temperature": None}]})
 case("agent.model-effect", "unknown-field", anchor="agent.model-input", function=ME,
      description="A field the LLM effect does not know is refused with InvalidArgument; the "
      "provider is not called.",

@@ -215,15 +215,6 @@ _T = {"script": [{}], "toolId": "t"}  # an effects.route effect that returns nul
 #: sides agree (test_known_differences_still_differ tells you when).
 KNOWN_DIFFERENCES: list[Known] = [
     # ---- the Node adapter ----------------------------------------------------------------------
-    Known(functions=("agent.model_effect",),
-          applies=lambda i: isinstance(_get(i, "input"), dict) and any(
-              k in i["input"] and i["input"][k] is None and i.get(k) is not None
-              for k in ("temperature", "maxTokens")),
-          reason="spec ambiguous (agent.model-input: the effect's max_tokens / temperature 'fill "
-                 "the input's maxTokens / temperature when it does not set them'): an input "
-                 "maxTokens null with the effect's maxTokens 256 is sent as null by Python, as "
-                 "256 by Node (null means absent: deltas.llm-input 'may be absent or null')",
-          example={"chunks": [], "input": {"maxTokens": None, "messages": []}, "maxTokens": 256}),
     Known(functions=("effects.route",),
           applies=lambda i: _any(i, "usage", lambda u: any(
               _is_int(v) and v > 2**53 - 1 for m in (u if isinstance(u, list) else [u])
