@@ -208,6 +208,9 @@ def _deny(first: str) -> tuple[str, ...]:
     return (first, *(f for f in _DENY_FUNCTIONS if f != first))
 
 
+#: What JavaScript's trim strips and stream.openai.sse does not (only ASCII whitespace is).
+_JS_ONLY_SPACES = "\v\xa0\u1680" + "".join(map(chr, range(0x2000, 0x200B))) + (
+    "\u2028\u2029\u202f\u205f\u3000\ufeff")
 _T = {"script": [{}], "toolId": "t"}  # an effects.route effect that returns null
 
 #: Disagreements found and reported to the lead, one entry each: who is right per the spec is
@@ -267,68 +270,24 @@ KNOWN_DIFFERENCES: list[Known] = [
                  "expression from V8); Python compiles it",
           example={"text": "\u0664", "validator": {"flags": ["IGNORECASE"], "kind": "deny",
                                                    "patterns": ["ab\u00e9" * 3000]}}),
-    # ---- loom_ref --------------------------------------------------------------------------------
-    Known(functions=("effects.route",),
-          applies=lambda i: isinstance(_get(i, "meter"), dict) and "budget" not in i["meter"],
-          reason="Python wrong: a meter without budget is run by Python (every call "
-                 "effect.over-budget); effects.md 3.8 lists meter as {budget, estimate?}: "
-                 "Node argument.invalid",
-          example={"effects": [_T], "meter": {}, "steps": [{"call": {"tool": "t"}}]}),
-    Known(functions=("effects.route",),
-          applies=lambda i: any(isinstance(m, dict) and m.get("kind") == "retry"
-                                and "maxAttempts" not in m for m in _items(i, "middleware")),
-          reason="Python wrong: a retry middleware without maxAttempts is accepted by Python; "
-                 "effects.md 3.8 lists it as required: Node argument.invalid",
-          example={"effects": [_T], "middleware": [{"kind": "retry"}],
-                   "steps": [{"call": {"tool": "t"}}]}),
-    Known(functions=("effects.route",),
-          applies=lambda i: _any(i, "kind", lambda v: isinstance(v, (list, dict)))
-          or _any(i, "scope", lambda v: isinstance(v, (list, dict))),
-          reason="Python wrong: a middleware kind or a call's scope that is a list or an object "
-                 "makes Python answer 'errored' (TypeError: unhashable type); Node "
-                 "argument.invalid",
-          example={"effects": [_T], "middleware": [{"kind": []}],
-                   "steps": [{"call": {"tool": "t"}}]}),
-    Known(functions=("effects.route",),
-          applies=lambda i: _any(i, "usage", _bad_counters),
-          reason="spec silent (effects.usage): a usage report that is refused "
-                 "(argument.invalid) after an earlier report is partly added to the attempt's "
-                 "usage by Python (the counters before the bad one are recorded), not at all by "
-                 "Node",
-          example={"effects": [{"script": [{"usage": [{}, {"b": 1, "c": -1}]}], "toolId": "t"}],
-                   "meter": {"budget": 100}, "steps": [{"call": {"tool": "t"}}]}),
-    Known(functions=("effects.route",),
-          applies=lambda i: any(isinstance(_get(st, k), dict) and "toolId" in st[k]
-                                and st[k]["toolId"] is None
-                                for st in _items(i, "steps") for k in ("kill", "revive")),
-          reason="Python wrong: a kill or revive with toolId null is read as global by Python; "
-                 "effects.route-vector: 'a kill or revive whose toolId is not a non-empty "
-                 "string' is malformed (Node argument.invalid)",
-          example={"effects": [_T], "steps": [{"revive": {"toolId": None}}]}),
-    Known(functions=("deltas.run",),
-          applies=lambda i: isinstance(i, dict) and "order" in i and _not_str_list(i["order"]),
-          reason="Python wrong: an order holding a non-string makes Python answer 'errored' "
-                 "(TypeError in sorting); Node argument.invalid (deltas.vector-run)",
-          example={"attempts": [{}], "order": ["b", 2]}),
-    Known(functions=("deltas.run",),
-          applies=lambda i: any(isinstance(a, dict) and "usage" in a
-                                and _bad_wire_usage(a["usage"]) for a in _items(i, "attempts")),
-          reason="Python wrong: a malformed attempt usage is refused by Python with its "
-                 "stream.wire.* code; deltas.vector-run: 'Malformed input raises "
-                 "argument.invalid' (Node)",
-          example={"attempts": [{"usage": {}}]}),
     Known(functions=("journal.fold",),
-          applies=lambda i: any(isinstance(e, dict) and any(
-              isinstance(_get(e, "payload", k), (list, dict)) for k in ("stepId", "decisionId"))
-              for e in _items(i, "events")),
-          reason="Python wrong: a stepId or decisionId that is a list or an object makes "
-                 "Python's fold answer 'errored' (TypeError: unhashable type); Node refuses "
-                 "(journal.illegal-transition) or folds it",
+          applies=lambda i: any(isinstance(_get(e, "payload"), dict) and any(
+              k in e["payload"] and not isinstance(e["payload"][k], str)
+              for k in ("stepId", "decisionId")) for e in _items(i, "events")),
+          reason="Node wrong (journal.fold-vector): a step event's stepId or a decisionId "
+                 "that is not a string is a malformed fold input, argument.invalid (Python); "
+                 "Node refuses it with journal.illegal-transition or folds it (a number as "
+                 "the key \"5\")",
           example={"events": [
               {"kind": "EXECUTION_STARTED",
                "payload": {"executionId": "e", "input": {}, "workflow": "w"}},
               {"kind": "STEP_IN_DOUBT", "payload": {"stepId": []}}]}),
-    # ---- the spec is silent ---------------------------------------------------------------------
+    Known(functions=("deltas.run",),
+          applies=lambda i: _any(i, "abort", lambda v: v == ""),
+          reason="Node wrong (deltas.vector-run: an abort reason is a non-empty string): an "
+                 "abort reason '' is accepted by Node; Python argument.invalid",
+          example={"attempts": [{"deltas": [{"abort": ""}]}]}),
+    # ---- settled by the spec, Node not yet changed ----------------------------------------------
     Known(functions=("deltas.record", "deltas.run", "deltas.replay", "deltas.llm",
                      "agent.summarize", "effects.route"),
           applies=lambda i: isinstance(i, dict) and (
@@ -338,36 +297,29 @@ KNOWN_DIFFERENCES: list[Known] = [
                      for k in ("attempts", "middleware") for a in _items(i, k))
               or any(isinstance(_get(st, "call"), dict) and None in st["call"].values()
                      for st in _items(i, "steps"))
+              or any(isinstance(sc, dict) and None in sc.values() for sc in _items(i, "scripts"))
               or (isinstance(i.get("rewrite"), dict) and None in i["rewrite"].values())),
-          reason="spec silent: null for an optional member (deltas.record done, deltas.run "
-                 "inspectsOutput, rewrite.inspectsOutput or an attempt's deltas, deltas.replay "
-                 "configured, "
-                 "deltas.llm perCall, agent.summarize instructions, a rateLimit's per, a "
-                 "call's mode) is refused by Python (argument.invalid), read as absent by "
-                 "Node; a call's idempotencyKey null the other way round "
-                 "(effects.route-vector: an absent one 'is null'). Only governance.md 4.5 "
-                 "says how loom-ref reads a null",
+          reason="Node wrong (errors.vector-null): null for an optional member (deltas.record "
+                 "done, attempt or usage, deltas.run inspectsOutput, rewrite.inspectsOutput or "
+                 "an attempt's deltas, deltas.replay configured, deltas.llm perCall or a "
+                 "script's raiseAfter, agent.summarize instructions, a rateLimit's per, a "
+                 "call's mode) is a value of the wrong type, argument.invalid (Python); Node "
+                 "reads it as absent. A call's idempotencyKey null the other way round: the "
+                 "spec lets it be null (an absent one 'is null'), Python runs it, Node refuses",
           example={"delta": "a", "done": None, "origin": "l"}),
-    Known(functions=("deltas.run",),
-          applies=lambda i: isinstance(i, dict) and "holdBack" in i
-          and not isinstance(i["holdBack"], bool),
-          reason="Python wrong: holdBack that is not a boolean (2147483647) is accepted by "
-                 "Python as truthy; Node argument.invalid (deltas.vector-run: malformed input)",
-          example={"attempts": [{}], "holdBack": 2147483647}),
     Known(functions=("deltas.run",),
           applies=lambda i: isinstance(i, dict) and i.get("holdBack") is True and any(
               isinstance(v, dict) and ("delta" in v or "phases" in v)
               for k in ("validators", "redact") for v in _items(i, k)),
-          reason="spec silent (deltas.hold-back): holdBack with a validator that has no delta "
-                 "form is refused by Python ('hold_back needs validators whose output forms "
-                 "have delta forms'), run by Node with streaming disabled",
+          reason="Node wrong (deltas.vector-run): holdBack with a validator that has no delta "
+                 "form is argument.invalid (Python); Node runs it with streaming disabled",
           example={"attempts": [{}], "holdBack": True,
                    "validators": [{"delta": False, "kind": "pii"}]}),
     Known(functions=("agent.model_effect", "deltas.llm"),
           applies=lambda i: any(isinstance(t, dict) and t.get("name") == ""
                                 for t in _items(_get(i, "input"), "tools")),
-          reason="spec silent (deltas.llm-input lists tools as [{name, ...}]): a tool named "
-                 "'' is refused by Python (argument.invalid), sent by Node",
+          reason="Node wrong (deltas.llm-input: a tool's name is a non-empty string): a tool "
+                 "named '' is refused by Python (argument.invalid), sent by Node",
           example={"chunks": [], "input": {"messages": [], "tools": [{"name": ""}]}}),
     Known(functions=_deny("validators.check_output"),
           applies=lambda i: any(re.search(r"\[[^\]]*\\[WSD]", v) for v in _regexes(i)),
@@ -377,18 +329,13 @@ KNOWN_DIFFERENCES: list[Known] = [
           example={"text": "k", "validator": {"kind": "deny", "patterns": {"p": "[\\W_]"}}}),
     Known(functions=("journal.fold",),
           applies=lambda i: any(not isinstance(e, dict) for e in _items(i, "events")),
-          reason="spec silent: an event that is not an object: Python argument.invalid, Node "
-                 "journal.bad-payload",
+          reason="Node wrong (journal.fold-vector): an event that is not an object is "
+                 "argument.invalid (Python); Node journal.bad-payload",
           example={"events": ["w"]}),
-    Known(functions=("deltas.run",),
-          applies=lambda i: _any(i, "abort", lambda v: not isinstance(v, str)),
-          reason="spec silent (deltas.md 3a.9 gives no type for an abort reason): a reason that "
-                 "is not a string is accepted by Python, refused by Node (argument.invalid)",
-          example={"attempts": [{"deltas": [{"abort": {}}]}]}),
     Known(functions=("deltas.replay",),
           applies=lambda i: isinstance(i, dict) and i.get("deltas") == [],
-          reason="spec silent: deltas [] ('[<non-empty string>]' does not say the list is "
-                 "non-empty) is refused by Python, run by Node",
+          reason="Node wrong (deltas.md 3a.10: deltas.replay's deltas is a non-empty list): "
+                 "deltas [] is refused by Python (argument.invalid), run by Node",
           example={"deltas": []}),
     Known(functions=("deltas.run",),
           applies=lambda i: any(isinstance(_get(a, "output"), dict) and "content" in a["output"]
@@ -403,15 +350,16 @@ KNOWN_DIFFERENCES: list[Known] = [
                    "validators": [{"kind": "deny", "patterns": {"secret": "s3cr3t"}}]}),
     Known(functions=_deny("validators.check_output"),
           applies=lambda i: _any(i, "patterns", _dupes),
-          reason="spec silent (validators.deny): a patterns list holding one regex twice is "
-                 "refused by Python ('rule names must be unique'), accepted by Node",
+          reason="Node wrong (validators.deny): a patterns list holding one regex twice is "
+                 "argument.invalid (rule names must be unique; Python), accepted by Node",
           example={"text": "a", "validator": {"kind": "deny", "patterns": ["s", "s"]}}),
     Known(functions=("stream.openai_map",),
           applies=lambda i: any(c in json.dumps(i, ensure_ascii=False)
-                                for c in "\ufeff\x1c\x1d\x1e\x1f\x85"),
-          reason="spec silent (stream.openai.sse: 'with surrounding whitespace stripped'): "
-                 "Python's str.strip and JavaScript's trim disagree on U+FEFF (JS strips), "
-                 "U+001C-U+001F and U+0085 (Python strips) around [DONE]",
+                                for c in _JS_ONLY_SPACES),
+          reason="Node wrong (stream.openai.sse: only ASCII whitespace, U+0009 U+000A U+000C "
+                 "U+000D U+0020, is stripped around [DONE]): JavaScript's trim also strips "
+                 "U+FEFF and other Unicode spaces, so Node ends the stream on '[DONE]\ufeff'; "
+                 "Python refuses that event (not JSON)",
           example={"sse": "data: [DONE]\ufeff\n\n"}),
     Known(functions=_deny("validators.check_output"),
           applies=lambda i: any(c in json.dumps(i, ensure_ascii=False) for c in "\u0130\u0131")
