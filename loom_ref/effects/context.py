@@ -124,12 +124,13 @@ class EffectContext:
         to this attempt's usage. spec: effects.usage"""
         if not isinstance(usage, Mapping):
             raise InvalidArgument(f"usage must be a mapping, got {type(usage).__name__}")
-        total = self._usage if self._usage is not None else {}
-        for key, value in usage.items():
+        for key, value in usage.items():  # the whole report first: a refused one adds nothing
             if not isinstance(key, str) or isinstance(value, bool) or not isinstance(value, int):
                 raise InvalidArgument(f"usage entries must be str -> int, got {key!r}: {value!r}")
             if value < 0:
                 raise InvalidArgument(f"usage {key!r} must be non-negative, got {value}")
+        total = self._usage if self._usage is not None else {}
+        for key, value in usage.items():
             total[key] = total.get(key, 0) + value
         self._usage = total
 

@@ -43,9 +43,12 @@ def boolean(data: Mapping[str, Any], key: str, default: bool) -> bool:
 
 
 def integer(data: Mapping[str, Any], key: str, default: int | None, minimum: int) -> int | None:
-    value = data.get(key, default)
-    if value is None:
-        return None
+    """``data[key]`` as an integer >= ``minimum``; absent: ``default`` (None only for an
+    absent member: a member given as null is a value of the wrong type,
+    spec: errors.vector-null)."""
+    if key not in data:
+        return default
+    value = data[key]
     if isinstance(value, bool) or not isinstance(value, int) or value < minimum:
         raise InvalidArgument(f'"{key}" must be an integer >= {minimum}')
     return value

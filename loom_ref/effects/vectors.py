@@ -151,14 +151,21 @@ def _attempt(value: object, i: int) -> dict[str, Any]:
             raise InvalidArgument(
                 f'attempts[{i}].deltas holds a string or {{"abort": reason, "source"?}}'
             )
+        if abort and (not isinstance(item["abort"], str) or not item["abort"]):
+            raise InvalidArgument(f"attempts[{i}]: an abort reason is a non-empty string")
     outcome = data.get("outcome", "return")
     if outcome not in ("return", "raise"):
         raise InvalidArgument(f'attempts[{i}].outcome must be "return" or "raise"')
-    usage = data.get("usage")
+    usage = None
+    if "usage" in data:  # malformed input, whatever the wire reader calls it
+        try:
+            usage = usage_from_json(data["usage"], f"$.attempts[{i}].usage")
+        except LoomError as error:
+            raise InvalidArgument(f"attempts[{i}].usage: {error.message}") from None
     return {
         "deltas": deltas,
         "end": _bool(data, "end", True),
-        "usage": None if usage is None else usage_from_json(usage, f"$.attempts[{i}].usage"),
+        "usage": usage,
         "outcome": outcome,
         "output": data.get(
             "output", "".join(d for d in deltas if isinstance(d, str))
@@ -185,8 +192,8 @@ def _middleware(data: Mapping[str, Any], retry: int) -> list[Middleware]:
     chain: dict[str, Middleware] = {}
     if retry > 1:
         chain["retry"] = RetryMiddleware(retry, base_delay=0.0)
-    redact = data.get("redact")
-    if redact is not None:
+    if "redact" in data:
+        redact = data["redact"]
         if not isinstance(redact, list):
             raise InvalidArgument('"redact" must be a list of validators')
         chain["redact"] = redaction_middleware(
@@ -209,7 +216,8 @@ def _middleware(data: Mapping[str, Any], retry: int) -> list[Middleware]:
     if "rewrite" in data:
         chain["rewrite"] = _Rewriter(data["rewrite"])
     order = data.get("order", [name for name in _CHAIN if name in chain])
-    if not isinstance(order, list) or sorted(order) != sorted(chain):
+    if (not isinstance(order, list) or not all(isinstance(n, str) for n in order)
+            or sorted(order) != sorted(chain)):
         raise InvalidArgument(f'"order" must list exactly the middleware {sorted(chain)}')
     return [chain[name] for name in order]
 
@@ -235,6 +243,7 @@ def vector_deltas_run(data: object) -> dict[str, Any]:
     mode = data.get("mode", "transient")
     if mode not in ("transient", "durable"):
         raise InvalidArgument('"mode" must be "transient" or "durable"')
+    _bool(data, "holdBack", False)  # checked even when no validator reads it
     retry = _int(data, "retry", len(attempts), 1) or 1
     if retry > len(attempts):
         raise InvalidArgument('"retry" cannot exceed the number of scripted attempts')

@@ -84,7 +84,10 @@ def vector_deltas_record(data: object) -> dict[str, Any]:
     if not isinstance(text, str):
         raise InvalidArgument('"delta" must be a string (it is tainted with "origin")')
     origin = string(data, "origin")
-    usage = None if data.get("usage") is None else _usage(data["usage"], "$.usage")
+    for key in ("done", "reset", "attempt", "usage"):
+        if key in data and data[key] is None:  # spec: errors.vector-null
+            raise InvalidArgument(f'"{key}" is null: give a value or leave the member out')
+    usage = None if "usage" not in data else _usage(data["usage"], "$.usage")
     chunk = EffectDelta(
         delta=taint(text, origin),
         done=data.get("done", False),

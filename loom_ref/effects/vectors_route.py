@@ -136,10 +136,18 @@ def _reason(value: object, what: str) -> str:
 
 def _kill(value: object, what: str) -> tuple[str, str | None]:
     data = obj(value, what, frozenset({"reason", "toolId"}))
-    tool = data.get("toolId")
-    if tool is not None and (not isinstance(tool, str) or not tool):
+    return _reason(data.get("reason"), f"{what}.reason"), _tool_id(data, what)
+
+
+def _tool_id(data: Mapping[str, Any], what: str) -> str | None:
+    """A kill's or revive's ``toolId``: absent means global; anything but a non-empty string
+    (null included) is malformed. spec: effects.route-vector"""
+    if "toolId" not in data:
+        return None
+    tool = data["toolId"]
+    if not isinstance(tool, str) or not tool:
         raise InvalidArgument(f"{what}.toolId must be a non-empty string")
-    return _reason(data.get("reason"), f"{what}.reason"), tool
+    return tool
 
 
 def _attempt(value: object, what: str) -> dict[str, Any]:
@@ -284,15 +292,18 @@ def _retry_on(codes: object) -> Callable[[Exception], bool]:
 
 
 def _middleware(value: object, i: int, world: _World) -> Middleware:
-    if not isinstance(value, Mapping) or value.get("kind") not in _MIDDLEWARE:
+    kind = value.get("kind") if isinstance(value, Mapping) else None
+    if not isinstance(kind, str) or kind not in _MIDDLEWARE:
         raise InvalidArgument(f"middleware[{i}].kind is one of {sorted(_MIDDLEWARE)}")
-    kind = value["kind"]
+    assert isinstance(value, Mapping)
     spec = obj(value, f"middleware[{i}]", _MIDDLEWARE[kind])
     if kind == "retry":
         retry_on: Any = (Exception,) if "retryOn" not in spec else _retry_on(spec["retryOn"])
         seed = spec.get("seed", "")
         if not isinstance(seed, str):
             raise InvalidArgument("retry seed must be a string")
+        if "maxAttempts" not in spec:
+            raise InvalidArgument(f"middleware[{i}]: a retry needs maxAttempts")
         return RetryMiddleware(
             integer(spec, "maxAttempts", None, 1) or 1,
             base_delay=number(spec, "baseDelay", 0.1),
@@ -381,7 +392,7 @@ def _call(spec_value: object, i: int, runtime: EffectRuntime, world: _World) -> 
     if "scope" in spec:
         obj(spec, what, _SCOPE_CALL)
         name = spec["scope"]
-        if name not in world.scopes:
+        if not isinstance(name, str) or name not in world.scopes:
             raise InvalidArgument(f"{what}.scope names no open scope")
         scope = world.scopes[name]
         world.scope = scope
@@ -446,13 +457,15 @@ def vector_effects_route(data: object) -> dict[str, Any]:
     meter: _TracedMeter | None = None
     if "meter" in data:
         spec = obj(data["meter"], "meter", frozenset({"budget", "estimate"}))
+        if "budget" not in spec:
+            raise InvalidArgument('"meter" needs a budget')
         estimate = integer(spec, "estimate", 1, 0) or 0
         budget = BudgetMeter(integer(spec, "budget", None, 0) or 0,
                              estimate=lambda _call: estimate)
         meter = _TracedMeter(budget, world)
-    grants = data.get("grants")
     authorizer = None
-    if grants is not None:
+    if "grants" in data:
+        grants = data["grants"]
         if not isinstance(grants, list):
             raise InvalidArgument('"grants" must be a list')
         authorizer = GrantAuthorizer(_grant(g, i) for i, g in enumerate(grants))
@@ -497,8 +510,8 @@ def _run_steps(steps: list[Any], runtime: EffectRuntime, world: _World, clock: _
             reason, tool = _kill(value, f"steps[{i}].kill")
             world.kill_switch.kill(reason, tool_id=tool)
         elif kind == "revive":
-            tool = obj(value, f"steps[{i}].revive", frozenset({"toolId"})).get("toolId")
-            world.kill_switch.revive(tool_id=tool)
+            revive = obj(value, f"steps[{i}].revive", frozenset({"toolId"}))
+            world.kill_switch.revive(tool_id=_tool_id(revive, f"steps[{i}].revive"))
         elif kind == "scope":
             spec = obj(value, f"steps[{i}].scope",
                        frozenset({"name", "executionId", "executionAborted"}))
@@ -510,13 +523,14 @@ def _run_steps(steps: list[Any], runtime: EffectRuntime, world: _World, clock: _
             )
         elif kind == "cancelExecution":
             spec = obj(value, f"steps[{i}].cancelExecution", frozenset({"scope", "reason"}))
-            if spec.get("scope") not in world.scopes:
+            named = spec.get("scope")
+            if not isinstance(named, str) or named not in world.scopes:
                 raise InvalidArgument(f"steps[{i}].cancelExecution names no scope")
-            cancel = world.scopes[spec["scope"]].execution_signal
+            cancel = world.scopes[named].execution_signal
             assert cancel is not None
             cancel.abort(_reason(spec.get("reason"), "cancelExecution.reason"))
         elif kind == "close":
-            if value not in world.scopes:
+            if not isinstance(value, str) or value not in world.scopes:
                 raise InvalidArgument(f"steps[{i}].close names no scope")
             world.scopes[value].close()
         else:

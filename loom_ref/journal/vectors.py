@@ -11,7 +11,8 @@ section 3; the call each name stands for is in ``spec/journal.md``).
 - ``journal.fold``: ``{"events": [{kind, payload, seq?}]}`` -> ``{status, seq, waitingOn,
   pendingResume, inDoubtStep, output, error, steps: {stepId: status}, decisions:
   {decisionId: choice}}``; an illegal event raises ``journal.illegal-transition`` (spec:
-  journal.fold, journal.transitions).
+  journal.fold, journal.transitions). An event that is not an object, or a ``stepId`` /
+  ``decisionId`` that is not a string, is ``argument.invalid`` (spec: journal.fold-vector).
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from loom_ref.errors import InvalidArgument
-from loom_ref.journal.events import Event, check_payload, kind_from_name
+from loom_ref.journal.events import Event, EventKind, check_payload, kind_from_name
 from loom_ref.journal.fold import fold
 from loom_ref.journal.logstore import parse_log
 from loom_ref.journal.reader import parse_journal
@@ -64,6 +65,14 @@ def journal_parse_log(input: Any) -> dict[str, Any]:
     }
 
 
+#: The payload member that keys the fold's result (``steps`` or ``decisions``), by kind.
+_KEYED: Mapping[EventKind, str] = {
+    EventKind.STEP_STARTED: "stepId", EventKind.STEP_COMPLETED: "stepId",
+    EventKind.STEP_FAILED: "stepId", EventKind.STEP_IN_DOUBT: "stepId",
+    EventKind.DECISION_RECORDED: "decisionId",
+}
+
+
 def journal_fold(input: Any) -> dict[str, Any]:
     """``journal.fold`` (see the module docstring)."""
     raw = _obj(input, "input").get("events")
@@ -74,6 +83,10 @@ def journal_fold(input: Any) -> dict[str, Any]:
         item = _obj(item, f"events[{i}]")
         kind = kind_from_name(item.get("kind"))
         check_payload(kind, item.get("payload"))
+        key = _KEYED.get(kind)
+        if key is not None and not isinstance(item["payload"][key], str):
+            # spec: journal.fold-vector -- the result is keyed by it; a JSON key is a string
+            raise InvalidArgument(f"events[{i}]: the fold vector needs a string {key}")
         events.append(Event(seq=item.get("seq", i + 1), kind=kind, payload=item["payload"]))
     state = fold(events)
     return {

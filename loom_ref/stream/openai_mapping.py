@@ -286,6 +286,11 @@ class ChatCompletionsMapper:
         return out
 
 
+#: What is stripped around ``[DONE]``: ASCII whitespace only (tab, LF, FF, CR, space), not
+#: what ``str.strip`` or JavaScript's ``trim`` would add (U+0085, U+001C-U+001F, U+FEFF ...).
+_SSE_WHITESPACE = " \t\n\f\r"
+
+
 def map_event_stream(texts: Iterable[str]) -> Iterator[StreamChunk]:
     """Map a response body, given as text pieces of any size, onto protocol chunks.
 
@@ -298,7 +303,7 @@ def map_event_stream(texts: Iterable[str]) -> Iterator[StreamChunk]:
     mapper = ChatCompletionsMapper()
     for text in texts:
         for event in decoder.feed(text):
-            if event.data.strip() == "[DONE]":
+            if event.data.strip(_SSE_WHITESPACE) == "[DONE]":  # spec: stream.openai.sse
                 yield from mapper.end()  # the provider's end-of-stream marker
                 return
             try:

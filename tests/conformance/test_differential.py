@@ -143,10 +143,6 @@ def _is_int(v: Any) -> bool:
     return isinstance(v, int) and not isinstance(v, bool)
 
 
-def _not_obj_with(value: Any, key: str, kind: type) -> bool:
-    return not isinstance(value, dict) or not isinstance(value.get(key), kind)
-
-
 def _items(value: Any, key: str) -> list[Any]:
     """The items of the list member ``key`` of ``value`` (an object), else []."""
     found = value.get(key) if isinstance(value, dict) else None
@@ -168,10 +164,6 @@ def _bad_counters(u: Any) -> bool:
                for m in (u if isinstance(u, list) else [u]))
 
 
-def _dupes(v: Any) -> bool:
-    return isinstance(v, list) and len({json.dumps(x) for x in v}) < len(v)
-
-
 def _regexes(value: Any) -> list[str]:
     """Every string under a ``patterns`` member (a list's items, an object's values)."""
     found: list[str] = []
@@ -180,10 +172,6 @@ def _regexes(value: Any) -> list[str]:
             items = v.values() if isinstance(v, dict) else v if isinstance(v, list) else []
             found += [x for x in items if isinstance(x, str)]
     return found
-
-
-def _not_str_list(v: Any) -> bool:
-    return not isinstance(v, list) or not all(isinstance(x, str) for x in v)
 
 
 def _nonint_number(value: Any) -> bool:
@@ -208,6 +196,7 @@ def _deny(first: str) -> tuple[str, ...]:
     return (first, *(f for f in _DENY_FUNCTIONS if f != first))
 
 
+#: What JavaScript's trim strips and stream.openai.sse does not (only ASCII whitespace is).
 _T = {"script": [{}], "toolId": "t"}  # an effects.route effect that returns null
 
 #: Disagreements found and reported to the lead, one entry each: who is right per the spec is
@@ -233,98 +222,24 @@ KNOWN_DIFFERENCES: list[Known] = [
                  "expression from V8); Python compiles it",
           example={"text": "\u0664", "validator": {"flags": ["IGNORECASE"], "kind": "deny",
                                                    "patterns": ["ab\u00e9" * 3000]}}),
-    # ---- loom_ref --------------------------------------------------------------------------------
-    Known(functions=("effects.route",),
-          applies=lambda i: isinstance(_get(i, "meter"), dict) and "budget" not in i["meter"],
-          reason="Python wrong: a meter without budget is run by Python (every call "
-                 "effect.over-budget); effects.md 3.8 lists meter as {budget, estimate?}: "
-                 "Node argument.invalid",
-          example={"effects": [_T], "meter": {}, "steps": [{"call": {"tool": "t"}}]}),
-    Known(functions=("effects.route",),
-          applies=lambda i: any(isinstance(m, dict) and m.get("kind") == "retry"
-                                and "maxAttempts" not in m for m in _items(i, "middleware")),
-          reason="Python wrong: a retry middleware without maxAttempts is accepted by Python; "
-                 "effects.md 3.8 lists it as required: Node argument.invalid",
-          example={"effects": [_T], "middleware": [{"kind": "retry"}],
-                   "steps": [{"call": {"tool": "t"}}]}),
-    Known(functions=("effects.route",),
-          applies=lambda i: _any(i, "kind", lambda v: isinstance(v, (list, dict)))
-          or _any(i, "scope", lambda v: isinstance(v, (list, dict))),
-          reason="Python wrong: a middleware kind or a call's scope that is a list or an object "
-                 "makes Python answer 'errored' (TypeError: unhashable type); Node "
-                 "argument.invalid",
-          example={"effects": [_T], "middleware": [{"kind": []}],
-                   "steps": [{"call": {"tool": "t"}}]}),
-    Known(functions=("effects.route",),
-          applies=lambda i: _any(i, "usage", _bad_counters),
-          reason="spec silent (effects.usage): a usage report that is refused "
-                 "(argument.invalid) after an earlier report is partly added to the attempt's "
-                 "usage by Python (the counters before the bad one are recorded), not at all by "
-                 "Node",
-          example={"effects": [{"script": [{"usage": [{}, {"b": 1, "c": -1}]}], "toolId": "t"}],
-                   "meter": {"budget": 100}, "steps": [{"call": {"tool": "t"}}]}),
-    Known(functions=("effects.route",),
-          applies=lambda i: any(isinstance(_get(st, k), dict) and "toolId" in st[k]
-                                and st[k]["toolId"] is None
-                                for st in _items(i, "steps") for k in ("kill", "revive")),
-          reason="Python wrong: a kill or revive with toolId null is read as global by Python; "
-                 "effects.route-vector: 'a kill or revive whose toolId is not a non-empty "
-                 "string' is malformed (Node argument.invalid)",
-          example={"effects": [_T], "steps": [{"revive": {"toolId": None}}]}),
-    Known(functions=("deltas.run",),
-          applies=lambda i: isinstance(i, dict) and "order" in i and _not_str_list(i["order"]),
-          reason="Python wrong: an order holding a non-string makes Python answer 'errored' "
-                 "(TypeError in sorting); Node argument.invalid (deltas.vector-run)",
-          example={"attempts": [{}], "order": ["b", 2]}),
-    Known(functions=("deltas.run",),
-          applies=lambda i: any(isinstance(a, dict) and "usage" in a
-                                and _bad_wire_usage(a["usage"]) for a in _items(i, "attempts")),
-          reason="Python wrong: a malformed attempt usage is refused by Python with its "
-                 "stream.wire.* code; deltas.vector-run: 'Malformed input raises "
-                 "argument.invalid' (Node)",
-          example={"attempts": [{"usage": {}}]}),
     Known(functions=("journal.fold",),
-          applies=lambda i: any(isinstance(e, dict) and any(
-              isinstance(_get(e, "payload", k), (list, dict)) for k in ("stepId", "decisionId"))
-              for e in _items(i, "events")),
-          reason="Python wrong: a stepId or decisionId that is a list or an object makes "
-                 "Python's fold answer 'errored' (TypeError: unhashable type); Node refuses "
-                 "(journal.illegal-transition) or folds it",
+          applies=lambda i: any(isinstance(_get(e, "payload"), dict) and any(
+              k in e["payload"] and not isinstance(e["payload"][k], str)
+              for k in ("stepId", "decisionId")) for e in _items(i, "events")),
+          reason="Node wrong (journal.fold-vector): a step event's stepId or a decisionId "
+                 "that is not a string is a malformed fold input, argument.invalid (Python); "
+                 "Node refuses it with journal.illegal-transition or folds it (a number as "
+                 "the key \"5\")",
           example={"events": [
               {"kind": "EXECUTION_STARTED",
                "payload": {"executionId": "e", "input": {}, "workflow": "w"}},
               {"kind": "STEP_IN_DOUBT", "payload": {"stepId": []}}]}),
-    # ---- the spec is silent ---------------------------------------------------------------------
-    Known(functions=("deltas.record", "deltas.run", "deltas.replay", "deltas.llm",
-                     "agent.summarize", "effects.route"),
-          applies=lambda i: isinstance(i, dict) and (
-              any(v is None for k, v in i.items() if k != "input")
-              or any(isinstance(a, dict) and any(v is None for k, v in a.items()
-                                                 if k not in ("output", "input", "return"))
-                     for k in ("attempts", "middleware", "scripts", "grants", "effects")
-                     for a in _items(i, k))
-              or any(isinstance(_get(st, "call"), dict) and None in st["call"].values()
-                     for st in _items(i, "steps"))
-              or any(isinstance(i.get(k), dict) and None in i[k].values()
-                     for k in ("rewrite", "meter"))),
-          reason="Python wrong (the null rule: an optional member given as null is of the wrong "
-                 "type unless the spec says it may be null), until the Python branch lands: "
-                 "null for deltas.record attempt or usage, deltas.run redact, deltas.run "
-                 "maxStreamTokens or deltaWindow, deltas.llm retry or maxStreamTokens, a "
-                 "script's raiseAfter, a grant's or an effect's modes, meter.estimate is read "
-                 "as absent by Python, refused by Node (argument.invalid)",
-          example={"attempt": None, "delta": "a", "origin": "l"}),
     Known(functions=("deltas.run",),
-          applies=lambda i: isinstance(i, dict) and "holdBack" in i
-          and not isinstance(i["holdBack"], bool),
-          reason="Python wrong: holdBack that is not a boolean (2147483647) is accepted by "
-                 "Python as truthy; Node argument.invalid (deltas.vector-run: malformed input)",
-          example={"attempts": [{}], "holdBack": 2147483647}),
-    Known(functions=("deltas.run",),
-          applies=lambda i: _any(i, "abort", lambda v: not isinstance(v, str)),
-          reason="spec silent (deltas.md 3a.9 gives no type for an abort reason): a reason that "
-                 "is not a string is accepted by Python, refused by Node (argument.invalid)",
-          example={"attempts": [{"deltas": [{"abort": {}}]}]}),
+          applies=lambda i: _any(i, "abort", lambda v: v == ""),
+          reason="Node wrong (deltas.vector-run: an abort reason is a non-empty string): an "
+                 "abort reason '' is accepted by Node; Python argument.invalid",
+          example={"attempts": [{"deltas": [{"abort": ""}]}]}),
+    # ---- settled by the spec, Node not yet changed ----------------------------------------------
     Known(functions=("deltas.run",),
           applies=lambda i: any(isinstance(_get(a, "output"), dict) and "content" in a["output"]
                                 and not isinstance(a["output"].get("role"), str)
@@ -336,14 +251,6 @@ KNOWN_DIFFERENCES: list[Known] = [
                                                         {"text": "r3t", "type": "text"}],
                                             "role": None}}],
                    "validators": [{"kind": "deny", "patterns": {"secret": "s3cr3t"}}]}),
-    Known(functions=("stream.openai_map",),
-          applies=lambda i: any(isinstance(v, str) and any(c.isspace() and c not in "\t\n\f\r "
-                                                           for c in v) for _, v in _members(i)),
-          reason="Python wrong (stream.openai.sse: [DONE] with ASCII whitespace, U+0009, "
-                 "U+000A, U+000C, U+000D, U+0020, stripped around it), until the Python branch "
-                 "lands: Python's str.strip also strips U+000B, U+001C-U+001F, U+0085, U+00A0, "
-                 "U+2028 ... (Node: stream.provider.malformed-event)",
-          example={"sse": "data: [DONE]\x1c\n\n"}),
     Known(functions=_deny("validators.check_output"),
           applies=lambda i: any(c in json.dumps(i, ensure_ascii=False) for c in "\u0130\u0131")
           and ("IGNORECASE" in json.dumps(i) or "(?i" in json.dumps(i)),

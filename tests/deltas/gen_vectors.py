@@ -351,6 +351,56 @@ case("deltas.input", "unknown-key", anchor="deltas.vector-run",
      description="Unknown input keys are refused, not ignored.",
      input={"attempts": [{"deltas": ["a"]}], "sinks": {}}, intent={"error": "argument.invalid"})
 
+case("deltas.input", "order-non-string", anchor="deltas.vector-run",
+     description="An order holding a non-string is malformed.",
+     input={"attempts": [{"deltas": ["a"]}], "retry": 1, "inspectsOutput": True,
+            "order": ["inspector", 2]},
+     intent={"error": "argument.invalid"})
+case("deltas.input", "usage-malformed", anchor="deltas.vector-run",
+     description="An attempt usage that is not the usage wire form is argument.invalid, not "
+     "the wire reader's stream.wire.* code.",
+     input={"attempts": [{"deltas": ["a"], "usage": {}}]},
+     intent={"error": "argument.invalid"})
+case("deltas.input", "hold-back-not-boolean", anchor="deltas.vector-run",
+     description="holdBack is a boolean, checked even when no validator reads it.",
+     input={"attempts": [{"deltas": ["a"]}], "holdBack": 1},
+     intent={"error": "argument.invalid"})
+case("deltas.input", "hold-back-no-delta-form", anchor="deltas.vector-run",
+     description="holdBack with a validator that has no delta form is refused.",
+     input={"attempts": [{"deltas": ["a"]}], "holdBack": True,
+            "validators": [{"kind": "pii", "delta": False}]},
+     intent={"error": "argument.invalid"})
+case("deltas.input", "abort-reason-object", anchor="deltas.vector-run",
+     description="An abort reason is a non-empty string: an object is malformed.",
+     input={"attempts": [{"deltas": ["a", {"abort": {}}]}]},
+     intent={"error": "argument.invalid"})
+case("deltas.input", "abort-reason-empty", anchor="deltas.vector-run",
+     description="An abort reason is a non-empty string: '' is malformed.",
+     input={"attempts": [{"deltas": ["a", {"abort": ""}]}]},
+     intent={"error": "argument.invalid"})
+case("deltas.input", "inspects-output-null", anchor="errors.vector-null",
+     description="An optional member given as null is a value of the wrong type, not an "
+     "absent member.",
+     input={"attempts": [{"deltas": ["a"]}], "inspectsOutput": None},
+     intent={"error": "argument.invalid"})
+case("deltas.input", "attempt-deltas-null", anchor="errors.vector-null",
+     description="An attempt's deltas null is a value of the wrong type.",
+     input={"attempts": [{"deltas": None}]},
+     intent={"error": "argument.invalid"})
+case("deltas.input", "rewrite-inspects-output-null", anchor="errors.vector-null",
+     description="A rewrite's inspectsOutput null is a value of the wrong type.",
+     input={"attempts": [{"deltas": ["a"]}],
+            "rewrite": {"replace": ["a", "b"], "inspectsOutput": None}},
+     intent={"error": "argument.invalid"})
+case("deltas.input", "replay-empty-deltas", anchor="deltas.vector-run",
+     function="deltas.replay",
+     description="deltas.replay's deltas is a non-empty list.",
+     input={"deltas": []}, intent={"error": "argument.invalid"})
+case("deltas.input", "replay-configured-null", anchor="errors.vector-null",
+     function="deltas.replay",
+     description="deltas.replay's configured null is a value of the wrong type.",
+     input={"deltas": ["a"], "configured": None}, intent={"error": "argument.invalid"})
+
 
 # -- deltas.record: the record and its JSON form (function deltas.record) ---------------------
 
@@ -365,6 +415,10 @@ def bad_record(name: str, description: str, input: dict[str, Any]) -> None:
          intent={"error": "argument.invalid"}, function="deltas.record")
 
 
+case("deltas.record", "done-null", anchor="errors.vector-null", function="deltas.record",
+     description="done null is a value of the wrong type, not an absent member.",
+     input={"delta": "a", "origin": "llm:llm", "done": None},
+     intent={"error": "argument.invalid"})
 rec("text", anchor="deltas.json",
     description="A text chunk's JSON form is {delta, origin}.",
     input=t("Hi"), intent=t("Hi"))
@@ -618,6 +672,17 @@ llm("malformed-input", anchor="deltas.llm-input",
     input={"input": {"messages": "plan?"}, "scripts": [{"chunks": text_script(["x"])}]},
     intent={"perCall": [], "outcome": err("argument.invalid"),
             "adapter": {"calls": 0, "pulled": 0, "models": []}})
+llm("tool-name-empty", anchor="deltas.llm-input",
+    description="A tool's name is a non-empty string: '' is argument.invalid, and the "
+    "adapter is not called.",
+    input={"input": {**PROMPT, "tools": [{"name": ""}]},
+           "scripts": [{"chunks": text_script(["x"])}]},
+    intent={"perCall": [], "outcome": err("argument.invalid"),
+            "adapter": {"calls": 0, "pulled": 0, "models": []}})
+llm("per-call-null", anchor="errors.vector-null",
+    description="perCall null is a value of the wrong type, not an absent member.",
+    input={"scripts": [{"chunks": text_script(["x"])}], "perCall": None},
+    intent={"error": "argument.invalid"})
 llm("bad-max-tokens", anchor="deltas.llm-input",
     description="maxTokens is an int: a string is argument.invalid, and the adapter is not "
     "called.",

@@ -712,6 +712,46 @@ case("effects.route", "malformed-revive-tool", anchor="effects.route-vector",
      description="A revive's toolId, when given, is a non-empty string, as a kill's is.",
      input=route([eff(OK)], [{"revive": {"toolId": 5}}]),
      intent={"error": "argument.invalid"})
+case("effects.route", "malformed-meter-no-budget", anchor="effects.route-vector",
+     description="A meter needs its budget: a meter without one is malformed.",
+     input=route([eff(OK)], [T()], meter={}),
+     intent={"error": "argument.invalid"})
+case("effects.route", "malformed-retry-no-max-attempts", anchor="effects.route-vector",
+     description="A retry middleware needs maxAttempts: one without it is malformed.",
+     input=route([eff(OK)], [T()], middleware=[{"kind": "retry"}]),
+     intent={"error": "argument.invalid"})
+case("effects.route", "malformed-middleware-kind-list", anchor="effects.route-vector",
+     description="A middleware kind that is not a string (a list) is malformed.",
+     input=route([eff(OK)], [T()], middleware=[{"kind": []}]),
+     intent={"error": "argument.invalid"})
+case("effects.route", "malformed-call-scope-object", anchor="effects.route-vector",
+     description="A call's scope name that is not a string (an object) is malformed.",
+     input=route([eff(OK)], [{"scope": {"name": "s1", "executionId": "x1"}},
+                             {"call": {"tool": "t", "scope": {}}}]),
+     intent={"error": "argument.invalid"})
+case("effects.route", "malformed-revive-tool-null", anchor="effects.route-vector",
+     description="A revive's toolId null is malformed, not global: only an absent toolId "
+     "means global.",
+     input=route([eff(OK)], [{"kill": {"reason": "broken"}}, {"revive": {"toolId": None}}]),
+     intent={"error": "argument.invalid"})
+case("effects.route", "malformed-kill-tool-null", anchor="effects.route-vector",
+     description="A kill's toolId null is malformed, not global.",
+     input=route([eff(OK)], [{"kill": {"reason": "broken", "toolId": None}}, T()]),
+     intent={"error": "argument.invalid"})
+case("effects.route", "malformed-call-mode-null", anchor="effects.route-vector",
+     description="A call's mode null is a value of the wrong type, not an absent mode.",
+     input=route([eff(OK)], [{"call": {"tool": "t", "mode": None}}]),
+     intent={"error": "argument.invalid"})
+case("effects.route", "malformed-rate-limit-per-null", anchor="effects.route-vector",
+     description="A rate limit's per null is a value of the wrong type, not an absent per.",
+     input=route([eff(OK)], [T()], middleware=[RL(1, 1, per=None)]),
+     intent={"error": "argument.invalid"})
+case("effects.metering", "refused-report-records-nothing", anchor="effects.usage",
+     description="A usage report is checked whole before anything is added: the refused "
+     "second report adds none of its counters (not even the valid one before the bad one); "
+     "the first report stays recorded.",
+     input=route([eff({"usage": [{"a": 2}, {"b": 1, "c": -1}]})], [T()], meter={"budget": 100}),
+     intent=[{"outcome": err("argument.invalid"), "records": [REC({"a": 2}, "transient")]}])
 case("effects.scope", "name-reused", anchor="effects.route-vector",
      description="A scope step whose name is in use replaces that scope for the later steps.",
      input=route([eff(OK)], [{"scope": {"name": "s1", "executionId": "x1"}}, {"close": "s1"},

@@ -416,6 +416,14 @@ deny_case(
     {"error": "argument.invalid"},
 )
 deny_case(
+    "duplicate-regex-refused",
+    "A patterns list holding the same regex twice is refused: each regex names its rule, and "
+    "rule names must be unique.",
+    {"patterns": ["s", "s"]},
+    "a",
+    {"error": "argument.invalid"},
+)
+deny_case(
     "empty-match-refused",
     "A pattern that can match empty text is refused: it would match everything.",
     {"patterns": ["a*"]},

@@ -779,6 +779,16 @@ OPENAI: list[tuple[str, str, str, Any, Any]] = [
      sse(delta("stop", content="Hi"), done=False) + "data:  [DONE]\n\n"
      + sse(delta(content="late"), done=False),
      [*HI, fin("stop")]),
+    ("done-with-tab", "stream.openai.sse",
+     "tabs around [DONE] are ASCII whitespace: stripped, so it is the end marker",
+     sse(delta("stop", content="Hi"), done=False) + "data: \t[DONE]\t\n\n"
+     + sse(delta(content="late"), done=False),
+     [*HI, fin("stop")]),
+    ("done-with-next-line", "stream.openai.sse",
+     "U+0085 (NEXT LINE) is not ASCII whitespace: not stripped, so the event is not the end "
+     "marker and its data is not JSON",
+     sse(delta("stop", content="Hi"), done=False) + "data: \u0085[DONE]\u0085\n\n",
+     ("error", "stream.provider.malformed-event")),
     ("malformed-detail-count", "stream.openai.disjoint-usage",
      "a cached count that is not a non-negative integer is not reported: nothing subtracted",
      sse(delta("stop", content="Hi"), provider_usage(
