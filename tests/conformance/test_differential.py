@@ -222,24 +222,6 @@ KNOWN_DIFFERENCES: list[Known] = [
                  "expression from V8); Python compiles it",
           example={"text": "\u0664", "validator": {"flags": ["IGNORECASE"], "kind": "deny",
                                                    "patterns": ["ab\u00e9" * 3000]}}),
-    Known(functions=("journal.fold",),
-          applies=lambda i: any(isinstance(_get(e, "payload"), dict) and any(
-              k in e["payload"] and not isinstance(e["payload"][k], str)
-              for k in ("stepId", "decisionId")) for e in _items(i, "events")),
-          reason="Node wrong (journal.fold-vector): a step event's stepId or a decisionId "
-                 "that is not a string is a malformed fold input, argument.invalid (Python); "
-                 "Node refuses it with journal.illegal-transition or folds it (a number as "
-                 "the key \"5\")",
-          example={"events": [
-              {"kind": "EXECUTION_STARTED",
-               "payload": {"executionId": "e", "input": {}, "workflow": "w"}},
-              {"kind": "STEP_IN_DOUBT", "payload": {"stepId": []}}]}),
-    Known(functions=("deltas.run",),
-          applies=lambda i: _any(i, "abort", lambda v: v == ""),
-          reason="Node wrong (deltas.vector-run: an abort reason is a non-empty string): an "
-                 "abort reason '' is accepted by Node; Python argument.invalid",
-          example={"attempts": [{"deltas": [{"abort": ""}]}]}),
-    # ---- settled by the spec, Node not yet changed ----------------------------------------------
     Known(functions=("deltas.run",),
           applies=lambda i: any(isinstance(_get(a, "output"), dict) and "content" in a["output"]
                                 and not isinstance(a["output"].get("role"), str)

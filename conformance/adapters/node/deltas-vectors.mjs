@@ -83,6 +83,7 @@ function decodeAttempt(a, scoped) {
     if (typeof d === "string") continue;
     keysOf(d, ["abort", "source"], "abort entry");
     want(d.abort, "string", "abort");
+    if (d.abort === "") throw invalid("an abort reason is a non-empty string"); // deltas.vector-run
     oneOf(opt(d.source, "call"), ["call", "execution"], "source");
     if (d.source === "execution" && !scoped) throw invalid("an execution's cancel needs the scope");
   }

@@ -362,6 +362,11 @@ const VECTORS = {
     const events = input.events.map((e, i) => {
       if (!isObj(e)) throw new LoomError("argument.invalid", `event ${i + 1} is not an object`);
       checkPayload(e.kind, e.payload);
+      // journal.fold-vector: the result is keyed by these ids, and a JSON key is a string
+      const key = e.kind.startsWith("STEP_") ? "stepId" : e.kind === "DECISION_RECORDED" ? "decisionId" : null;
+      if (key && typeof e.payload[key] !== "string") {
+        throw new LoomError("argument.invalid", `events[${i}]: the fold vector needs a string ${key}`);
+      }
       return { seq: e.seq ?? i + 1, kind: e.kind, payload: e.payload };
     });
     const s = fold(events);
