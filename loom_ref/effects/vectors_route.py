@@ -48,18 +48,9 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from loom_ref.effects.authorizer import Grant, GrantAuthorizer
+from loom_ref.effects.authorizer import GrantAuthorizer
 from loom_ref.effects.call import EffectCall, Mode
-from loom_ref.effects.clock import ManualClock
-from loom_ref.effects.context import EffectContext
-from loom_ref.effects.decision import Decision
-from loom_ref.effects.effect import ALL_MODES, Effect
-from loom_ref.effects.kill_switch import KillSwitch
 from loom_ref.effects.metering import BudgetMeter
-from loom_ref.effects.middleware.base import Middleware, Next
-from loom_ref.effects.middleware.envelope import EnvelopeMiddleware
-from loom_ref.effects.middleware.rate_limit import RateLimitMiddleware
-from loom_ref.effects.middleware.retry import RetryMiddleware
 from loom_ref.effects.runtime import EffectRuntime
 from loom_ref.effects.scope import DecideScope
 from loom_ref.effects.vector_input import (
@@ -71,303 +62,29 @@ from loom_ref.effects.vector_input import (
     obj,
     string,
 )
-from loom_ref.errors import EffectError, InvalidArgument, LoomError
+from loom_ref.effects.vectors_route_world import (
+    CALL,
+    DOORS,
+    SCOPE_CALL,
+    STEPS,
+    TOP,
+    BadScript,
+    ScriptedCrash,
+    ScriptedEffectError,
+    TracedClock,
+    TracedMeter,
+    World,
+    build_effect,
+    build_grant,
+    build_middleware,
+    kill_order,
+    reason_of,
+    tool_id_of,
+)
+from loom_ref.errors import InvalidArgument, LoomError
 from loom_ref.signals import Signal
 
 __all__ = ["ScriptedCrash", "ScriptedEffectError", "vector_effects_route"]
-
-_TOP = frozenset({"effects", "grants", "middleware", "meter", "clock", "steps"})
-_EFFECT = frozenset({"toolId", "modes", "idempotent", "script"})
-_ATTEMPT = frozenset(
-    {"usage", "emit", "advance", "kill", "abort", "return", "echo", "raise", "crash"}
-)
-_ENDINGS = ("return", "echo", "raise", "crash")
-_MIDDLEWARE: Mapping[str, frozenset[str]] = {
-    "retry": frozenset(
-        {"kind", "maxAttempts", "baseDelay", "multiplier", "maxDelay", "jitter", "seed",
-         "retryOn"}
-    ),
-    "rateLimit": frozenset({"kind", "capacity", "rate", "per"}),
-    "envelope": frozenset({"kind"}),
-    "probe": frozenset({"kind", "name", "setInput", "return"}),
-}
-_STEPS = frozenset(
-    {"call", "advance", "kill", "revive", "scope", "close", "cancelExecution", "isIdempotent"}
-)
-_CALL = frozenset(
-    {"tool", "input", "mode", "door", "principal", "executionId", "stepId", "idempotencyKey",
-     "aborted", "scope", "watchSignal"}
-)
-_SCOPE_CALL = frozenset({"tool", "input", "aborted", "scope", "watchSignal"})
-_DOORS = ("invoke", "invokeTransient", "callTransient")
-_SOURCES = ("call", "execution", "scope")
-
-
-class ScriptedEffectError(EffectError):
-    """What a scripted attempt with ``"raise": {"code", "message"}`` raises: the effect's own
-    failure, with the scripted code (it is no refusal, so a retry may retry it)."""
-
-    code = "effect.scripted-failure"
-
-
-class ScriptedCrash(BaseException):
-    """A simulated crash (``"crash": true``): a ``BaseException``, which no retry catches."""
-
-
-class _BadScript(BaseException):
-    """A script that cannot run as written (found while running); it passes through every
-    middleware untouched and becomes ``argument.invalid`` for the whole input."""
-
-
-def _modes(value: object, what: str) -> frozenset[Mode]:
-    if value is None:
-        return ALL_MODES
-    if not isinstance(value, list) or not value or any(m not in ("durable", "transient")
-                                                        for m in value):
-        raise InvalidArgument(f'{what} must be a non-empty list of "durable" / "transient"')
-    return frozenset(Mode(m) for m in value)
-
-
-def _reason(value: object, what: str) -> str:
-    if not isinstance(value, str) or not value:
-        raise InvalidArgument(f"{what} must be a non-empty string (a reason)")
-    return value
-
-
-def _kill(value: object, what: str) -> tuple[str, str | None]:
-    data = obj(value, what, frozenset({"reason", "toolId"}))
-    return _reason(data.get("reason"), f"{what}.reason"), _tool_id(data, what)
-
-
-def _tool_id(data: Mapping[str, Any], what: str) -> str | None:
-    """A kill's or revive's ``toolId``: absent means global; anything but a non-empty string
-    (null included) is malformed. spec: effects.route-vector"""
-    if "toolId" not in data:
-        return None
-    tool = data["toolId"]
-    if not isinstance(tool, str) or not tool:
-        raise InvalidArgument(f"{what}.toolId must be a non-empty string")
-    return tool
-
-
-def _attempt(value: object, what: str) -> dict[str, Any]:
-    data = obj(value, what, _ATTEMPT)
-    endings = [k for k in _ENDINGS if k in data]
-    if len(endings) > 1:
-        raise InvalidArgument(f"{what} ends in at most one of {_ENDINGS}")
-    usage = data.get("usage", [])
-    usages = usage if isinstance(usage, list) else [usage]
-    for u in usages:
-        if not isinstance(u, Mapping):
-            raise InvalidArgument(f"{what}.usage must be an object or a list of objects")
-    if "emit" in data and not isinstance(data["emit"], list):
-        raise InvalidArgument(f"{what}.emit must be a list of events")
-    step: dict[str, Any] = {"usage": usages, "emit": data.get("emit", []),
-                            "ending": endings[0] if endings else "return",
-                            "value": data.get("return")}
-    if "advance" in data:
-        step["advance"] = number(data, "advance", 0.0)
-    if "kill" in data:
-        step["kill"] = _kill(data["kill"], f"{what}.kill")
-    if "abort" in data:
-        abort = data["abort"]
-        if isinstance(abort, str):
-            abort = {"reason": abort}
-        abort = obj(abort, f"{what}.abort", frozenset({"reason", "source"}))
-        source = abort.get("source", "call")
-        if source not in _SOURCES:
-            raise InvalidArgument(f"{what}.abort.source is one of {_SOURCES}")
-        if source == "scope":  # the scope closes mid-attempt: its reason is "scope closed"
-            if "reason" in abort:
-                raise InvalidArgument(f"{what}.abort: closing the scope takes no reason")
-            step["abort"] = (source, "")
-        else:
-            step["abort"] = (source, _reason(abort.get("reason"), f"{what}.abort.reason"))
-    if "raise" in data:
-        spec = obj(data["raise"], f"{what}.raise", frozenset({"code", "message"}))
-        step["raise"] = (string(spec, "code"), spec.get("message", "scripted failure"))
-        if not isinstance(step["raise"][1], str):
-            raise InvalidArgument(f"{what}.raise.message must be a string")
-    for flag in ("echo", "crash"):
-        if flag in data and data[flag] is not True:
-            raise InvalidArgument(f'{what}.{flag} must be true')
-    return step
-
-
-class _World:
-    """The mutable state of one run: the trace of the running call, its signals, the scopes."""
-
-    def __init__(self, clock: ManualClock) -> None:
-        self.clock = clock
-        self.trace: list[dict[str, Any]] = []
-        self.call_signal: Signal | None = None
-        self.scope: DecideScope | None = None
-        self.seen_signal: Signal | None = None
-        self.scopes: dict[str, DecideScope] = {}
-        self.kill_switch = KillSwitch()
-
-    def abort(self, source: str, reason: str) -> None:
-        if source == "call":
-            assert self.call_signal is not None
-            self.call_signal.abort(reason)
-            return
-        if self.scope is None:
-            raise _BadScript(f'an abort of source "{source}" needs a call through a scope')
-        if source == "execution":
-            assert self.scope.execution_signal is not None
-            self.scope.execution_signal.abort(reason)
-        else:
-            self.scope.close()
-
-
-class _TracedClock(ManualClock):
-    """A manual clock whose sleeps go into the running call's trace
-    (spec: effects.injected-clock)."""
-
-    __slots__ = ("world",)
-
-    def __init__(self, start: float) -> None:
-        super().__init__(start)
-        self.world: _World | None = None
-
-    def sleep(self, seconds: float) -> None:
-        super().sleep(seconds)
-        assert self.world is not None
-        self.world.trace.append({"sleep": self.sleeps[-1]})
-
-
-class _TracedMeter:
-    """A :class:`BudgetMeter` whose records go into the running call's trace."""
-
-    def __init__(self, inner: BudgetMeter, world: _World) -> None:
-        self.inner = inner
-        self.world = world
-
-    def admit(self, call: EffectCall) -> Decision:
-        return self.inner.admit(call)
-
-    def record(self, call: EffectCall, usage: Mapping[str, int], advisory: bool) -> None:
-        self.inner.record(call, usage, advisory)
-        rec = self.inner.records[-1]
-        self.world.trace.append({"record": {
-            "toolId": rec.tool_id, "principal": rec.principal, "mode": rec.mode.value,
-            "usage": dict(rec.usage), "charged": rec.charged, "advisory": rec.advisory,
-        }})
-
-
-class _Probe:
-    """A middleware that traces what it sees; may replace the input or short-circuit."""
-
-    inspects_output = False
-    delta_guard = None
-
-    def __init__(self, spec: Mapping[str, Any], world: _World) -> None:
-        self.name = string(spec, "name")
-        self.spec = spec
-        self.world = world
-
-    def handle(self, ctx: EffectContext, input: Any, next: Next) -> Any:
-        trace = self.world.trace
-        trace.append({"enter": self.name, "attempt": ctx.attempt, "input": input})
-        if "return" in self.spec:  # calls next zero times (spec: effects.middleware-order)
-            trace.append({"leave": self.name, "attempt": ctx.attempt,
-                          "output": self.spec["return"]})
-            return self.spec["return"]
-        if "setInput" in self.spec:
-            input = self.spec["setInput"]
-        try:
-            output = next(ctx, input)  # spec: effects.middleware-ctx -- the same ctx
-        except LoomError as error:
-            trace.append({"leave": self.name, "attempt": ctx.attempt, "error": error.code})
-            raise
-        trace.append({"leave": self.name, "attempt": ctx.attempt, "output": output})
-        return output
-
-
-def _retry_on(codes: object) -> Callable[[Exception], bool]:
-    if not isinstance(codes, list) or not all(isinstance(c, str) for c in codes):
-        raise InvalidArgument("retryOn must be a list of error codes")
-    wanted = frozenset(codes)
-    return lambda error: isinstance(error, LoomError) and error.code in wanted
-
-
-def _middleware(value: object, i: int, world: _World) -> Middleware:
-    kind = value.get("kind") if isinstance(value, Mapping) else None
-    if not isinstance(kind, str) or kind not in _MIDDLEWARE:
-        raise InvalidArgument(f"middleware[{i}].kind is one of {sorted(_MIDDLEWARE)}")
-    assert isinstance(value, Mapping)
-    spec = obj(value, f"middleware[{i}]", _MIDDLEWARE[kind])
-    if kind == "retry":
-        retry_on: Any = (Exception,) if "retryOn" not in spec else _retry_on(spec["retryOn"])
-        seed = spec.get("seed", "")
-        if not isinstance(seed, str):
-            raise InvalidArgument("retry seed must be a string")
-        if "maxAttempts" not in spec:
-            raise InvalidArgument(f"middleware[{i}]: a retry needs maxAttempts")
-        return RetryMiddleware(
-            integer(spec, "maxAttempts", None, 1) or 1,
-            base_delay=number(spec, "baseDelay", 0.1),
-            multiplier=number(spec, "multiplier", 2.0),
-            max_delay=number(spec, "maxDelay", 10.0),
-            jitter=number(spec, "jitter", 0.0),
-            retry_on=retry_on,
-            seed=seed,
-        )
-    if kind == "rateLimit":
-        return RateLimitMiddleware(
-            capacity=number(spec, "capacity", 0.0), rate=number(spec, "rate", 0.0),
-            per=spec.get("per", "tool"),
-        )
-    if kind == "envelope":
-        return EnvelopeMiddleware()
-    return _Probe(spec, world)
-
-
-def _effect(value: object, i: int, world: _World) -> Effect:
-    data = obj(value, f"effects[{i}]", _EFFECT)
-    tool_id = string(data, "toolId")
-    raw = data.get("script")
-    if not isinstance(raw, list) or not raw:
-        raise InvalidArgument(f"effects[{i}].script must be a non-empty list")
-    script = [_attempt(s, f"effects[{i}].script[{n}]") for n, s in enumerate(raw)]
-
-    def execute(ctx: EffectContext, input: Any) -> Any:
-        step = script[min(ctx.attempt, len(script)) - 1]
-        world.seen_signal = ctx.signal
-        world.trace.append({"execute": {
-            "attempt": ctx.attempt, "toolId": ctx.tool_id, "mode": ctx.mode.value,
-            "principal": ctx.principal, "executionId": ctx.execution_id,
-            "idempotencyKey": ctx.idempotency_key, "input": input, "now": ctx.clock.now(),
-        }})
-        for usage in step["usage"]:
-            ctx.report_usage(usage)
-        for event in step["emit"]:
-            ctx.emit(event)
-        if "advance" in step:
-            world.clock.advance(step["advance"])
-        if "kill" in step:
-            reason, tool = step["kill"]
-            world.kill_switch.kill(reason, tool_id=tool)
-        if "abort" in step:
-            world.abort(*step["abort"])
-        ending = step["ending"]
-        if ending == "raise":
-            code, message = step["raise"]
-            if code == InvalidArgument.code:  # the effect rejects its input: never retried
-                raise InvalidArgument(message, scripted=True)
-            raise ScriptedEffectError(message, code=code, scripted=True)
-        if ending == "crash":
-            raise ScriptedCrash(f"attempt {ctx.attempt} crashed")
-        return input if ending == "echo" else step["value"]
-
-    return Effect(tool_id=tool_id, execute=execute, modes=_modes(data.get("modes"), "modes"),
-                  idempotent=boolean(data, "idempotent", False))
-
-
-def _grant(value: object, i: int) -> Grant:
-    data = obj(value, f"grants[{i}]", frozenset({"principal", "toolId", "modes"}))
-    return Grant(principal=string(data, "principal"), tool_id=string(data, "toolId"),
-                 modes=_modes(data.get("modes"), f"grants[{i}].modes"))
 
 
 def _outcome(run: Callable[[], Any]) -> dict[str, Any]:
@@ -379,18 +96,18 @@ def _outcome(run: Callable[[], Any]) -> dict[str, Any]:
         return {"crashed": True}
 
 
-def _call(spec_value: object, i: int, runtime: EffectRuntime, world: _World) -> dict[str, Any]:
+def _call(spec_value: object, i: int, runtime: EffectRuntime, world: World) -> dict[str, Any]:
     what = f"steps[{i}].call"
-    spec = obj(spec_value, what, _CALL)
+    spec = obj(spec_value, what, CALL)
     tool = string(spec, "tool")
     input = spec.get("input")
     signal = Signal()
     if "aborted" in spec:
-        signal.abort(_reason(spec["aborted"], f"{what}.aborted"))
+        signal.abort(reason_of(spec["aborted"], f"{what}.aborted"))
     world.call_signal, world.scope, world.seen_signal = signal, None, None
     run: Callable[[], Any]
     if "scope" in spec:
-        obj(spec, what, _SCOPE_CALL)
+        obj(spec, what, SCOPE_CALL)
         name = spec["scope"]
         if not isinstance(name, str) or name not in world.scopes:
             raise InvalidArgument(f"{what}.scope names no open scope")
@@ -404,8 +121,8 @@ def _call(spec_value: object, i: int, runtime: EffectRuntime, world: _World) -> 
         if mode not in ("durable", "transient"):
             raise InvalidArgument(f'{what}.mode is "durable" or "transient"')
         door = spec.get("door", "invoke" if mode == "durable" else "invokeTransient")
-        if door not in _DOORS:
-            raise InvalidArgument(f"{what}.door is one of {_DOORS}")
+        if door not in DOORS:
+            raise InvalidArgument(f"{what}.door is one of {DOORS}")
         principal = string(spec, "principal", "p")
         optional: dict[str, str | None] = {}
         for key in ("executionId", "stepId", "idempotencyKey"):
@@ -450,11 +167,11 @@ def _signal_json(signal: object) -> dict[str, Any] | None:
 def vector_effects_route(data: object) -> dict[str, Any]:
     """``effects.route`` (see the module docstring and spec/effects.md §3.8; what counts as
     malformed input: spec: effects.route-vector)."""
-    data = obj(data, "input", _TOP)
-    clock = _TracedClock(number(data, "clock", 0.0))
-    world = _World(clock)
+    data = obj(data, "input", TOP)
+    clock = TracedClock(number(data, "clock", 0.0))
+    world = World(clock)
     clock.world = world
-    meter: _TracedMeter | None = None
+    meter: TracedMeter | None = None
     if "meter" in data:
         spec = obj(data["meter"], "meter", frozenset({"budget", "estimate"}))
         if "budget" not in spec:
@@ -462,30 +179,30 @@ def vector_effects_route(data: object) -> dict[str, Any]:
         estimate = integer(spec, "estimate", 1, 0) or 0
         budget = BudgetMeter(integer(spec, "budget", None, 0) or 0,
                              estimate=lambda _call: estimate)
-        meter = _TracedMeter(budget, world)
+        meter = TracedMeter(budget, world)
     authorizer = None
     if "grants" in data:
         grants = data["grants"]
         if not isinstance(grants, list):
             raise InvalidArgument('"grants" must be a list')
-        authorizer = GrantAuthorizer(_grant(g, i) for i, g in enumerate(grants))
+        authorizer = GrantAuthorizer(build_grant(g, i) for i, g in enumerate(grants))
     raw_effects = items(data, "effects", "input")
     if not raw_effects:
         raise InvalidArgument('"effects" must be a non-empty list')
     runtime = EffectRuntime(
         authorizer=authorizer,
-        middleware=[_middleware(m, i, world) for i, m in enumerate(items(data, "middleware",
+        middleware=[build_middleware(m, i, world) for i, m in enumerate(items(data, "middleware",
                                                                            "input"))],
         meter=meter, kill_switch=world.kill_switch, clock=clock,
     )
     for i, e in enumerate(raw_effects):
-        runtime.register(_effect(e, i, world))  # spec: effects.registration -- at most once
+        runtime.register(build_effect(e, i, world))  # spec: effects.registration -- at most once
     steps = items(data, "steps", "input")
     if not steps:
         raise InvalidArgument('"steps" must be a non-empty list')
     try:
         out = _run_steps(steps, runtime, world, clock)
-    except _BadScript as bad:
+    except BadScript as bad:
         raise InvalidArgument(str(bad)) from None
     for entry in out:
         if "signalAtEnd" in entry:
@@ -493,12 +210,12 @@ def vector_effects_route(data: object) -> dict[str, Any]:
     return {"steps": out}
 
 
-def _run_steps(steps: list[Any], runtime: EffectRuntime, world: _World, clock: _TracedClock
+def _run_steps(steps: list[Any], runtime: EffectRuntime, world: World, clock: TracedClock
                ) -> list[dict[str, Any]]:
     out: list[dict[str, Any]] = []
     for i, raw in enumerate(steps):
-        if not isinstance(raw, Mapping) or len(raw) != 1 or next(iter(raw)) not in _STEPS:
-            raise InvalidArgument(f"steps[{i}] has exactly one key of {sorted(_STEPS)}")
+        if not isinstance(raw, Mapping) or len(raw) != 1 or next(iter(raw)) not in STEPS:
+            raise InvalidArgument(f"steps[{i}] has exactly one key of {sorted(STEPS)}")
         ((kind, value),) = raw.items()
         world.trace = []
         if kind == "call":
@@ -507,17 +224,17 @@ def _run_steps(steps: list[Any], runtime: EffectRuntime, world: _World, clock: _
         if kind == "advance":
             clock.advance(number(raw, "advance", 0.0))
         elif kind == "kill":
-            reason, tool = _kill(value, f"steps[{i}].kill")
+            reason, tool = kill_order(value, f"steps[{i}].kill")
             world.kill_switch.kill(reason, tool_id=tool)
         elif kind == "revive":
             revive = obj(value, f"steps[{i}].revive", frozenset({"toolId"}))
-            world.kill_switch.revive(tool_id=_tool_id(revive, f"steps[{i}].revive"))
+            world.kill_switch.revive(tool_id=tool_id_of(revive, f"steps[{i}].revive"))
         elif kind == "scope":
             spec = obj(value, f"steps[{i}].scope",
                        frozenset({"name", "executionId", "executionAborted"}))
             execution = Signal()
             if "executionAborted" in spec:
-                execution.abort(_reason(spec["executionAborted"], "executionAborted"))
+                execution.abort(reason_of(spec["executionAborted"], "executionAborted"))
             world.scopes[string(spec, "name")] = DecideScope(
                 runtime, string(spec, "executionId"), execution_signal=execution
             )
@@ -528,7 +245,7 @@ def _run_steps(steps: list[Any], runtime: EffectRuntime, world: _World, clock: _
                 raise InvalidArgument(f"steps[{i}].cancelExecution names no scope")
             cancel = world.scopes[named].execution_signal
             assert cancel is not None
-            cancel.abort(_reason(spec.get("reason"), "cancelExecution.reason"))
+            cancel.abort(reason_of(spec.get("reason"), "cancelExecution.reason"))
         elif kind == "close":
             if not isinstance(value, str) or value not in world.scopes:
                 raise InvalidArgument(f"steps[{i}].close names no scope")
