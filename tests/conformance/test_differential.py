@@ -222,17 +222,6 @@ KNOWN_DIFFERENCES: list[Known] = [
                  "expression from V8); Python compiles it",
           example={"text": "\u0664", "validator": {"flags": ["IGNORECASE"], "kind": "deny",
                                                    "patterns": ["ab\u00e9" * 3000]}}),
-    Known(functions=("deltas.run",),
-          applies=lambda i: any(isinstance(_get(a, "output"), dict) and "content" in a["output"]
-                                and not isinstance(a["output"].get("role"), str)
-                                for a in _items(i, "attempts")),
-          reason="spec silent (deltas.output-text): an output {role: null, content: [text "
-                 "blocks]} is checked as a message (its joined text) by Node, as separate "
-                 "strings by Python",
-          example={"attempts": [{"output": {"content": [{"text": "the s3c", "type": "text"},
-                                                        {"text": "r3t", "type": "text"}],
-                                            "role": None}}],
-                   "validators": [{"kind": "deny", "patterns": {"secret": "s3cr3t"}}]}),
     Known(functions=_deny("validators.check_output"),
           applies=lambda i: any(c in json.dumps(i, ensure_ascii=False) for c in "\u0130\u0131")
           and ("IGNORECASE" in json.dumps(i) or "(?i" in json.dumps(i)),

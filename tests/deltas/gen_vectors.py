@@ -503,6 +503,15 @@ case("deltas.phases", "output-tool-arguments", anchor="deltas.output-text",
      input={"attempts": [{"deltas": [], "end": False, "output": {
          "role": "assistant", "content": [SEND]}}], "validators": [SECRET]},
      intent={"outcome": err("governance.safety-violation")})
+case("deltas.phases", "output-role-not-a-string", anchor="deltas.output-text",
+     description="An object is a message only when its role is a string and its content a "
+     "list: with role null its text blocks are not joined, so 's3c' + 'r3t' is no match.",
+     input={"attempts": [{"deltas": [], "end": False, "output": {
+         "role": None, "content": [{"type": "text", "text": "the s3c"},
+                                   {"type": "text", "text": "r3t"}]}}],
+            "validators": [SECRET]},
+     intent={"outcome": ok({"role": None, "content": [
+         {"type": "text", "text": "the s3c"}, {"type": "text", "text": "r3t"}]})})
 case("deltas.phases", "output-only-text-blocks-join", anchor="deltas.output-text",
      description="Only text blocks are joined: a text block and a reasoning block are checked "
      "apart, so 's3c' + 'r3t' across them is no match.",

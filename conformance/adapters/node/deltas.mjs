@@ -339,8 +339,9 @@ export class RetryMiddleware {
 /** spec: deltas.output-text — the texts the output form checks. */
 function outputTexts(output) {
   const texts = [];
-  if (isObject(output) && "role" in output && Array.isArray(output.content)) {
-    texts.push(output.content.filter((b) => isObject(b) && b.type === "text").map((b) => b.text).join(""));
+  if (isObject(output) && typeof output.role === "string" && Array.isArray(output.content)) {
+    texts.push(output.content.filter((b) => isObject(b) && b.type === "text" && typeof b.text === "string")
+      .map((b) => b.text).join(""));
   }
   for (const [s] of walkStrings(output)) texts.push(s);
   return texts;
