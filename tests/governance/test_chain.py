@@ -164,6 +164,14 @@ def test_hold_back_after_must_be_a_sequence_of_guards() -> None:
         HoldBackGuard([], after=[CheckOnly(), stream_token_budget(1)])
 
 
+def test_a_chain_refuses_a_hold_back_guard() -> None:
+    # spec: guards.hold-back-width -- a hold-back guard feeds, it does not check or stage
+    hold = HoldBackGuard([deny_patterns({"key": "KEY-[0-9]{4}"})])
+    for members in ([hold], [stream_token_budget(1), hold]):
+        with pytest.raises(InvalidArgument):
+            GuardChain(members)  # type: ignore[list-item]
+
+
 # ---- property: a severed delta leaves no trace ------------------------------------------
 
 SSN_KEY = {"kind": "deny", "patterns": {"key": "KEY-[0-9]{4}", "ssn": "[0-9]{3}-[0-9]{2}-[0-9]{4}"}}
