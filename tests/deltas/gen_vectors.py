@@ -705,6 +705,12 @@ llm("bad-temperature", anchor="deltas.llm-input",
            "scripts": [{"chunks": text_script(["x"])}]},
     intent={"perCall": [], "outcome": err("argument.invalid"),
             "adapter": {"calls": 0, "pulled": 0, "models": []}})
+llm("empty-model", anchor="deltas.llm-input",
+    description="The input's model is a non-empty string: \"\" is argument.invalid, and the "
+    "adapter is not called.",
+    input={"input": {**PROMPT, "model": ""}, "scripts": [{"chunks": text_script(["x"])}]},
+    intent={"outcome": err("argument.invalid"), "adapter": {"calls": 0, "pulled": 0,
+                                                            "models": []}})
 llm("unknown-tool-field", anchor="deltas.llm-input",
     description="A tool's members are name, description and parameters: another is refused, "
     "not ignored.",

@@ -168,7 +168,9 @@ export function decodeRequest(input, model) {
   const { maxTokens = null, temperature = null } = input;
   if (maxTokens !== null && !Number.isInteger(maxTokens)) throw invalid("maxTokens is an int");
   if (temperature !== null && typeof temperature !== "number") throw invalid("temperature is a number");
-  return { ...input, model: input.model ?? model };
+  const chosen = input.model ?? model;
+  if (typeof chosen !== "string" || !chosen) throw invalid("model is a non-empty string");
+  return { ...input, model: chosen };
 }
 
 /** spec: deltas.llm-input, deltas.llm-output, deltas.llm-sinks */
