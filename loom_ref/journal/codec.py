@@ -40,6 +40,7 @@ __all__ = [
     "encode_line",
     "event_line",
     "from_json_text",
+    "is_schema_version",
     "json_string",
     "parse_json",
     "seal_line",
@@ -48,6 +49,12 @@ __all__ = [
 
 SCHEMA_NAME = "loom-ref.journal"
 SCHEMA_VERSION = 1
+
+
+def is_schema_version(value: object) -> bool:
+    """Whether a header's ``version`` is :data:`SCHEMA_VERSION`: the integer itself, not
+    ``true`` (which Python's ``==`` counts as 1). spec: journal.header"""
+    return type(value) is int and value == SCHEMA_VERSION
 
 _SUFFIX_LEN = 18  # len(',"crc":"') + 8 hex digits + len('"}')
 _CRC_OPEN = b',"crc":"'

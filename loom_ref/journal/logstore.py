@@ -40,6 +40,7 @@ from loom_ref.journal.codec import (
     SCHEMA_VERSION,
     decode_line,
     encode_header,
+    is_schema_version,
     json_string,
     seal_line,
     to_json_text,
@@ -137,7 +138,7 @@ def parse_log(data: bytes, *, source: str = "<memory>") -> ParsedLog:
             header = decode_line(lines[0])
         except JournalError as exc:
             raise corrupt(1, exc.code, exc.message) from None
-        if header.get("schema") != LOG_SCHEMA_NAME or header.get("version") != SCHEMA_VERSION:
+        if header.get("schema") != LOG_SCHEMA_NAME or not is_schema_version(header.get("version")):
             raise corrupt(1, "journal.bad-header",
                           f"not a {LOG_SCHEMA_NAME} v{SCHEMA_VERSION} header")
     for lineno, line in enumerate(lines[1:], start=2):
@@ -147,7 +148,7 @@ def parse_log(data: bytes, *, source: str = "<memory>") -> ParsedLog:
             raise corrupt(lineno, exc.code, exc.message) from None
         if "schema" in obj:  # a header line: an execution's journal header (journal.header)
             eid = obj.get("executionId")
-            if obj.get("schema") != SCHEMA_NAME or obj.get("version") != SCHEMA_VERSION or (
+            if obj.get("schema") != SCHEMA_NAME or not is_schema_version(obj.get("version")) or (
                 not isinstance(eid, str)
             ):
                 raise corrupt(lineno, "journal.bad-header",

@@ -20,7 +20,13 @@ from typing import Any
 import attrs
 
 from loom_ref.errors import InvalidArgument, JournalError
-from loom_ref.journal.codec import SCHEMA_NAME, SCHEMA_VERSION, MalformedLineError, decode_line
+from loom_ref.journal.codec import (
+    SCHEMA_NAME,
+    SCHEMA_VERSION,
+    MalformedLineError,
+    decode_line,
+    is_schema_version,
+)
 from loom_ref.journal.events import Event, PayloadError, check_payload, kind_from_name
 
 __all__ = ["CorruptJournalError", "ParsedJournal", "TornTail", "check_bytes", "event_from_line",
@@ -104,7 +110,7 @@ def parse_journal(data: bytes, *, source: str = "<memory>") -> ParsedJournal:
         header = decode_line(lines[0])
     except JournalError as exc:
         raise corrupt(1, exc.code, exc.message) from None
-    if header.get("schema") != SCHEMA_NAME or header.get("version") != SCHEMA_VERSION:
+    if header.get("schema") != SCHEMA_NAME or not is_schema_version(header.get("version")):
         raise corrupt(1, "journal.bad-header", f"not a {SCHEMA_NAME} v{SCHEMA_VERSION} header")
     execution_id = header.get("executionId")
     if not isinstance(execution_id, str):

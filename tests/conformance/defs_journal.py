@@ -95,6 +95,12 @@ DEFINITIONS: list[dict[str, Any]] = [
            function=P, input={"text": sealed(
                '{"schema":"loom-ref.journal","version":2,"executionId":"e1"')},
            claim=corrupt(1, "journal.bad-header")),
+    vector("journal.format/version-true", "journal.header",
+           "The version is the integer 1: true is refused (line 1), though some languages "
+           "count true == 1.",
+           function=P, input={"text": sealed(
+               '{"schema":"loom-ref.journal","version":true,"executionId":"e1"')},
+           claim=corrupt(1, "journal.bad-header")),
     vector("journal.format/header-without-id", "journal.header",
            "A header without an executionId is refused (line 1).",
            function=P, input={"text": sealed('{"schema":"loom-ref.journal","version":1')},
@@ -457,6 +463,11 @@ DEFINITIONS += [
     vector("journal.log/header-only", "journal.log-format",
            "A store log holding only its header holds no executions.",
            function=L, input={"text": LOG_HEADER}, tier="may", claim=logged()),
+    vector("journal.log/log-version-true", "journal.log-format",
+           "The store log header's version is the integer 1: true is refused (line 1).",
+           function=L, input={"text": sealed('{"schema":"loom-ref.log","version":true')
+                              + header("a") + lev("a", 1, *started("a"))}, tier="may",
+           claim=corrupt(1, "journal.bad-header")),
     vector("journal.log/bad-log-header", "journal.log-format",
            "The first line must be the store log header: a journal header there is refused.",
            function=L, input={"text": header("a") + lev("a", 1, *started("a"))}, tier="may",

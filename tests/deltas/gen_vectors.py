@@ -665,6 +665,14 @@ llm("adapter-raises", anchor="deltas.llm-output",
     intent={"perCall": [pt("Hel")], "outcome": {
         "ok": False, "code": "effect.llm-error",
         "failure": {"code": "stream.scripted.failure", "message": {"$type": "string"}}}})
+llm("raise-after-past-the-end", anchor="deltas.llm-output",
+    description="A script whose raiseAfter is at or past its length raises once its chunks "
+    "have run out (stream.scripted), even with no chunks: a scripted failure, not a missing "
+    "finish.",
+    input={"scripts": [{"chunks": [], "raiseAfter": 2}]},
+    intent={"perCall": [], "outcome": {
+        "ok": False, "code": "effect.llm-error",
+        "failure": {"code": "stream.scripted.failure", "message": {"$type": "string"}}}})
 llm("model-override", anchor="deltas.llm-input",
     description="The input's model overrides the effect's default.",
     input={"input": {**PROMPT, "model": "m2"}, "scripts": [{"chunks": text_script(["ok"])}]},

@@ -41,6 +41,11 @@ export class ScriptedAdapter {
         self.pulled += 1;
         yield chunk;
       }
+      // stream.scripted: a raiseAfter at or past the script's length raises once its chunks
+      // have run out (not a missing finish)
+      if (raiseAfter !== null && raiseAfter >= chunks.length) {
+        throw new LoomError("stream.scripted.failure", `raised after ${chunks.length} chunks`);
+      }
     })();
   }
 }
