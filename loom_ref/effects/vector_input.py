@@ -54,7 +54,8 @@ def integer(data: Mapping[str, Any], key: str, default: int | None, minimum: int
     return value
 
 
-def number(data: Mapping[str, Any], key: str, default: float) -> float:
+def number(data: Mapping[str, Any], key: str, default: float | None) -> float:
+    """``data[key]`` as a finite number; absent: ``default`` (None: the member is required)."""
     value = data.get(key, default)
     if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
         raise InvalidArgument(f'"{key}" must be a finite number')

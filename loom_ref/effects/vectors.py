@@ -202,10 +202,12 @@ def _middleware(data: Mapping[str, Any], retry: int) -> list[Middleware]:
     validators = data.get("validators", [])
     if not isinstance(validators, list):
         raise InvalidArgument('"validators" must be a list')
+    # read even with no validators: a malformed member is refused wherever it stands
+    delta_window = _int(data, "deltaWindow", DEFAULT_WINDOW, 1) or DEFAULT_WINDOW
     if validators:
         chain["safety"] = safety_middleware(
             [decode_validator(v) for v in validators],
-            delta_window=_int(data, "deltaWindow", DEFAULT_WINDOW, 1) or DEFAULT_WINDOW,
+            delta_window=delta_window,
             hold_back=_bool(data, "holdBack", False),
         )
     budget = _int(data, "maxStreamTokens", None, 0)

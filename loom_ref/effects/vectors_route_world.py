@@ -276,7 +276,7 @@ def build_middleware(value: object, i: int, world: World) -> Middleware:
         )
     if kind == "rateLimit":
         return RateLimitMiddleware(
-            capacity=number(spec, "capacity", 0.0), rate=number(spec, "rate", 0.0),
+            capacity=number(spec, "capacity", None), rate=number(spec, "rate", None),
             per=spec.get("per", "tool"),
         )
     if kind == "envelope":

@@ -365,6 +365,11 @@ case("deltas.input", "hold-back-not-boolean", anchor="deltas.vector-run",
      description="holdBack is a boolean, checked even when no validator reads it.",
      input={"attempts": [{"deltas": ["a"]}], "holdBack": 1},
      intent={"error": "argument.invalid"})
+case("deltas.input", "delta-window-null", anchor="deltas.vector-run",
+     description="deltaWindow null is a value of the wrong type (errors.vector-null), refused "
+     "even when no validator reads it.",
+     input={"attempts": [{"deltas": ["a"]}], "deltaWindow": None},
+     intent={"error": "argument.invalid"})
 case("deltas.input", "hold-back-no-delta-form", anchor="deltas.vector-run",
      description="holdBack with a validator that has no delta form is refused.",
      input={"attempts": [{"deltas": ["a"]}], "holdBack": True,

@@ -720,6 +720,10 @@ case("effects.route", "malformed-retry-no-max-attempts", anchor="effects.route-v
      description="A retry middleware needs maxAttempts: one without it is malformed.",
      input=route([eff(OK)], [T()], middleware=[{"kind": "retry"}]),
      intent={"error": "argument.invalid"})
+case("effects.route", "malformed-rate-limit-no-rate", anchor="effects.route-vector",
+     description="A rate limit needs capacity and rate: one without rate is malformed.",
+     input=route([eff(OK)], [T()], middleware=[{"kind": "rateLimit", "capacity": 1}]),
+     intent={"error": "argument.invalid"})
 case("effects.route", "malformed-middleware-kind-list", anchor="effects.route-vector",
      description="A middleware kind that is not a string (a list) is malformed.",
      input=route([eff(OK)], [T()], middleware=[{"kind": []}]),
