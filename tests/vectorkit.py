@@ -18,7 +18,7 @@ from typing import Any
 
 from loom_ref.conformance.case import canonical_json as canonical
 from loom_ref.conformance.functions import load_functions
-from loom_ref.conformance.match import match
+from loom_ref.conformance.match import is_pattern, match
 from loom_ref.errors import LoomError
 
 Case = dict[str, Any]
@@ -36,16 +36,12 @@ def compute(c: Case) -> dict[str, Any]:
         return {"error": {"code": err.code}}
 
 
-def _is_pattern(value: Any) -> bool:
-    return isinstance(value, dict) and len(value) == 1 and next(iter(value)).startswith("$")
-
-
 def with_patterns(answer: Any, intent: Any) -> Any:
     """``answer`` with each match pattern of ``intent`` (``{"$type": "string"}`` ...,
     ``conformance/INTERPRETING.md`` section 7) put in place of the value at the same path,
     after :func:`match` found the value matches it: how a case pins a member the spec calls
     informative (a message loom_ref writes) without pinning loom_ref's words."""
-    if _is_pattern(intent):
+    if is_pattern(intent):
         assert match(intent, answer) == [], (intent, answer)
         return intent
     if isinstance(intent, dict) and isinstance(answer, dict):

@@ -34,7 +34,7 @@ import attrs
 
 from loom_ref.errors import ConformanceError
 
-__all__ = ["PATTERNS", "Mismatch", "check_patterns", "json_equal", "match"]
+__all__ = ["PATTERNS", "Mismatch", "check_patterns", "is_pattern", "json_equal", "match"]
 
 PATTERNS = frozenset({"$any", "$type", "$regex", "$capture", "$partial", "$includes"})
 _TYPES = frozenset({"null", "boolean", "integer", "number", "string", "array", "object"})
@@ -74,6 +74,11 @@ def _pattern_op(value: Any) -> str | None:
         if key in PATTERNS:
             return str(key)
     return None
+
+
+def is_pattern(value: Any) -> bool:
+    """Whether ``value`` is a pattern (section 7): one member, named as a known operator."""
+    return _pattern_op(value) is not None
 
 
 def _type_name(value: Any) -> str:

@@ -17,6 +17,13 @@ from loom_ref.errors import InvalidArgument
 __all__ = ["KillSwitch"]
 
 
+def _check_tool_id(tool_id: object) -> str | None:
+    """``tool_id`` if it is None (every tool) or a non-empty string, else InvalidArgument."""
+    if tool_id is None or (isinstance(tool_id, str) and tool_id):
+        return tool_id
+    raise InvalidArgument(f"tool_id must be a non-empty string or None, got {tool_id!r}")
+
+
 class KillSwitch:
     """Global and per-tool kill state, each with the reason given when it was engaged."""
 
@@ -31,23 +38,21 @@ class KillSwitch:
         """Engage the switch for ``tool_id``, or for every tool when ``tool_id`` is None."""
         if not isinstance(reason, str) or not reason:
             raise InvalidArgument(f"kill reason must be a non-empty string, got {reason!r}")
-        if tool_id is None:
+        tool = _check_tool_id(tool_id)
+        if tool is None:
             self._global = reason
-        elif isinstance(tool_id, str) and tool_id:
-            self._tools[tool_id] = reason
         else:
-            raise InvalidArgument(f"tool_id must be a non-empty string or None, got {tool_id!r}")
+            self._tools[tool] = reason
         self._engaged = True
 
     def revive(self, *, tool_id: str | None = None) -> None:
         """Release the switch for ``tool_id``, or the global switch when ``tool_id`` is None
         (per-tool kills stay engaged until revived by name)."""
-        if tool_id is None:
+        tool = _check_tool_id(tool_id)
+        if tool is None:
             self._global = None
-        elif isinstance(tool_id, str) and tool_id:
-            self._tools.pop(tool_id, None)
         else:
-            raise InvalidArgument(f"tool_id must be a non-empty string or None, got {tool_id!r}")
+            self._tools.pop(tool, None)
         self._engaged = self._global is not None or bool(self._tools)
 
     def check(self, tool_id: str) -> str | None:

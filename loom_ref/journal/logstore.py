@@ -59,6 +59,7 @@ from loom_ref.journal.store import (
     JournalLockedError,
     JournalNotFoundError,
     LineJournal,
+    WriterLease,
     WriterSet,
     check_execution_id,
     check_path,
@@ -198,22 +199,16 @@ class _LogJournal(LineJournal):
         return log_event_line(self.execution_id, seq, kind.value, payload_text)
 
 
-class _LogBackend:
+class _LogBackend(WriterLease):
     def __init__(self, store: LogStore, execution_id: str) -> None:
+        super().__init__(store._writers, execution_id)
         self._store = store
-        self._id = execution_id
-        self._released = False
 
     def write(self, data: bytes) -> None:
         self._store._append(self._id, data)
 
     def sync(self) -> None:
         os.fsync(self._store._file().fileno())
-
-    def release(self) -> None:
-        if not self._released:
-            self._released = True
-            self._store._writers.release(self._id)
 
 
 class LogStore:

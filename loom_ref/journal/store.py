@@ -43,6 +43,7 @@ __all__ = [
     "JournalStore",
     "LineJournal",
     "MemoryStore",
+    "WriterLease",
     "WriterSet",
     "check_execution_id",
     "check_path",
@@ -264,22 +265,31 @@ class WriterSet:
         self._ids.discard(execution_id)
 
 
-class _MemoryBackend:
-    def __init__(self, store: MemoryStore, execution_id: str) -> None:
-        self._store = store
+class WriterLease:
+    """A writer's place in a :class:`WriterSet`, given back once: a journal closed twice
+    must not free the place of a writer that claimed the execution since."""
+
+    def __init__(self, writers: WriterSet, execution_id: str) -> None:
+        self._writers = writers
         self._id = execution_id
         self._released = False
+
+    def release(self) -> None:
+        if not self._released:
+            self._released = True
+            self._writers.release(self._id)
+
+
+class _MemoryBackend(WriterLease):
+    def __init__(self, store: MemoryStore, execution_id: str) -> None:
+        super().__init__(store._writers, execution_id)
+        self._store = store
 
     def write(self, data: bytes) -> None:
         self._store.data[self._id] += data
 
     def sync(self) -> None:
         pass
-
-    def release(self) -> None:
-        if not self._released:
-            self._released = True
-            self._store._writers.release(self._id)
 
 
 class MemoryStore:

@@ -35,12 +35,17 @@ def _obj(value: Any, what: str) -> Mapping[str, Any]:
     return value
 
 
-def journal_parse(input: Any) -> dict[str, Any]:
-    """``journal.parse`` (see the module docstring)."""
+def _text_bytes(input: Any, function: str) -> bytes:
+    """The UTF-8 bytes of a ``{"text": <string>}`` input."""
     text = _obj(input, "input").get("text")
     if not isinstance(text, str):
-        raise InvalidArgument("journal.parse takes {'text': <string>}")
-    parsed = parse_journal(text.encode("utf-8"), source="<vector>")
+        raise InvalidArgument(f"{function} takes {{'text': <string>}}")
+    return text.encode("utf-8")
+
+
+def journal_parse(input: Any) -> dict[str, Any]:
+    """``journal.parse`` (see the module docstring)."""
+    parsed = parse_journal(_text_bytes(input, "journal.parse"), source="<vector>")
     return {
         "executionId": parsed.execution_id,
         "events": [e.to_json() for e in parsed.events],
@@ -51,10 +56,7 @@ def journal_parse(input: Any) -> dict[str, Any]:
 
 def journal_parse_log(input: Any) -> dict[str, Any]:
     """``journal.parse-log`` (see the module docstring)."""
-    text = _obj(input, "input").get("text")
-    if not isinstance(text, str):
-        raise InvalidArgument("journal.parse-log takes {'text': <string>}")
-    parsed = parse_log(text.encode("utf-8"), source="<vector>")
+    parsed = parse_log(_text_bytes(input, "journal.parse-log"), source="<vector>")
     return {
         "executions": {eid: [e.to_json() for e in j.events]
                        for eid, j in parsed.journals.items()},
