@@ -21,43 +21,15 @@
 import { LoomError } from "./journal.mjs";
 import { Tainted, invalid, walkStrings } from "./governance.mjs";
 import { HoldBackGuard, RunningTextGuard, TokenBudgetGuard } from "./governance-guards.mjs";
+// signals (#effects.signal-compose, #effects.signal-detach): the effects chapter's one implementation
+import { NEVER, Signal, anyOf } from "./effects-runtime.mjs";
+
+export { Signal };
 
 const jsonType = (v) => (v === null ? "null" : Array.isArray(v) ? "array" : typeof v);
 const isObject = (v) => jsonType(v) === "object";
 const copy = (v) => (v === undefined ? null : JSON.parse(JSON.stringify(v)));
 export const STREAMING_DISABLED = "streaming disabled: inspects output without a delta form";
-
-// -- signals (#effects.signal-compose) ------------------------------------------------------
-export class Signal {
-  constructor() {
-    Object.assign(this, { aborted: false, reason: undefined, listeners: new Set() });
-  }
-  abort(reason) {
-    if (this.aborted) return;
-    Object.assign(this, { aborted: true, reason });
-    for (const fn of [...this.listeners]) fn(reason);
-  }
-  onAbort(fn) {
-    this.listeners.add(fn);
-    return () => this.listeners.delete(fn);
-  }
-}
-const NEVER = new Signal();
-
-/** any_of(...): aborts as soon as any input does, with that input's reason. */
-export function anyOf(...inputs) {
-  const s = new Signal();
-  s.detach = () => {};
-  const given = inputs.filter(Boolean);
-  const first = given.find((x) => x.aborted);
-  if (first) {
-    s.abort(first.reason);
-    return s;
-  }
-  const offs = given.map((x) => x.onAbort((r) => s.abort(r)));
-  s.detach = () => offs.forEach((off) => off()); // spec: effects.signal-detach
-  return s;
-}
 
 // -- the record (#deltas.record, #deltas.json) ----------------------------------------------
 const USAGE_KEYS = ["inputTokens", "outputTokens", "cacheReadTokens", "cacheWriteTokens", "reasoningTokens"];
