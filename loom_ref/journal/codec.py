@@ -42,6 +42,7 @@ __all__ = [
     "from_json_text",
     "is_schema_version",
     "json_string",
+    "may_escape_surrogate",
     "parse_json",
     "seal_line",
     "to_json_text",
@@ -172,11 +173,20 @@ def encode_header(execution_id: str) -> bytes:
         _dumps({"schema": SCHEMA_NAME, "version": SCHEMA_VERSION, "executionId": execution_id}))
 
 
-def decode_line(line: bytes) -> dict[str, Any]:
+def may_escape_surrogate(data: bytes) -> bool:
+    """Whether ``data`` holds a ``\\ud``/``\\uD`` escape: the only way JSON text can spell a
+    lone surrogate (UTF-8 cannot carry one). A reader asks once for a whole journal, then
+    tells :func:`decode_line` whether its lines need the per-line search."""
+    return b"\\ud" in data or b"\\uD" in data
+
+
+def decode_line(line: bytes, *, surrogate_escapes: bool = True) -> dict[str, Any]:
     """Check and parse one line (without its ``\\n``); return the object minus ``crc``.
 
-    Raises :class:`ChecksumError` or :class:`MalformedLineError`; the caller adds file and
-    line number to the error's details.
+    ``surrogate_escapes=False`` is the caller's word that the line holds no ``\\ud`` or
+    ``\\uD`` escape (see :func:`may_escape_surrogate`), which skips searching the line for
+    one. Raises :class:`ChecksumError` or :class:`MalformedLineError`; the caller adds file
+    and line number to the error's details.
     """
     if len(line) <= _SUFFIX_LEN or line[-_SUFFIX_LEN:-10] != _CRC_OPEN or line[-2:] != b'"}':
         raise MalformedLineError("line does not end with a crc member")
@@ -199,7 +209,7 @@ def decode_line(line: bytes) -> dict[str, Any]:
         raise MalformedLineError("data after the JSON object")
     if type(obj) is not dict:
         raise MalformedLineError("line is not a JSON object")
-    if (b"\\ud" in line or b"\\uD" in line) and _has_lone_surrogate(obj):
+    if surrogate_escapes and may_escape_surrogate(line) and _has_lone_surrogate(obj):
         raise MalformedLineError("a string holds a lone surrogate")  # spec: journal.json-values
     del obj["crc"]
     return obj

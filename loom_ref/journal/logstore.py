@@ -42,6 +42,7 @@ from loom_ref.journal.codec import (
     encode_header,
     is_schema_version,
     json_string,
+    may_escape_surrogate,
     seal_line,
     to_json_text,
 )
@@ -134,6 +135,7 @@ def parse_log(data: bytes, *, source: str = "<memory>") -> ParsedLog:
         )
 
     events: dict[str, list[Event]] = {}
+    escapes = may_escape_surrogate(data)  # one search, not one per line
     if lines:
         try:
             header = decode_line(lines[0])
@@ -144,7 +146,7 @@ def parse_log(data: bytes, *, source: str = "<memory>") -> ParsedLog:
                           f"not a {LOG_SCHEMA_NAME} v{SCHEMA_VERSION} header")
     for lineno, line in enumerate(lines[1:], start=2):
         try:
-            obj = decode_line(line)
+            obj = decode_line(line, surrogate_escapes=escapes)
         except JournalError as exc:
             raise corrupt(lineno, exc.code, exc.message) from None
         if "schema" in obj:  # a header line: an execution's journal header (journal.header)

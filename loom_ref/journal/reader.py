@@ -26,6 +26,7 @@ from loom_ref.journal.codec import (
     MalformedLineError,
     decode_line,
     is_schema_version,
+    may_escape_surrogate,
 )
 from loom_ref.journal.events import Event, PayloadError, check_payload, kind_from_name
 
@@ -118,9 +119,10 @@ def parse_journal(data: bytes, *, source: str = "<memory>") -> ParsedJournal:
 
     events: list[Event] = []
     append = events.append
+    escapes = may_escape_surrogate(data)  # one search, not one per line
     for lineno, line in enumerate(lines[1:], start=2):
         try:
-            append(event_from_line(decode_line(line), lineno - 1))
+            append(event_from_line(decode_line(line, surrogate_escapes=escapes), lineno - 1))
         except JournalError as exc:
             raise corrupt(lineno, exc.code, exc.message) from None
     return ParsedJournal(execution_id=execution_id, events=events, torn=torn, good_size=good_size)

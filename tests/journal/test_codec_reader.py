@@ -20,6 +20,7 @@ from loom_ref.journal import (
     parse_journal,
 )
 from loom_ref.journal.codec import encode_header, parse_json, to_json_text
+from loom_ref.journal.logstore import encode_log_header, encode_log_line, parse_log
 
 json_values = st.recursive(
     st.none() | st.booleans() | st.integers(-(2**53), 2**53) | st.text(max_size=8)
@@ -164,3 +165,32 @@ def test_parse_json_refuses_what_is_not_a_journal_json_value(text: str) -> None:
     with pytest.raises(ValueError):
         parse_json(text)
     assert parse_json('"\\ud83d\\ude00"') == "\U0001f600"  # a surrogate pair is one character
+
+
+def _line_with_raw_payload(seq: int, payload_json: bytes, prefix: bytes = b"{") -> bytes:
+    body = prefix + b'"seq":%d,"kind":"STREAM_APPENDED","payload":%s' % (seq, payload_json)
+    return body + b',"crc":"%08x"}\n' % zlib.crc32(body)
+
+
+@pytest.mark.parametrize("escape", [b"\\ud800", b"\\uDC00", b"\\uDbFf"])
+def test_a_lone_surrogate_escape_is_refused_on_any_line_by_both_readers(escape: bytes) -> None:
+    # spec: journal.json-values -- the readers search the whole journal once for a \ud / \uD
+    # escape, then check only where one may be; the escape is on the last line here
+    data = journal_bytes(3) + _line_with_raw_payload(
+        4, b'{"streamId":"s","data":"a%sb"}' % escape)
+    with pytest.raises(CorruptJournalError) as info:
+        parse_journal(data)
+    assert (info.value.details["line"], info.value.details["reason"]) == (
+        5, "journal.malformed-line")
+    log = encode_log_header() + encode_header("e1") + encode_log_line(
+        "e1", 1, "EXECUTION_STARTED", {"executionId": "e1", "workflow": "w", "input": None})
+    log += encode_log_line("e1", 2, "STREAM_APPENDED", {"streamId": "s", "data": 2})
+    log += _line_with_raw_payload(3, b'{"streamId":"t","data":"%s"}' % escape,
+                                  prefix=b'{"executionId":"e1",')
+    with pytest.raises(CorruptJournalError) as info:
+        parse_log(log)
+    assert (info.value.details["line"], info.value.details["reason"]) == (
+        5, "journal.malformed-line")
+    paired = journal_bytes(3) + _line_with_raw_payload(
+        4, b'{"streamId":"s","data":"\\ud83d\\uDE00"}')
+    assert parse_journal(paired).events[-1].payload["data"] == "\U0001f600"
