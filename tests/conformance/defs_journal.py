@@ -38,6 +38,24 @@ def journal(*events: tuple[str, Any], eid: str = "e1") -> str:
 FOUR = journal(START, STEP, DONE, END)
 
 
+def respelled_crc(line: str, spell: Any) -> str:
+    """``line`` with its crc's 8 digits replaced by ``spell(digits)`` (which must differ)."""
+    digits = line[-11:-3]
+    assert spell(digits) != digits and len(spell(digits)) == 8, (line, digits)
+    return line[:-11] + spell(digits) + line[-3:]
+
+
+def _small_crc_start() -> tuple[str, Any]:
+    """START with the first input ``n`` whose line has a crc below 0x10000000 (a leading 0)."""
+    n = 1
+    while not ev(1, "EXECUTION_STARTED", {**START[1], "input": {"n": n}})[-11:-3].startswith("0"):
+        n += 1
+    return ("EXECUTION_STARTED", {**START[1], "input": {"n": n}})
+
+
+SMALL_CRC_START = _small_crc_start()
+
+
 def parsed(n: int, torn: Any = None) -> dict[str, Any]:
     evs = [START, STEP, DONE, END]
     return {"result": {"executionId": "e1", "torn": torn,
@@ -136,6 +154,17 @@ DEFINITIONS: list[dict[str, Any]] = [
            "A line that does not end with its crc member is malformed.",
            function=P, input={"text": header() + json.dumps(
                {"seq": 1, "kind": START[0], "payload": START[1]}) + "\n"},
+           claim=corrupt(2, "journal.malformed-line")),
+    vector("journal.format/crc-uppercase", "journal.checksum",
+           "A crc whose value matches but is written in upper case is malformed: a line has "
+           "one spelling of its checksum.",
+           function=P, input={"text": header() + respelled_crc(ev(1, *START), str.upper)},
+           claim=corrupt(2, "journal.malformed-line")),
+    vector("journal.format/crc-signed", "journal.checksum",
+           "A crc whose value matches but is written with a sign (+ and 7 digits) is malformed, "
+           "though some number parsers read it.",
+           function=P, input={"text": header() + respelled_crc(
+               ev(1, *SMALL_CRC_START), lambda digits: "+" + digits[1:])},
            claim=corrupt(2, "journal.malformed-line")),
     vector("journal.format/not-json", "journal.line-shape",
            "A line whose crc matches but which is not JSON is malformed.",

@@ -87,7 +87,7 @@ function decodeLine(line) {
     throw new LoomError("journal.malformed-line", "line does not end with a crc member");
   }
   const hex = line.subarray(-10, -2).toString("latin1");
-  if (!/^[0-9a-fA-F]{8}$/.test(hex)) throw new LoomError("journal.malformed-line", "bad crc");
+  if (!/^[0-9a-f]{8}$/.test(hex)) throw new LoomError("journal.malformed-line", "bad crc");
   if (crc32(line.subarray(0, -SUFFIX)) !== parseInt(hex, 16)) {
     throw new LoomError("journal.bad-checksum", "checksum mismatch");
   }
