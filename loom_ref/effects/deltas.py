@@ -301,11 +301,23 @@ class DeltaChannel:
                 if callable(reset):
                     reset()
             check, hold = _normalise(guard)
-            if check is not None:
-                self._checks.append(check)
             if hold is not None:
-                self._holds.append(hold)
-                self._released.append(0)
+                check = self._feeder(hold)
+            if check is not None:  # in middleware order (spec: deltas.guard-order)
+                self._checks.append(check)
+
+    def _feeder(self, hold: Any) -> Check:
+        """A hold-back guard as one of the attempt's checks, so it takes its place in the
+        guards' order (spec: deltas.guard-order): it feeds the guard each delta and counts
+        the characters the guard has released."""
+        i = len(self._holds)
+        self._holds.append(hold)
+        self._released.append(0)
+
+        def feed(text: str) -> None:
+            self._released[i] += len(hold.feed(text))
+
+        return feed
 
     def succeed(self) -> None:
         """The whole call succeeded (middleware output phase included): flush held text,
@@ -344,11 +356,9 @@ class DeltaChannel:
         if not what:
             return
         self.streamed = True
-        try:  # spec: deltas.guard-before-delivery
+        try:  # spec: deltas.guard-before-delivery, deltas.guard-order (first raise wins)
             for check in self._checks:
                 check(what)
-            for i, hold in enumerate(self._holds):
-                self._released[i] += len(hold.feed(what))
         except BaseException as sever:
             self.severed = sever
             self._pending = ""  # spec: deltas.hold-back -- dropped on sever

@@ -330,6 +330,20 @@ case("deltas.holdback", "off-by-default", anchor="deltas.hold-back",
      intent={"perCall": [t("the answer: KE")], "outcome": err("governance.delta-severed")},
      tier="may")
 
+case("deltas.holdback", "guard-order", anchor="deltas.guard-order",
+     description="Extension: a hold-back guard keeps its place in the guards' order. The "
+     "safety middleware (outermost) and the token budget both sever the same delta, and the "
+     "safety guard, checked first, wins.",
+     input={"attempts": [{"deltas": ["the answer: KEY-1234 and many more words after it"]}],
+            "validators": [KEY], "holdBack": True, "maxStreamTokens": 3},
+     intent={"perCall": [], "outcome": err("governance.delta-severed")}, tier="may")
+case("deltas.holdback", "guard-order-budget-first", anchor="deltas.guard-order",
+     description="Extension: as guard-order, with the budget ordered before the safety "
+     "middleware: now the budget, checked first, wins.",
+     input={"attempts": [{"deltas": ["the answer: KEY-1234 and many more words after it"]}],
+            "validators": [KEY], "holdBack": True, "maxStreamTokens": 3,
+            "order": ["budget", "safety"]},
+     intent={"perCall": [], "outcome": err("governance.stream-token-budget")}, tier="may")
 case("deltas.holdback", "code-points", anchor="guards.hold-back",
      description="Extension: hold-back keeps max_width - 1 code points, not UTF-16 code units: "
      "of eight emoji under a rule of width 8, one is released at once and seven are flushed "
