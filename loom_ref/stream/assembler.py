@@ -26,6 +26,10 @@ Rules (``spec/stream.md`` § The assembler):
   the outside in — after-finish, second usage, index, the block at the index (unseen: open it;
   ended: a straggler, ignored unjudged; open with another type: type conflict), then what the
   chunk carries (raw-JSON arguments, then id, then name) (spec: stream.assembler.check-order).
+- Failed stays failed: once a chunk raised, every later ``feed`` and every read (``blocks``,
+  ``message``, ``result``) raises an ``AssemblerError`` with the same code, so a caller that
+  catches the error cannot read a half-folded message as if it were whole (spec:
+  stream.assembler.failed-stays-failed).
 """
 
 from __future__ import annotations
@@ -105,6 +109,8 @@ class BlockAssembler:
         self._usage: TokenUsage | None = None
         self._finish: FinishReason | None = None
         self._final: tuple[ContentBlock, ...] | None = None
+        #: The error a chunk raised, once one has (spec: stream.assembler.failed-stays-failed).
+        self._failed: AssemblerError | None = None
 
     @property
     def finished(self) -> bool:
@@ -128,8 +134,22 @@ class BlockAssembler:
 
     def feed(self, chunk: StreamChunk) -> None:
         """Fold one chunk."""
+        self._check_not_failed()
         if not is_chunk(chunk):
             raise InvalidArgument(f"expected a StreamChunk, got {type(chunk).__name__}")
+        try:
+            self._fold(chunk)
+        except AssemblerError as exc:
+            self._failed = exc
+            raise
+
+    def _check_not_failed(self) -> None:
+        """spec: stream.assembler.failed-stays-failed"""
+        if self._failed is not None:
+            raise AssemblerError(f"the assembler failed earlier: {self._failed.message}",
+                                 code=self._failed.code)
+
+    def _fold(self, chunk: StreamChunk) -> None:
         # spec: stream.assembler.check-order — after-finish first, then the second usage, then
         # (in _slot) the index and the block, then (in the chunk's handler) what it carries
         if self._finish is not None:
@@ -226,6 +246,7 @@ class BlockAssembler:
 
     def blocks(self) -> tuple[ContentBlock, ...]:
         """The blocks so far, in first-seen index order (final once finished)."""
+        self._check_not_failed()
         if self._final is not None:
             return self._final
         drop_open_tool_calls = (
@@ -263,6 +284,7 @@ class BlockAssembler:
 
     def message(self) -> Message:
         """The assistant message; raises ``stream.assembler.unfinished`` before finish."""
+        self._check_not_failed()
         if self._finish is None:
             raise AssemblerError("the stream has not finished", code=UNFINISHED)
         return Message(role=Role.ASSISTANT, content=self.blocks())

@@ -216,56 +216,78 @@ def test_blocks_snapshot_before_finish_and_unfinished_error() -> None:
 USAGE = UsageChunk(usage=TokenUsage(input_tokens=1, output_tokens=1))
 
 
-@pytest.mark.parametrize(
-    ("chunks", "code"),
-    [
-        ([STOP, TextDelta(index=0, text="x")], "stream.nothing-after-finish"),
-        ([STOP, USAGE], "stream.usage-before-finish"),
-        ([STOP, STOP], "stream.single-finish"),
-        ([USAGE, USAGE, STOP], "stream.single-usage"),
-        ([TextDelta(index=-1, text="x"), STOP], "stream.index-non-negative-integer"),
-        ([TextDelta(index=0.5, text="x"), STOP], "stream.index-non-negative-integer"),
-        (
-            [TextDelta(index=0, text="x"), ReasoningDelta(index=0, text="y"), STOP],
-            "stream.assembler.type-conflict",
-        ),
-        (
-            [
-                BlockStart(index=0, block_type=BlockType.TEXT),
-                BlockEnd(index=0, block=ReasoningBlock(text="y")),
-                STOP,
-            ],
-            "stream.assembler.type-conflict",
-        ),
-        (
-            [
-                ToolCallDelta(index=0, id="a", arguments_delta=""),
-                ToolCallDelta(index=0, id="b", arguments_delta=""),
-            ],
-            "stream.tool-call-identity-stable",
-        ),
-        (
-            [
-                ToolCallDelta(index=0, id="a", name="f", arguments_delta=""),
-                ToolCallDelta(index=0, id="a", name="g", arguments_delta=""),
-            ],
-            "stream.tool-call-identity-stable",
-        ),
-        (
-            [ToolCallDelta(index=0, id="a", arguments_delta={"a": 1}), STOP],  # type: ignore[arg-type]
-            "stream.tool-arguments-raw-json",
-        ),
-        (
-            [BlockEnd(index=0, block=ToolCallBlock(id="a", name="f", arguments=[1])), STOP],  # type: ignore[arg-type]
-            "stream.tool-arguments-raw-json",
-        ),
-        ([TextDelta(index=0, text="x")], "stream.assembler.unfinished"),
-    ],
-)
+FAILING_STREAMS: list[tuple[list[StreamChunk], str]] = [
+    ([STOP, TextDelta(index=0, text="x")], "stream.nothing-after-finish"),
+    ([STOP, USAGE], "stream.usage-before-finish"),
+    ([STOP, STOP], "stream.single-finish"),
+    ([USAGE, USAGE, STOP], "stream.single-usage"),
+    ([TextDelta(index=-1, text="x"), STOP], "stream.index-non-negative-integer"),
+    ([TextDelta(index=0.5, text="x"), STOP], "stream.index-non-negative-integer"),
+    (
+        [TextDelta(index=0, text="x"), ReasoningDelta(index=0, text="y"), STOP],
+        "stream.assembler.type-conflict",
+    ),
+    (
+        [
+            BlockStart(index=0, block_type=BlockType.TEXT),
+            BlockEnd(index=0, block=ReasoningBlock(text="y")),
+            STOP,
+        ],
+        "stream.assembler.type-conflict",
+    ),
+    (
+        [
+            ToolCallDelta(index=0, id="a", arguments_delta=""),
+            ToolCallDelta(index=0, id="b", arguments_delta=""),
+        ],
+        "stream.tool-call-identity-stable",
+    ),
+    (
+        [
+            ToolCallDelta(index=0, id="a", name="f", arguments_delta=""),
+            ToolCallDelta(index=0, id="a", name="g", arguments_delta=""),
+        ],
+        "stream.tool-call-identity-stable",
+    ),
+    (
+        [ToolCallDelta(index=0, id="a", arguments_delta={"a": 1}), STOP],  # type: ignore[arg-type]
+        "stream.tool-arguments-raw-json",
+    ),
+    (
+        [BlockEnd(index=0, block=ToolCallBlock(id="a", name="f", arguments=[1])), STOP],  # type: ignore[arg-type]
+        "stream.tool-arguments-raw-json",
+    ),
+    ([TextDelta(index=0, text="x")], "stream.assembler.unfinished"),
+]
+
+
+@pytest.mark.parametrize(("chunks", "code"), FAILING_STREAMS)
 def test_assembler_fails_closed_with_a_stable_code(chunks: list[StreamChunk], code: str) -> None:
     with pytest.raises(AssemblerError) as caught:
         assemble(chunks)
     assert caught.value.code == code
+
+
+@pytest.mark.parametrize(
+    ("chunks", "code"), [(c, code) for c, code in FAILING_STREAMS
+                         if code != "stream.assembler.unfinished"])
+def test_a_failed_assembler_stays_failed(chunks: list[StreamChunk], code: str) -> None:
+    # spec: stream.assembler.failed-stays-failed
+    assembler = BlockAssembler()
+    with pytest.raises(AssemblerError) as first:
+        for chunk in chunks:
+            assembler.feed(chunk)
+    assert first.value.code == code
+    later: list[object] = [
+        lambda: assembler.feed(TextDelta(index=7, text="fine on its own")),
+        lambda: assembler.feed(FinishChunk(reason=FinishReason.stop())),
+        assembler.blocks, assembler.message, assembler.result,
+    ]
+    for call in later:
+        with pytest.raises(AssemblerError) as again:
+            call()  # type: ignore[operator]
+        assert again.value.code == code
+        assert first.value.message in again.value.message
 
 
 def test_resent_same_name_is_fine() -> None:
