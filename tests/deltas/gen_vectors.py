@@ -738,6 +738,17 @@ llm("empty-model", anchor="deltas.llm-input",
     input={"input": {**PROMPT, "model": ""}, "scripts": [{"chunks": text_script(["x"])}]},
     intent={"outcome": err("argument.invalid"), "adapter": {"calls": 0, "pulled": 0,
                                                             "models": []}})
+llm("empty-effect-model", anchor="deltas.llm-input",
+    description="The effect's own model (the function's model) is a non-empty string: \"\" "
+    "is refused when the effect is created, so the input is malformed (a vector error, not "
+    "a failed call).",
+    input={"model": "", "scripts": [{"chunks": text_script(["x"])}]},
+    intent={"error": "argument.invalid"})
+llm("empty-tool-id", anchor="deltas.llm-input",
+    description="The effect's tool id is a non-empty string: \"\" is refused when the effect "
+    "is created, so the input is malformed.",
+    input={"toolId": "", "scripts": [{"chunks": text_script(["x"])}]},
+    intent={"error": "argument.invalid"})
 llm("unknown-tool-field", anchor="deltas.llm-input",
     description="A tool's members are name, description and parameters: another is refused, "
     "not ignored.",

@@ -181,6 +181,10 @@ export function decodeRequest(input, model) {
 /** spec: deltas.llm-input, deltas.llm-output, deltas.llm-sinks */
 export function createLlmEffect(adapter, { toolId, model = null, deltaSink = null, onReset = null,
   modes = ["durable", "transient"], idempotent = false }) {
+  if (typeof toolId !== "string" || toolId === "") throw invalid("toolId must be a non-empty string");
+  if (model !== null && (typeof model !== "string" || model === "")) {
+    throw invalid("model must be a non-empty string or null");
+  }
   let configured = deltaSink;
   if (onReset) {
     configured = (c) => (c.reset ? onReset(c.attempt) : deltaSink?.(c));
