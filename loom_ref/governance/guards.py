@@ -243,7 +243,8 @@ class GuardChain:
     ``repeated``, without consulting the guards, until ``reset``; and no guard takes a delta
     that a guard of the chain severed, because every guard stages the delta first and the
     stages are committed only once none severed. A guard that cannot stage (it has only
-    ``check``) may only be the last: its ``check`` is then the commit point.
+    ``check``) may only be the last: its ``check`` is then the commit point, and the chain
+    itself cannot stage (so it, in turn, may only be the last of a chain).
     """
 
     def __init__(self, guards: Sequence[DeltaGuard]) -> None:
@@ -262,8 +263,13 @@ class GuardChain:
                 )
             staging.append(g.stage)
         self._staging = tuple(staging)
+        last = self.guards[-1] if self.guards else None
+        # what stage() runs: every guard's stage, or None when the last guard cannot stage
+        self._stage_all: tuple[Callable[[str], Commit], ...] | None = (
+            self._staging + (last.stage,) if isinstance(last, StagedGuard) and stages(last)
+            else () if last is None else None)
         #: Whether every guard stages, so that :meth:`stage` takes nothing before its commit.
-        self.staged = all(stages(g) for g in self.guards)
+        self.staged = self._stage_all is not None
         self._last: Callable[[str], None] | None = self.guards[-1].check if self.guards else None
         self._life = GuardLifecycle()
         self._stamp = StageStamp()
@@ -284,19 +290,19 @@ class GuardChain:
             commit()
 
     def stage(self, delta: str) -> Commit:
-        """Stage ``delta`` on every guard, in order, and return the commit of them all. With
-        a last guard that cannot stage, that guard's ``check`` runs here, so it takes the
-        delta at once (see :attr:`staged`)."""
+        """Stage ``delta`` on every guard, in order, and return the commit of them all.
+
+        A chain whose last guard cannot stage (see :attr:`staged`) refuses: that guard
+        would take the delta before the commit (spec: guards.chain-sever)."""
+        if self._stage_all is None:
+            last = type(self.guards[-1]).__name__
+            raise InvalidArgument(f"this chain cannot stage a delta: its last guard, {last}, "
+                                  "has only check(); check the chain instead")
         check_delta_arg(delta)
         self._life.require(GuardEvent.ACCEPT)  # spec: guards.chain-sever -- sticky, repeated
         self._stamp.bump()
-        last = self.guards[-1] if self.guards else None
         try:
-            commits = [stage(delta) for stage in self._staging]
-            if isinstance(last, StagedGuard):
-                commits.append(last.stage(delta))
-            elif last is not None:
-                last.check(delta)
+            commits = [stage(delta) for stage in self._stage_all]
         except DeltaSevered as severed:
             self._life.fire(GuardEvent.SEVER, severed)
             raise

@@ -137,6 +137,24 @@ def test_a_guard_without_stage_may_only_be_last() -> None:
     assert not isinstance(CheckOnly(), StagedGuard)
 
 
+def test_a_chain_that_cannot_stage_refuses_stage_and_takes_nothing() -> None:
+    # spec: guards.chain-sever -- a stage takes nothing before its commit, so a chain whose
+    # last guard has only check() refuses stage() rather than let that guard take the delta
+    text_guard, last = RunningTextGuard([pii_validator()]), CheckOnly()
+    chain = GuardChain([text_guard, last])
+    with pytest.raises(InvalidArgument) as info:
+        chain.stage("abc")
+    assert info.value.code == "argument.invalid" and "CheckOnly" in info.value.message
+    assert (last.taken, text_guard.running_text) == ([], "")
+    outer = GuardChain([stream_token_budget(9), chain])  # last of a chain: checked, not staged
+    outer.check("abc")
+    assert (last.taken, text_guard.running_text) == (["abc"], "abc")
+    with pytest.raises(InvalidArgument):
+        outer.stage("def")  # the outer chain cannot stage either
+    assert last.taken == ["abc"]
+    assert GuardChain([]).stage("x") is not None  # an empty chain stages (nothing to take)
+
+
 def test_hold_back_budget_sever_releases_nothing_of_the_severed_delta() -> None:
     """The Node adapter's counterexample: KEY4 hold-back, budget 2, ``abcdefgh``,
     ``ijklmnop`` (severed by the budget), flush: the flush used to give ``jklmnop``."""
