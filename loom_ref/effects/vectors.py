@@ -204,7 +204,7 @@ def _middleware(data: Mapping[str, Any], retry: int) -> list[Middleware]:
         raise InvalidArgument('"validators" must be a list')
     # read even with no validators: a malformed member is refused wherever it stands
     delta_window = _int(data, "deltaWindow", DEFAULT_WINDOW, 1) or DEFAULT_WINDOW
-    if validators:
+    if "validators" in data:  # present, even empty: configured (spec: deltas.vector-run)
         chain["safety"] = safety_middleware(
             [decode_validator(v) for v in validators],
             delta_window=delta_window,

@@ -189,7 +189,7 @@ def vector_deltas_llm(data: object) -> dict[str, Any]:
     if retry > 1:
         chain.append(RetryMiddleware(retry, base_delay=0.0))
     validators = items(data, "validators", "input")
-    if validators:
+    if "validators" in data:  # present, even empty: configured (spec: deltas.vector-run)
         chain.append(safety_middleware([decode_validator(v) for v in validators]))
     budget = integer(data, "maxStreamTokens", None, 0)
     if budget is not None:

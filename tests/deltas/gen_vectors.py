@@ -365,6 +365,18 @@ case("deltas.input", "unknown-key", anchor="deltas.vector-run",
      description="Unknown input keys are refused, not ignored.",
      input={"attempts": [{"deltas": ["a"]}], "sinks": {}}, intent={"error": "argument.invalid"})
 
+case("deltas.input", "empty-validators-configured", anchor="deltas.vector-run",
+     description="A present key configures its middleware, even \"validators\": []: the order "
+     "must then name safety (which guards nothing).",
+     input={"attempts": [{"deltas": ["a"]}], "validators": [], "maxStreamTokens": 5,
+            "order": ["budget", "safety"]},
+     intent={"perCall": [t("a"), done()], "outcome": ok("a")})
+case("deltas.input", "empty-validators-in-order", anchor="deltas.vector-run",
+     description="As empty-validators-configured: an order that leaves out the safety "
+     "middleware of \"validators\": [] is malformed.",
+     input={"attempts": [{"deltas": ["a"]}], "validators": [], "maxStreamTokens": 5,
+            "order": ["budget"]},
+     intent={"error": "argument.invalid"})
 case("deltas.input", "order-non-string", anchor="deltas.vector-run",
      description="An order holding a non-string is malformed.",
      input={"attempts": [{"deltas": ["a"]}], "retry": 1, "inspectsOutput": True,
@@ -822,6 +834,11 @@ llm("no-runtime", anchor="deltas.no-runtime",
     intent={"perCall": [pt("Hel"), pt("lo"), pdone(USAGE)],
             "deltaSink": [pt("Hel"), pt("lo")], "usage": [USAGE],
             "outcome": ok(msg(tx("Hello")))})
+llm("no-runtime-empty-validators", anchor="deltas.vector-run",
+    description="\"validators\": [] configures a (guardless) safety middleware, and a call "
+    "without a runtime takes no middleware: the input is malformed.",
+    input={"runtime": False, "validators": [], "scripts": [{"chunks": text_script(["x"])}]},
+    intent={"error": "argument.invalid"})
 llm("no-runtime-sink-raises", anchor="deltas.no-runtime",
     description="Without a runtime nothing isolates a sink: its exception propagates and "
     "fails the call.",
