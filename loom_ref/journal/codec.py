@@ -30,7 +30,7 @@ import zlib
 from collections.abc import Callable
 from typing import Any
 
-from loom_ref.errors import JournalError
+from loom_ref.errors import InvalidArgument, JournalError
 
 __all__ = [
     "SCHEMA_NAME",
@@ -156,8 +156,17 @@ def seal_line(object_text: str) -> bytes:
 
 
 def encode_line(seq: int, kind: str, payload: Any) -> bytes:
-    """The bytes of one event line, newline included (``journal.line-shape``)."""
-    return event_line(seq, kind, _dumps(payload))
+    """The bytes of one event line, newline included (``journal.line-shape``).
+
+    A codec: it writes whatever ``kind`` and payload it is given (a reader judges them), but
+    ``seq`` must be an int, ``kind`` a str and ``payload`` made of JSON values
+    (``journal.json-values``), else InvalidArgument."""
+    if type(seq) is not int or not isinstance(kind, str):
+        raise InvalidArgument(f"seq must be an int and kind a str, got {seq!r} and {kind!r}")
+    try:
+        return event_line(seq, kind, _dumps(payload))
+    except (TypeError, ValueError) as exc:  # UnicodeEncodeError (a lone surrogate) included
+        raise InvalidArgument(f"payload is not made of JSON values: {exc}") from None
 
 
 def event_line(seq: int, kind: str, payload_text: str) -> bytes:
@@ -191,6 +200,8 @@ def decode_line(line: bytes, *, surrogate_escapes: bool = True) -> dict[str, Any
     one. Raises :class:`ChecksumError` or :class:`MalformedLineError`; the caller adds file
     and line number to the error's details.
     """
+    if not isinstance(line, bytes | bytearray):
+        raise InvalidArgument(f"a line is read from bytes, got {type(line).__name__}")
     if len(line) <= _SUFFIX_LEN or line[-_SUFFIX_LEN:-10] != _CRC_OPEN or line[-2:] != b'"}':
         raise MalformedLineError("line does not end with a crc member")
     # a bytes slice, not a memoryview: for lines of a few hundred bytes the copy is cheaper

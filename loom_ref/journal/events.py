@@ -16,15 +16,15 @@ body, its inputs and its effects' outputs, so two runs can be compared event for
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 import attrs
 
 from loom_ref.enums import TableEnum
-from loom_ref.errors import JournalError
+from loom_ref.errors import InvalidArgument, JournalError
 
-__all__ = ["REQUIRED", "Event", "EventKind", "PayloadError"]
+__all__ = ["REQUIRED", "Event", "EventKind", "PayloadError", "check_events"]
 
 
 class PayloadError(JournalError):
@@ -86,6 +86,28 @@ class Event:
     def to_json(self) -> dict[str, Any]:
         """The wire form without the checksum: ``{"seq", "kind", "payload"}``."""
         return {"seq": self.seq, "kind": self.kind.value, "payload": dict(self.payload)}
+
+
+def check_events(events: object) -> Sequence[Event]:
+    """``events`` as a sequence, if it is an iterable of :class:`Event` records whose kinds and
+    payloads a reader would accept (``journal.event-kinds``, ``journal.payload-shape``); else
+    InvalidArgument (spec: errors.invalid-argument). For the entry points that take events
+    from a caller (``fold``, ``replay``), not from a reader, which checked them."""
+    if isinstance(events, str | bytes | Mapping) or not isinstance(events, Iterable):
+        raise InvalidArgument(f"events must be an iterable of Event, got {type(events).__name__}")
+    checked = events if isinstance(events, list | tuple) else list(events)
+    required = _REQUIRED_SETS
+    for i, event in enumerate(checked):
+        if not isinstance(event, Event) or type(event.kind) is not EventKind:
+            raise InvalidArgument(f"events[{i}] is not an Event with an EventKind: {event!r}")
+        payload = event.payload
+        # check_payload's common case inline (this runs once per event of a replay)
+        if type(payload) is not dict or not payload.keys() >= required[event.kind]:
+            try:
+                check_payload(event.kind, payload)
+            except PayloadError as exc:
+                raise InvalidArgument(f"events[{i}]: {exc.message}") from None
+    return checked
 
 
 def kind_from_name(name: object) -> EventKind:

@@ -15,7 +15,7 @@ from typing import Any
 from loom_ref.errors import InvalidArgument
 from loom_ref.journal.events import Event, EventKind
 from loom_ref.journal.reader import ParsedJournal, TornTail
-from loom_ref.journal.store import JournalStore, LineJournal
+from loom_ref.journal.store import JournalStore, LineJournal, check_store
 
 __all__ = ["Crash", "FaultInjectingStore"]
 
@@ -66,11 +66,11 @@ class FaultInjectingStore:
     only its first ``torn_bytes`` bytes (a crash in mid-write) before crashing."""
 
     def __init__(self, inner: Any, *, crash_after: int, torn_bytes: int = 0) -> None:
-        if not isinstance(crash_after, int) or crash_after < 1:
+        if type(crash_after) is not int or crash_after < 1:
             raise InvalidArgument(f"crash_after must be an int >= 1, got {crash_after!r}")
-        if not isinstance(torn_bytes, int) or torn_bytes < 0:
+        if type(torn_bytes) is not int or torn_bytes < 0:
             raise InvalidArgument(f"torn_bytes must be an int >= 0, got {torn_bytes!r}")
-        self.inner: JournalStore = inner
+        self.inner: JournalStore = check_store(inner, "inner")
         self.crash_after = crash_after
         self.torn_bytes = torn_bytes
         self.appends = 0

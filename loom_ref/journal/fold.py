@@ -23,7 +23,7 @@ import attrs
 
 from loom_ref.enums import TableEnum, plain_members
 from loom_ref.errors import JournalError
-from loom_ref.journal.events import Event, EventKind
+from loom_ref.journal.events import Event, EventKind, check_events
 
 __all__ = ["TRANSITIONS", "ExecutionState", "Frame", "FrameStatus", "IllegalTransitionError",
            "Status", "fold", "never_started", "next_status", "not_waiting"]
@@ -151,6 +151,7 @@ def not_waiting(event: Event) -> IllegalTransitionError:
 
 def fold(events: Iterable[Event]) -> ExecutionState:
     """Fold events into an :class:`ExecutionState` (``journal.fold``)."""
+    events = check_events(events)
     status = Status.NOT_STARTED
     seq = 0
     fields: dict[str, Any] = {}

@@ -116,10 +116,27 @@ def check_execution_id(execution_id: object) -> str:
 
 
 def check_path(path: object, what: str) -> str | os.PathLike[str]:
-    """Return ``path`` if it is a ``str`` or ``os.PathLike``, else raise InvalidArgument."""
+    """Return ``path`` if it is a non-empty ``str`` or ``os.PathLike`` naming a path the file
+    system can spell, else raise InvalidArgument."""
     if not isinstance(path, str | os.PathLike):
         raise InvalidArgument(f"{what} must be a path (str or os.PathLike), got {path!r}")
+    try:
+        spelled = os.fsencode(path)
+    except (TypeError, UnicodeError):  # a PathLike giving bytes, or a lone surrogate
+        raise InvalidArgument(f"{what} cannot be spelled as a path: {path!r}") from None
+    if not spelled or b"\0" in spelled:
+        raise InvalidArgument(f"{what} must be a non-empty path without NUL, got {path!r}")
     return path
+
+
+def check_store(store: object, what: str = "store") -> JournalStore:
+    """Return ``store`` if it has the methods of :class:`JournalStore`, else raise
+    InvalidArgument."""
+    for name in ("create", "open", "exists", "read"):
+        if not callable(getattr(store, name, None)):
+            raise InvalidArgument(f"{what} must be a journal store (with create, open, exists "
+                                  f"and read), got {type(store).__name__}")
+    return store  # type: ignore[return-value]
 
 
 class Journal(Protocol):
@@ -195,6 +212,8 @@ class LineJournal:
         """The event's ``seq``, its payload's JSON text and its line, or PayloadError."""
         if not self._open:
             raise JournalClosedError(f"journal {self._execution_id!r} is closed")
+        if type(kind) is not EventKind:
+            raise InvalidArgument(f"kind must be an EventKind, got {kind!r}")
         check_payload(kind, payload)  # spec: journal.payload-shape
         seq = len(self._events) + 1
         try:
@@ -304,7 +323,7 @@ class MemoryStore:
         self._writers = WriterSet()
 
     def exists(self, execution_id: str) -> bool:
-        return execution_id in self.data
+        return check_execution_id(execution_id) in self.data
 
     def _claim(self, execution_id: str) -> _MemoryBackend:
         self._writers.claim(execution_id)
@@ -436,7 +455,7 @@ class FileStore:
 
 def read_journal_file(path: str | os.PathLike[str]) -> ParsedJournal:
     """Parse a journal file by path, without locking it (for inspection tools)."""
-    p = os.fspath(path)
+    p = os.fspath(check_path(path, "path"))
     try:
         with open(p, "rb") as f:
             data = f.read()

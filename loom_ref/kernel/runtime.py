@@ -28,9 +28,15 @@ from typing import Any
 import attrs
 
 from loom_ref.errors import InvalidArgument
-from loom_ref.journal.events import Event, EventKind
+from loom_ref.journal.events import Event, EventKind, check_events
 from loom_ref.journal.fold import ExecutionState, Status, fold
-from loom_ref.journal.store import Journal, JournalExistsError, JournalStore, check_execution_id
+from loom_ref.journal.store import (
+    Journal,
+    JournalExistsError,
+    JournalStore,
+    check_execution_id,
+    check_store,
+)
 from loom_ref.kernel.driver import drive
 from loom_ref.kernel.errors import (
     ExecutionExistsError,
@@ -41,7 +47,7 @@ from loom_ref.kernel.errors import (
     UnknownWorkflowError,
 )
 from loom_ref.kernel.result import ExecutionResult
-from loom_ref.kernel.seam import EffectHost
+from loom_ref.kernel.seam import EffectHost, check_effect_host
 from loom_ref.kernel.workflow import Workflow
 from loom_ref.schema import validate
 
@@ -88,6 +94,9 @@ class Runtime:
         workflows: Iterable[Workflow] | Mapping[str, Workflow],
         on_warn: Callable[[str], None] | None = None,
     ) -> None:
+        if isinstance(workflows, str | bytes) or not isinstance(workflows, Iterable):
+            raise InvalidArgument(f"workflows must be an iterable or mapping of Workflow records, "
+                                  f"got {type(workflows).__name__}")
         items = workflows.values() if isinstance(workflows, Mapping) else workflows
         self._workflows: dict[str, Workflow] = {}
         for wf in items:
@@ -96,17 +105,17 @@ class Runtime:
             if wf.name in self._workflows:
                 raise InvalidArgument(f"two workflows are named {wf.name!r}")
             self._workflows[wf.name] = wf
-        for name in ("invoke", "invoke_transient", "is_idempotent"):
-            if not callable(getattr(effects, name, None)):
-                raise InvalidArgument(f"effects must provide {name}() (see EffectHost)")
+        check_effect_host(effects)
         if on_warn is not None and not callable(on_warn):
             raise InvalidArgument("on_warn must be callable")
-        self.store = store
+        self.store = check_store(store)
         self.effects = effects
         self.on_warn = on_warn or _default_warn
 
     def workflow(self, name: str) -> Workflow:
         """The workflow registered as ``name``."""
+        if not isinstance(name, str):
+            raise InvalidArgument(f"a workflow name is a str, got {name!r}")
         try:
             return self._workflows[name]
         except KeyError:
@@ -252,8 +261,8 @@ class Runtime:
         events = self.store.read(check_execution_id(execution_id)).events
         if not events or events[0].kind is not K.EXECUTION_STARTED:
             raise NotStartedError(f"execution {execution_id!r} never started")
-        return replay(self.workflow(events[0].payload["workflow"]), events,
-                      effects=self.effects, on_warn=self.on_warn)
+        return _replay(self.workflow(events[0].payload["workflow"]), events,
+                       effects=self.effects, on_warn=self.on_warn)
 
 
 def replay(workflow: Workflow, events: Sequence[Event], *, effects: EffectHost | None = None,
@@ -267,8 +276,21 @@ def replay(workflow: Workflow, events: Sequence[Event], *, effects: EffectHost |
     break the transition table raise :class:`~loom_ref.journal.fold.IllegalTransitionError`
     before the body runs.
     """
+    if not isinstance(workflow, Workflow):
+        raise InvalidArgument(f"workflow must be a Workflow, got {type(workflow).__name__}")
+    if effects is not None:
+        check_effect_host(effects)
+    if on_warn is not None and not callable(on_warn):
+        raise InvalidArgument("on_warn must be callable")
+    events = check_events(events)  # a caller's events: checked as a reader checks a journal's
     if not events or events[0].kind is not K.EXECUTION_STARTED:
         raise NotStartedError("the events hold no EXECUTION_STARTED")
+    return _replay(workflow, events, effects=effects, on_warn=on_warn)
+
+
+def _replay(workflow: Workflow, events: Sequence[Event], *, effects: EffectHost | None,
+            on_warn: Callable[[str], None] | None) -> ExecutionResult:
+    """:func:`replay` of events a journal reader checked (or :func:`replay` did)."""
     first = events[0].payload  # the drive's history index checks journal.transitions
     return drive(workflow=workflow, events=events, journal=None, effects=effects,
                  execution_id=first["executionId"], input=first["input"],

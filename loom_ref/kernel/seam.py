@@ -19,7 +19,7 @@ from loom_ref.effects.call import EffectCall
 from loom_ref.effects.errors import UnknownEffectError
 from loom_ref.errors import InvalidArgument
 
-__all__ = ["EffectHost", "EffectRegistry"]
+__all__ = ["EffectHost", "EffectRegistry", "check_effect_host"]
 
 
 @runtime_checkable
@@ -37,6 +37,16 @@ class EffectHost(Protocol):
     def is_idempotent(self, tool_id: str) -> bool:
         """Whether re-invoking ``tool_id`` with the same idempotency key is safe."""
         ...
+
+
+def check_effect_host(effects: object) -> EffectHost:
+    """Return ``effects`` if it provides the :class:`EffectHost` methods, else raise
+    InvalidArgument."""
+    for name in ("invoke", "invoke_transient", "is_idempotent"):
+        if not callable(getattr(effects, name, None)):
+            raise InvalidArgument(f"effects must provide {name}() (see EffectHost), got "
+                                  f"{type(effects).__name__}")
+    return effects  # type: ignore[return-value]
 
 
 class EffectRegistry:

@@ -38,7 +38,11 @@ def _check_name(name: object) -> None:
 
 
 def _check_schemas(_: object, __: object, schemas: Mapping[str, Any]) -> None:
+    if not isinstance(schemas, Mapping):
+        raise InvalidArgument(f"resume_schemas must map gate ids to schemas, got {schemas!r}")
     for gate_id, schema in schemas.items():
+        if not isinstance(gate_id, str) or not gate_id:
+            raise InvalidArgument(f"resume_schemas keys are gate ids, got {gate_id!r}")
         check_schema(schema, where=f"resume_schemas[{gate_id!r}]")
 
 
