@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, NoReturn
 
 from loom_ref.errors import InvalidArgument
 
@@ -44,29 +44,63 @@ _KEYWORDS = frozenset(
 
 
 def check_schema(schema: object, *, where: str = "schema") -> None:
-    """Raise :class:`InvalidArgument` unless ``schema`` uses only the supported subset."""
+    """Raise :class:`InvalidArgument` (code ``argument.schema``) unless ``schema`` uses only the
+    supported subset, each keyword with a value of its kind (a ``minLength`` that is a count, a
+    ``pattern`` that compiles, ...), so that :func:`validate` never meets a schema it cannot
+    read."""
     if isinstance(schema, bool):
         return
     if not isinstance(schema, Mapping):
-        raise InvalidArgument(f"{where} must be an object or a boolean", code="argument.schema")
-    unknown = set(schema) - _KEYWORDS
+        _bad(where, "must be an object or a boolean")
+    unknown = [k for k in schema if k not in _KEYWORDS]
     if unknown:
-        raise InvalidArgument(
-            f"{where} uses unsupported keywords {sorted(unknown)}", code="argument.schema"
-        )
-    types = schema.get("type")
-    for name in [types] if isinstance(types, str) else (types or []):
-        if name not in _TYPES:
-            raise InvalidArgument(f"{where}: unknown type {name!r}", code="argument.schema")
+        _bad(where, f"uses unsupported keywords {sorted(map(str, unknown))}")
+    if "type" in schema:
+        types = schema["type"]
+        names = [types] if isinstance(types, str) else types
+        if not isinstance(names, list) or not names or not all(
+                isinstance(n, str) and n in _TYPES for n in names):
+            _bad(where, f"type must name one or more of {sorted(_TYPES)}, got {types!r}")
     for key in ("properties", "$defs"):
-        for name, sub in (schema.get(key) or {}).items():
-            check_schema(sub, where=f"{where}/{key}/{name}")
+        if key in schema:
+            subs = schema[key]
+            if not isinstance(subs, Mapping):
+                _bad(where, f"{key} must be an object of schemas")
+            for name, sub in subs.items():
+                check_schema(sub, where=f"{where}/{key}/{name}")
     for key in ("items", "additionalProperties"):
         if key in schema:
             check_schema(schema[key], where=f"{where}/{key}")
     for key in ("anyOf", "oneOf"):
-        for i, sub in enumerate(schema.get(key) or []):
-            check_schema(sub, where=f"{where}/{key}/{i}")
+        if key in schema:
+            subs = schema[key]
+            if not isinstance(subs, list) or not subs:
+                _bad(where, f"{key} must be a non-empty array of schemas")
+            for i, sub in enumerate(subs):
+                check_schema(sub, where=f"{where}/{key}/{i}")
+    for key in ("minItems", "maxItems", "minLength", "maxLength"):
+        if key in schema and (type(schema[key]) is not int or schema[key] < 0):
+            _bad(where, f"{key} must be a non-negative integer, got {schema[key]!r}")
+    for key in ("minimum", "maximum"):
+        if key in schema and (type(schema[key]) not in (int, float) or schema[key] != schema[key]):
+            _bad(where, f"{key} must be a number, got {schema[key]!r}")
+    if "required" in schema and not (isinstance(schema["required"], list) and all(
+            isinstance(n, str) for n in schema["required"])):
+        _bad(where, "required must be an array of strings")
+    if "enum" in schema and not isinstance(schema["enum"], list):
+        _bad(where, "enum must be an array")
+    for key in ("$ref", "pattern"):
+        if key in schema and not isinstance(schema[key], str):
+            _bad(where, f"{key} must be a string")
+    if "pattern" in schema:
+        try:
+            re.compile(schema["pattern"])
+        except (re.error, RecursionError, OverflowError) as exc:
+            _bad(where, f"pattern does not compile: {exc}")
+
+
+def _bad(where: str, message: str) -> NoReturn:
+    raise InvalidArgument(f"{where} {message}", code="argument.schema")
 
 
 def _is(value: Any, name: str) -> bool:

@@ -7,8 +7,8 @@ order; each is an object whose ``op`` is one of :data:`OPS`:
   id if given), the output bound to ``as``;
 - ``decide {id, decider?, context?, alternatives?, as?}`` -- ``ctx.decide(id, d)`` where
   ``d`` is the case's scripted decider named ``decider`` (default: ``id``);
-- ``suspend {gate, on?, correlationKey?, as?}`` -- ``ctx.suspend(gate)``, the resume payload
-  bound to ``as``;
+- ``suspend {gate, on?, correlationKey?, resumeSchema?, as?}`` -- ``ctx.suspend(gate)``, the
+  resume payload bound to ``as``;
 - ``stream {data}`` -- ``ctx.stream(data)``;
 - ``set {var, value}``; ``if {cond, then, else?}`` (JSON truthiness: ``false``, ``null``,
   ``0``, ``""``, ``[]`` and ``{}`` are false); ``repeat {times, as?, body}`` (``as`` is the
@@ -85,7 +85,8 @@ def _block(ctx: Any, body: Sequence[Mapping[str, Any]], env: Env, hooks: Hooks
             result = yield ctx.decide(ins["id"], decider, **extra)
         elif op == "suspend":
             result = yield ctx.suspend(ins["gate"], on=ins.get("on"),
-                                       correlation_key=ins.get("correlationKey"))
+                                       correlation_key=ins.get("correlationKey"),
+                                       resume_schema=ins.get("resumeSchema"))
         elif op == "stream":
             yield ctx.stream(evaluate(ins["data"], env))
         elif op == "set":

@@ -49,8 +49,9 @@ class _Ctx:
                ) -> tuple[Any, ...]:
         return ("decide", decision_id, decider, extra)
 
-    def suspend(self, gate: str, *, on: str | None = None,
-                correlation_key: str | None = None) -> tuple[Any, ...]:
+    def suspend(self, gate: str, *, on: str | None = None, correlation_key: str | None = None,
+                resume_schema: Any = None) -> tuple[Any, ...]:
+        # the generated bodies give no gate a schema (kernel.resume-schema is not modelled)
         return ("suspend", gate, on, correlation_key)
 
     def stream(self, data: Any) -> tuple[Any, ...]:

@@ -23,6 +23,7 @@ import attrs
 
 from loom_ref.enums import TableEnum
 from loom_ref.errors import InvalidArgument, JournalError
+from loom_ref.schema import check_schema
 
 __all__ = ["REQUIRED", "Event", "EventKind", "PayloadError", "check_events"]
 
@@ -68,6 +69,7 @@ REQUIRED: Mapping[EventKind, tuple[str, ...]] = {
 }
 
 _KINDS_BY_NAME: Mapping[str, EventKind] = {k.value: k for k in EventKind}
+_SUSPENDED = EventKind.EXECUTION_SUSPENDED  # read once per event by check_payload
 
 # REQUIRED as sets, for check_payload's one-test fast path (it runs once per event read)
 _REQUIRED_SETS: Mapping[EventKind, frozenset[str]] = {
@@ -102,7 +104,8 @@ def check_events(events: object) -> Sequence[Event]:
             raise InvalidArgument(f"events[{i}] is not an Event with an EventKind: {event!r}")
         payload = event.payload
         # check_payload's common case inline (this runs once per event of a replay)
-        if type(payload) is not dict or not payload.keys() >= required[event.kind]:
+        if type(payload) is not dict or not payload.keys() >= required[event.kind] or (
+                event.kind is _SUSPENDED):
             try:
                 check_payload(event.kind, payload)
             except PayloadError as exc:
@@ -119,9 +122,15 @@ def kind_from_name(name: object) -> EventKind:
 
 
 def check_payload(kind: EventKind, payload: object) -> None:
-    """Raise :class:`PayloadError` unless ``payload`` has every field ``kind`` requires."""
+    """Raise :class:`PayloadError` unless ``payload`` has every field ``kind`` requires (and,
+    for a gate, an optional ``resumeSchema`` that is a schema loom-ref reads)."""
     if type(payload) is not dict and not isinstance(payload, Mapping):
         raise PayloadError(f"{kind.value} payload must be an object, got {type(payload).__name__}")
+    if kind is _SUSPENDED and "resumeSchema" in payload:
+        try:  # spec: kernel.resume-schema -- a journaled schema is read back as it was checked
+            check_schema(payload["resumeSchema"], where="resumeSchema")
+        except InvalidArgument as exc:
+            raise PayloadError(f"{kind.value} {exc.message}", kind=kind.value) from None
     if payload.keys() >= _REQUIRED_SETS[kind]:  # the common case, in one set comparison
         return
     missing = [name for name in REQUIRED[kind] if name not in payload]

@@ -54,11 +54,13 @@ class Decide:
 
 @attrs.frozen(kw_only=True)
 class Suspend:
-    """Park on ``gate_id`` until :meth:`Runtime.resume` delivers its payload."""
+    """Park on ``gate_id`` until :meth:`Runtime.resume` delivers its payload; a resume payload
+    must satisfy ``resume_schema`` when one is given (journaled with the gate)."""
 
     gate_id: str
     on: str | None = None
     correlation_key: str | None = None
+    resume_schema: Any = None
 
 
 @attrs.frozen(kw_only=True)

@@ -20,6 +20,7 @@ from typing import Any
 
 from loom_ref.errors import InvalidArgument
 from loom_ref.kernel.commands import Decide, Execute, Stream, Suspend
+from loom_ref.schema import check_schema
 from loom_ref.signals import Signal
 
 __all__ = ["ExecutionContext"]
@@ -75,13 +76,19 @@ class ExecutionContext:
                       alternatives=alternatives)
 
     def suspend(self, gate_id: str, *, on: str | None = None,
-                correlation_key: str | None = None) -> Suspend:
-        """A command to park on ``gate_id``; ``yield`` it to get the resume payload."""
+                correlation_key: str | None = None, resume_schema: Any = None) -> Suspend:
+        """A command to park on ``gate_id``; ``yield`` it to get the resume payload.
+
+        ``resume_schema`` (a schema of :mod:`loom_ref.schema`'s subset) is journaled with the
+        gate, and a resume payload must satisfy it (spec: kernel.resume-schema)."""
         _check_id("gate_id", gate_id)
         for name, value in (("on", on), ("correlation_key", correlation_key)):
             if value is not None and not isinstance(value, str):
                 raise InvalidArgument(f"{name} must be a string or None, got {value!r}")
-        return Suspend(gate_id=gate_id, on=on, correlation_key=correlation_key)
+        if resume_schema is not None:
+            check_schema(resume_schema, where="resume_schema")  # fail closed, at the call
+        return Suspend(gate_id=gate_id, on=on, correlation_key=correlation_key,
+                       resume_schema=resume_schema)
 
     def stream(self, data: Any) -> Stream:
         """A command to append ``data`` as one durable STREAM_APPENDED event."""

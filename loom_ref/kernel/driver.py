@@ -276,8 +276,13 @@ class _Drive:
             self.ran.append(cmd.decision_id)
             return recorded.payload["choice"], None
         if isinstance(cmd, Suspend):
-            self.append(K.EXECUTION_SUSPENDED, {"gateId": cmd.gate_id, "on": cmd.on,
-                                                "correlationKey": cmd.correlation_key})
+            gate = {"gateId": cmd.gate_id, "on": cmd.on, "correlationKey": cmd.correlation_key}
+            if cmd.resume_schema is not None:  # spec: kernel.resume-schema (journaled)
+                gate["resumeSchema"] = cmd.resume_schema
+            try:
+                self.append(K.EXECUTION_SUSPENDED, gate)
+            except PayloadError as exc:  # a schema that is not made of JSON values
+                return None, exc
             self.ran.append(cmd.gate_id)
             raise _Park(Status.SUSPENDED, waiting_on=cmd.gate_id)
         try:

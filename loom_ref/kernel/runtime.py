@@ -207,8 +207,14 @@ class Runtime:
                     execution_id=execution_id, gate_id=gate_id, waiting_on=waiting,
                 )
             assert state.workflow is not None
-            schema = self.workflow(state.workflow).resume_schemas.get(gate_id)
-            if schema is not None:  # spec: kernel.resume-schema (checked before any append)
+            # spec: kernel.resume-schema -- the gate's journaled schema and the workflow's,
+            # both checked before any append
+            suspended = next(e for e in reversed(journal.events)
+                             if e.kind is K.EXECUTION_SUSPENDED)
+            schemas = [s for s in (suspended.payload.get("resumeSchema"),
+                                   self.workflow(state.workflow).resume_schemas.get(gate_id))
+                       if s is not None]
+            for schema in schemas:
                 problems = validate(payload, schema)
                 if problems:
                     raise InvalidResumeError(

@@ -146,6 +146,20 @@ DEFINITIONS: list[dict[str, Any]] = [
            function=P, input={"text": header() + ev(1, *START) + ev(2, "STEP_STARTED", {
                "stepId": "a", "toolId": "t", "input": None})},
            claim=corrupt(3, "journal.bad-payload")),
+    vector("journal.format/bad-resume-schema", "journal.payload-shape",
+           "A gate's journaled resumeSchema must be a schema of the supported subset: a type "
+           "outside it is a bad payload.",
+           function=P, input={"text": header() + ev(1, *START) + ev(2, "EXECUTION_SUSPENDED", {
+               "gateId": "g", "on": None, "correlationKey": None,
+               "resumeSchema": {"type": "decimal"}})},
+           claim=corrupt(3, "journal.bad-payload")),
+    vector("journal.format/resume-schema", "journal.payload-shape",
+           "A gate's journaled resumeSchema of the supported subset is read back as written.",
+           function=P, input={"text": header() + ev(1, *START) + ev(2, "EXECUTION_SUSPENDED", {
+               "gateId": "g", "on": None, "correlationKey": None,
+               "resumeSchema": {"type": "object", "required": ["ok"]}})},
+           claim=lambda obs: obs.get("result", {}).get("events", [{}, {}])[1].get(
+               "payload", {}).get("resumeSchema") == {"type": "object", "required": ["ok"]}),
     vector("journal.format/payload-not-object", "journal.payload-shape",
            "A payload must be an object.",
            function=P, input={"text": header() + ev(1, "EXECUTION_STARTED", [1, 2])},

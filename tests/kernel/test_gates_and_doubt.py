@@ -165,3 +165,55 @@ def test_runtime_argument_checks() -> None:
 def _gen(ctx: ExecutionContext, _: Any) -> Generator[Any, Any, Any]:
     yield ctx.stream("hi")
     return "done"
+
+
+AMOUNT = {"type": "object", "required": ["amount"],
+          "properties": {"amount": {"type": "integer", "minimum": 1}}}
+
+
+def _gated(schema: Any) -> Any:
+    def body(ctx: ExecutionContext, inp: Any) -> Generator[Any, Any, Any]:
+        payload = yield ctx.suspend("pay", resume_schema=schema)
+        return payload
+
+    return body
+
+
+def test_a_gate_schema_given_to_suspend_is_journaled_and_checks_the_resume() -> None:
+    # spec: kernel.resume-schema -- the gate's own schema, journaled with EXECUTION_SUSPENDED,
+    # and the workflow's declared one are both checked before anything is appended
+    store = MemoryStore()
+    note = {"type": "object", "properties": {"note": {"type": "string"}}}
+    both = Workflow(name="both", body=_gated(AMOUNT), resume_schemas={"pay": note})
+    rt = Runtime(store=store, effects=EffectRegistry(), workflows=[
+        Workflow(name="own", body=_gated(AMOUNT)), both])
+    rt.start("own", None, execution_id="a")
+    gate = store.read("a").events[-1]
+    assert gate.kind is EventKind.EXECUTION_SUSPENDED
+    assert gate.payload["resumeSchema"] == AMOUNT
+    before = bytes(store.data["a"])
+    for bad in ({}, {"amount": 0}, {"amount": "7"}):
+        with pytest.raises(InvalidResumeError) as info:
+            rt.resume("a", "pay", bad)
+        assert info.value.code == "kernel.invalid-resume"
+    assert bytes(store.data["a"]) == before
+    assert rt.resume("a", "pay", {"amount": 7}).output == {"amount": 7}
+    assert rt.replay("a").output == {"amount": 7}  # replay serves the journaled payload
+    rt.start("both", None, execution_id="b")
+    with pytest.raises(InvalidResumeError):  # the gate's schema accepts it, the workflow's not
+        rt.resume("b", "pay", {"amount": 7, "note": 3})
+    assert rt.resume("b", "pay", {"amount": 7, "note": "ok"}).status is Status.COMPLETED
+
+
+def test_a_gate_without_a_schema_journals_none_and_a_bad_schema_is_refused_at_the_call() -> None:
+    store = MemoryStore()
+    rt = Runtime(store=store, effects=EffectRegistry(),
+                 workflows=[Workflow(name="w", body=_gated(None))])
+    rt.start("w", None, execution_id="a")
+    assert "resumeSchema" not in store.read("a").events[-1].payload
+    ctx = ExecutionContext("x")
+    for bad in ({"type": "decimal"}, {"minLength": -1}, {"pattern": "("}, {"required": "a"},
+                {"properties": []}, {"format": "date"}, [], "object"):
+        with pytest.raises(InvalidArgument) as info:
+            ctx.suspend("g", resume_schema=bad)
+        assert info.value.code == "argument.schema", bad

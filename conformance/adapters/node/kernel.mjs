@@ -8,7 +8,7 @@
 // journal, so one that raises or would call anything (an effect, a decider) is reported as the
 // warning `conformance.always-replay-diverged`, and the drive goes on.
 
-import { Crash, LoomError, fold } from "./journal.mjs";
+import { Crash, LoomError, checkSchema, fold } from "./journal.mjs";
 
 const copy = (v) => (v === undefined ? null : JSON.parse(JSON.stringify(v)));
 
@@ -28,8 +28,9 @@ export class Ctx {
   decide(id, decider, extra = {}) {
     return { kind: "decide", id, decider, extra };
   }
-  suspend(gate, on = null, correlationKey = null) {
-    return { kind: "suspend", id: gate, on, correlationKey };
+  suspend(gate, on = null, correlationKey = null, resumeSchema = null) {
+    if (resumeSchema !== null) checkSchema(resumeSchema, "resumeSchema"); // fail closed, at the call
+    return { kind: "suspend", id: gate, on, correlationKey, resumeSchema };
   }
   stream(data) {
     this.streams += 1;
@@ -243,8 +244,9 @@ class Drive {
       return [copy(answer.value), null];
     }
     if (cmd.kind === "suspend") {
-      this.append("EXECUTION_SUSPENDED",
-        { gateId: cmd.id, on: cmd.on, correlationKey: cmd.correlationKey });
+      const gate = { gateId: cmd.id, on: cmd.on, correlationKey: cmd.correlationKey };
+      if (cmd.resumeSchema !== null && cmd.resumeSchema !== undefined) gate.resumeSchema = cmd.resumeSchema;
+      this.append("EXECUTION_SUSPENDED", gate);
       throw new Park("suspended", { waitingOn: cmd.id });
     }
     this.append("STREAM_APPENDED", { streamId: cmd.id, data: cmd.data });
@@ -444,9 +446,14 @@ export class Runtime {
       if (state.status !== "suspended" || state.waitingGate !== gate || state.pendingResume) {
         throw new LoomError("kernel.gate-not-waiting", `gate ${gate} is not waiting`);
       }
-      const schema = (this.workflow(state.workflow).resumeSchemas || {})[gate];
-      if (schema !== undefined && validate(payload, schema).length) {
-        throw new LoomError("kernel.invalid-resume", `bad payload for ${gate}`);
+      // spec: kernel.resume-schema -- the gate's journaled schema and the workflow's
+      const suspended = journal.events.findLast((e) => e.kind === "EXECUTION_SUSPENDED");
+      const schemas = [suspended.payload.resumeSchema,
+        (this.workflow(state.workflow).resumeSchemas || {})[gate]];
+      for (const schema of schemas) {
+        if (schema !== undefined && validate(payload, schema).length) {
+          throw new LoomError("kernel.invalid-resume", `bad payload for ${gate}`);
+        }
       }
       journal.append("RESUME_RECEIVED", { gateId: gate, payload: payload ?? null });
       journal.append("EXECUTION_RESUMED", { gateId: gate });

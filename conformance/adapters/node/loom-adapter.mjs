@@ -177,7 +177,8 @@ function* block(ctx, body, env, world) {
         break;
       }
       case "suspend":
-        result = yield ctx.suspend(ins.gate, ins.on ?? null, ins.correlationKey ?? null);
+        result = yield ctx.suspend(ins.gate, ins.on ?? null, ins.correlationKey ?? null,
+          ins.resumeSchema ?? null);
         break;
       case "stream":
         yield ctx.stream(evaluate(ins.data, env));
