@@ -100,6 +100,9 @@ class CompositeSignal(Signal):
     __slots__ = ("_sources",)
 
     def __init__(self, sources: tuple[Signal, ...]) -> None:
+        # spec: errors.invalid-argument -- detach() walks the sources
+        if not isinstance(sources, tuple | list) or not all(isinstance(s, Signal) for s in sources):
+            raise InvalidArgument(f"sources must be a tuple of Signal, got {sources!r}")
         super().__init__()
         self._sources = sources
 

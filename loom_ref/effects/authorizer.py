@@ -66,6 +66,8 @@ class Grant:
     modes: frozenset[Mode] = attrs.field(default=ALL_MODES, converter=_any_modes)
 
     def matches(self, principal: str, tool_id: str, mode: Mode) -> bool:
+        if type(mode) is not Mode:  # spec: errors.invalid-argument
+            raise InvalidArgument(f"mode must be a Mode, got {mode!r}")
         return (
             (self.principal == WILDCARD or self.principal == principal)
             and (self.tool_id == WILDCARD or self.tool_id == tool_id)
@@ -80,6 +82,8 @@ class GrantAuthorizer:
     __slots__ = ("grants",)
 
     def __init__(self, grants: Iterable[Grant]) -> None:
+        if isinstance(grants, str | bytes) or not isinstance(grants, Iterable):
+            raise InvalidArgument(f"grants must be an iterable of Grant, got {grants!r}")
         grants = tuple(grants)
         for grant in grants:
             if not isinstance(grant, Grant):
@@ -87,6 +91,10 @@ class GrantAuthorizer:
         self.grants = grants
 
     def authorize(self, principal: str, tool_id: str, mode: Mode) -> Decision:
+        # spec: errors.invalid-argument -- the triple is checked before any grant is tried
+        if not (isinstance(principal, str) and isinstance(tool_id, str) and type(mode) is Mode):
+            raise InvalidArgument(f"authorize takes (str, str, Mode), got ({principal!r}, "
+                                  f"{tool_id!r}, {mode!r})")
         for grant in self.grants:
             if grant.matches(principal, tool_id, mode):
                 return ALLOW

@@ -15,6 +15,7 @@ from typing import Any
 
 import attrs
 
+from loom_ref.errors import InvalidArgument
 from loom_ref.signals import Signal
 
 __all__ = ["DeltaSink", "EffectCall", "Mode"]
@@ -31,6 +32,11 @@ class Mode(enum.Enum):
     DURABLE = "durable"  #: ``ctx.execute``: journaled by the kernel.
     TRANSIENT = "transient"  #: ``invoke_transient``: never journaled; ``emit`` is a no-op.
 
+    @classmethod
+    def _missing_(cls, value: object) -> Mode:
+        """``Mode(value)`` for a value no member has (spec: errors.invalid-argument)."""
+        raise InvalidArgument(f"{value!r} is not a Mode; expected 'durable' or 'transient'")
+
 
 @attrs.frozen(kw_only=True)
 class EffectCall:
@@ -38,7 +44,9 @@ class EffectCall:
 
     ``principal`` is who the call runs as: for a decider's scope it is the deciding
     execution (the seeds' L30: "ctx.decide's scope runs AS the deciding execution").
-    ``step_id`` and ``idempotency_key`` are set on the durable path only.
+    ``step_id`` and ``idempotency_key`` are set on the durable path only. The fields are
+    checked when the record is built: a bad one is ``argument.invalid`` there, never an
+    internal error further along the route (spec: errors.invalid-argument).
     """
 
     tool_id: str
@@ -54,3 +62,37 @@ class EffectCall:
     #: kernel can journal them with the step (``effects.emit``). Ignored on the transient
     #: path, whose ``emit`` is a no-op.
     on_emit: Callable[[Any], None] | None = None
+
+    def __attrs_post_init__(self) -> None:
+        # spec: errors.invalid-argument -- a call is refused where it is built, not where a
+        # field is first used on the route; one combined test, so a good call pays one branch
+        # (the kernel and call_transient build a record per call: effects.lean-route)
+        if not (
+            isinstance(self.tool_id, str) and self.tool_id and type(self.mode) is Mode
+            and isinstance(self.principal, str) and self.principal
+            and (self.execution_id is None or isinstance(self.execution_id, str))
+            and (self.step_id is None or isinstance(self.step_id, str))
+            and (self.idempotency_key is None or isinstance(self.idempotency_key, str))
+            and (self.signal is None or isinstance(self.signal, Signal))
+            and (self.on_delta is None or callable(self.on_delta))
+            and (self.on_emit is None or callable(self.on_emit))
+        ):
+            raise InvalidArgument(_problem(self))
+
+
+def _problem(call: EffectCall) -> str:
+    """What is wrong with ``call`` (see ``EffectCall.__attrs_post_init__``)."""
+    for name in ("tool_id", "principal"):
+        value = getattr(call, name)
+        if not isinstance(value, str) or not value:
+            return f"{name} must be a non-empty string, got {value!r}"
+    if type(call.mode) is not Mode:
+        return f"mode must be a Mode, got {call.mode!r}"
+    for name in ("execution_id", "step_id", "idempotency_key"):
+        value = getattr(call, name)
+        if value is not None and not isinstance(value, str):
+            return f"{name} must be a string or None, got {value!r}"
+    if call.signal is not None and not isinstance(call.signal, Signal):
+        return f"signal must be a Signal or None, got {call.signal!r}"
+    name = "on_delta" if call.on_delta is not None and not callable(call.on_delta) else "on_emit"
+    return f"{name} must be callable or None"

@@ -26,6 +26,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING
 
+from loom_ref.effects.context import EffectContext
 from loom_ref.effects.deltas import EffectDelta, delta_origin
 from loom_ref.effects.errors import AbortedError
 from loom_ref.errors import EffectError, InvalidArgument
@@ -36,7 +37,6 @@ from loom_ref.stream.wire import usage_to_json
 
 if TYPE_CHECKING:
     from loom_ref.effects.call import DeltaSink
-    from loom_ref.effects.context import EffectContext
 
 __all__ = ["LLM_ABORTED", "LLM_ERROR", "LlmStreamFailed", "collect_stream"]
 
@@ -90,6 +90,10 @@ def collect_stream(
     """
     if isinstance(chunks, str | bytes) or not isinstance(chunks, Iterable):
         raise InvalidArgument(f"chunks must be an iterable of StreamChunk, got {chunks!r}")
+    if not isinstance(ctx, EffectContext):
+        raise InvalidArgument(f"ctx must be the call's EffectContext, got {type(ctx).__name__}")
+    if configured is not None and not callable(configured):
+        raise InvalidArgument(f"configured must be callable or None, got {configured!r}")
     write = ctx.on_delta if ctx.on_delta is not None else _direct(ctx, configured)
     signal = ctx.signal
     assembler = BlockAssembler()

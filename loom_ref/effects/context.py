@@ -37,7 +37,7 @@ from loom_ref.signals import Signal
 if TYPE_CHECKING:
     from loom_ref.effects.deltas import DeltaChannel
 
-__all__ = ["EffectContext"]
+__all__ = ["EffectContext", "route_context"]
 
 _DURABLE = Mode.DURABLE  # a module constant: Enum class attribute lookups are slow
 
@@ -62,6 +62,13 @@ class EffectContext:
     )
 
     def __init__(self, call: EffectCall, signal: Signal, clock: Clock) -> None:
+        # spec: errors.invalid-argument (the runtime builds its contexts with route_context)
+        if not isinstance(call, EffectCall):
+            raise InvalidArgument(f"call must be an EffectCall, got {type(call).__name__}")
+        if not isinstance(signal, Signal):
+            raise InvalidArgument(f"signal must be a Signal, got {type(signal).__name__}")
+        if not (callable(getattr(clock, "now", None)) and callable(getattr(clock, "sleep", None))):
+            raise InvalidArgument(f"clock must have now() and sleep(), got {type(clock).__name__}")
         self.call = call
         self.signal = signal
         self.clock = clock
@@ -139,3 +146,23 @@ class EffectContext:
             f"EffectContext(tool_id={self.tool_id!r}, mode={self.mode.value}, "
             f"principal={self.principal!r}, attempt={self.attempt})"
         )
+
+
+_new = object.__new__
+
+
+def route_context(call: EffectCall, signal: Signal, clock: Clock) -> EffectContext:
+    """An :class:`EffectContext` built without the constructor's checks, for the runtime,
+    which checked ``call`` (an :class:`EffectCall` checks its fields), its signal and its
+    clock already (spec: effects.lean-route -- the route allocates only this per call).
+    The result equals ``EffectContext(call, signal, clock)``."""
+    ctx: EffectContext = _new(EffectContext)
+    ctx.call = call
+    ctx.signal = signal
+    ctx.clock = clock
+    ctx.attempt = 0
+    ctx.on_delta = None
+    ctx._channel = None
+    ctx._emitted = None
+    ctx._usage = None
+    return ctx

@@ -38,16 +38,16 @@ from typing import TYPE_CHECKING, Any
 
 import attrs
 
+from loom_ref.effects.context import EffectContext
 from loom_ref.errors import InvalidArgument
 from loom_ref.governance.taint import TaintedValue, taint
+from loom_ref.signals import Signal
 from loom_ref.stream.usage import TokenUsage
 from loom_ref.stream.wire import usage_to_json
 
 if TYPE_CHECKING:
     from loom_ref.effects.call import DeltaSink
-    from loom_ref.effects.context import EffectContext
     from loom_ref.effects.middleware.base import DeltaGuardFactory
-    from loom_ref.signals import Signal
 
 __all__ = [
     "SILENT",
@@ -135,6 +135,8 @@ class EffectDelta:
 def delta_to_json(chunk: EffectDelta) -> dict[str, Any]:
     """``{"delta": text, "origin": origin}`` plus ``done``/``reset``/``attempt``/``usage``
     when present (spec: deltas.json). Serialising is a display, so it unwraps here."""
+    if not isinstance(chunk, EffectDelta):
+        raise InvalidArgument(f"delta_to_json takes an EffectDelta, got {type(chunk).__name__}")
     out: dict[str, Any] = {"delta": chunk.delta.value, "origin": chunk.delta.origin}
     if chunk.done:
         out["done"] = True
@@ -257,6 +259,17 @@ class DeltaChannel:
         factories: tuple[DeltaGuardFactory, ...],
         on_warn: Callable[[str], None],
     ) -> None:
+        # spec: errors.invalid-argument -- one combined test (a streamed call builds one)
+        if not (isinstance(tool_id, str) and tool_id and isinstance(signal, Signal)
+                and (per_call is None or callable(per_call))
+                and (configured is None or callable(configured))
+                and isinstance(factories, tuple | list) and all(map(callable, factories))
+                and callable(on_warn)):
+            raise InvalidArgument(
+                "a DeltaChannel takes a non-empty tool_id, a Signal, sinks that are callable or "
+                "None, a tuple of callable guard factories and a callable on_warn; got "
+                f"{tool_id!r}, {type(signal).__name__}, {type(per_call).__name__}, "
+                f"{type(configured).__name__}, {factories!r} and {type(on_warn).__name__}")
         self.origin = delta_origin(tool_id)
         self.signal = signal
         self.per_call = per_call
@@ -290,6 +303,9 @@ class DeltaChannel:
     def begin_attempt(self, ctx: EffectContext) -> None:
         """Attempt ``ctx.attempt`` begins: send the reset eagerly (n > 1), then build the
         attempt's guards. spec: deltas.reset"""
+        if not isinstance(ctx, EffectContext):
+            raise InvalidArgument(f"begin_attempt takes the call's EffectContext, got "
+                                  f"{type(ctx).__name__}")
         self.attempt = n = ctx.attempt
         self._reset_attempt_state()
         if n > 1:

@@ -56,9 +56,12 @@ class KillSwitch:
         self._engaged = self._global is not None or bool(self._tools)
 
     def check(self, tool_id: str) -> str | None:
-        """The reason ``tool_id`` is killed, or ``None`` if it may run."""
+        """The reason ``tool_id`` is killed, or ``None`` if it may run. An idle switch answers
+        ``None`` without looking at ``tool_id`` (one attribute read)."""
         if not self._engaged:
             return None
+        if not isinstance(tool_id, str):  # spec: errors.invalid-argument (past the idle read)
+            raise InvalidArgument(f"tool_id must be a string, got {tool_id!r}")
         if self._global is not None:
             return self._global
         return self._tools.get(tool_id)

@@ -80,7 +80,11 @@ class BudgetMeter:
         return self.budget - self.spent
 
     def admit(self, call: EffectCall) -> Decision:
+        if not isinstance(call, EffectCall):  # spec: errors.invalid-argument
+            raise InvalidArgument(f"admit takes an EffectCall, got {type(call).__name__}")
         need = self.estimate(call)
+        if type(need) is not int or need < 0:
+            raise InvalidArgument(f"estimate returned {need!r}; expected an int >= 0")
         if self.spent + need <= self.budget:
             return ALLOW
         return Decision.deny(
@@ -88,6 +92,14 @@ class BudgetMeter:
         )
 
     def record(self, call: EffectCall, usage: Mapping[str, int], advisory: bool) -> None:
+        # spec: errors.invalid-argument -- usage as report_usage accepts it (spec: effects.usage)
+        if not isinstance(call, EffectCall):
+            raise InvalidArgument(f"record takes an EffectCall, got {type(call).__name__}")
+        if not isinstance(usage, Mapping) or not all(
+                isinstance(k, str) and type(v) is int and v >= 0 for k, v in usage.items()):
+            raise InvalidArgument(f"usage must map counter names to ints >= 0, got {usage!r}")
+        if not isinstance(advisory, bool):
+            raise InvalidArgument(f"advisory must be a bool, got {advisory!r}")
         charged = sum(usage.values())
         self.spent += charged
         self.records.append(

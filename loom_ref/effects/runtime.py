@@ -54,7 +54,7 @@ from typing import Any
 from loom_ref.effects.authorizer import AllowAll, Authorizer
 from loom_ref.effects.call import DeltaSink, EffectCall, Mode
 from loom_ref.effects.clock import Clock, ManualClock
-from loom_ref.effects.context import EffectContext
+from loom_ref.effects.context import EffectContext, route_context
 from loom_ref.effects.deltas import SILENT, DeltaChannel
 from loom_ref.effects.effect import Effect
 from loom_ref.effects.errors import (
@@ -132,6 +132,9 @@ class EffectRuntime:
         self.authorizer: Authorizer = AllowAll() if authorizer is None else authorizer
         if not callable(getattr(self.authorizer, "authorize", None)):
             raise InvalidArgument("authorizer must have an authorize(principal, tool_id, mode)")
+        for name, items in (("effects", effects), ("middleware", middleware)):
+            if isinstance(items, str | bytes) or not isinstance(items, Iterable):
+                raise InvalidArgument(f"{name} must be an iterable, got {items!r}")
         self.middleware: tuple[Middleware, ...] = tuple(middleware)
         for mw in self.middleware:
             if not callable(getattr(mw, "handle", None)):
@@ -190,6 +193,8 @@ class EffectRuntime:
 
     def get_effect(self, tool_id: str) -> Effect:
         """The effect registered as ``tool_id`` (``effect.unknown-tool`` if none)."""
+        if not isinstance(tool_id, str):
+            raise InvalidArgument(f"tool_id must be a string, got {tool_id!r}")
         try:
             return self._effects[tool_id]
         except KeyError:
@@ -198,7 +203,7 @@ class EffectRuntime:
             ) from None
 
     def __contains__(self, tool_id: object) -> bool:
-        return tool_id in self._effects
+        return isinstance(tool_id, str) and tool_id in self._effects
 
     def _inner_route(self, effect: Effect) -> Next:
         """Stages 4-8, run once per attempt (spec: effects.route-order)."""
@@ -273,7 +278,7 @@ class EffectRuntime:
         # a refusal inside the chain (stages 4-7) comes before begin_attempt: no sink is called
         entry, configured, quiet = route
         signal = NEVER if call.signal is None else call.signal
-        ctx = EffectContext(call, signal, self.clock)
+        ctx = route_context(call, signal, self.clock)
         per_call = call.on_delta
         if per_call is None and quiet:  # spec: effects.lean-route -- nothing to deliver or guard
             ctx.on_delta = SILENT
@@ -328,15 +333,7 @@ class EffectRuntime:
         """The public transient API (ADR 0119 decision 1: ``invokeTransient(toolId, input,
         {signal, onDelta})``): build the transient :class:`EffectCall` and take the route.
         ``on_delta`` travels on the record (spec: deltas.per-call-sink)."""
-        if not isinstance(tool_id, str) or not tool_id:
-            raise InvalidArgument(f"tool_id must be a non-empty string, got {tool_id!r}")
-        if not isinstance(principal, str) or not principal:
-            raise InvalidArgument(f"principal must be a non-empty string, got {principal!r}")
-        if signal is not None and not isinstance(signal, Signal):
-            raise InvalidArgument(f"signal must be a Signal or None, got {signal!r}")
-        if on_delta is not None and not callable(on_delta):
-            raise InvalidArgument("on_delta must be callable or None")
-        call = EffectCall(
+        call = EffectCall(  # which checks its arguments (spec: errors.invalid-argument)
             tool_id=tool_id,
             input=input,
             mode=_TRANSIENT,
@@ -350,5 +347,7 @@ class EffectRuntime:
         """Whether ``tool_id`` declared itself idempotent; False for an unknown tool id (it
         cannot be re-invoked, so the kernel parks the step as in-doubt). spec:
         effects.host-seam"""
+        if not isinstance(tool_id, str):
+            raise InvalidArgument(f"tool_id must be a string, got {tool_id!r}")
         effect = self._effects.get(tool_id)
         return effect is not None and effect.idempotent

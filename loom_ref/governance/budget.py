@@ -34,6 +34,8 @@ TokenCounter = Callable[[str], int]
 def approx_token_count(delta: str) -> int:
     """``ceil(len(delta) / 4)``: four characters per token, rounded up (spec:
     guards.token-count). ``""`` counts 0."""
+    if not isinstance(delta, str):  # spec: errors.invalid-argument
+        raise InvalidArgument(f"a delta is a str, got {type(delta).__name__}")
     return -(-len(delta) // 4)
 
 

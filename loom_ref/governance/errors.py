@@ -85,6 +85,9 @@ class SafetyViolation(GovernanceError):
         path: str | None = None,
         message: str | None = None,
     ) -> None:
+        if not (isinstance(span, tuple | list) and len(span) == 2
+                and all(type(i) is int for i in span)):  # spec: errors.invalid-argument
+            raise InvalidArgument(f"span must be a (start, end) pair of ints, got {span!r}")
         extra: dict[str, Any] = {} if path is None else {"path": path}
         where = "" if path is None else f" at {path or 'the root'}"
         super().__init__(

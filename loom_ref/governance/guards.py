@@ -30,8 +30,8 @@ Rules (``spec/governance.md`` § Guards; ADR 0119 decisions 7, 10, 11):
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
-from typing import Protocol, runtime_checkable
+from collections.abc import Callable, Iterable, Sequence
+from typing import Any, Protocol, runtime_checkable
 
 from loom_ref.errors import InvalidArgument
 from loom_ref.governance.errors import DeltaSevered, GuardStateError, SafetyViolation
@@ -121,6 +121,14 @@ def check_delta_arg(delta: object) -> str:
     return delta
 
 
+def _items(items: object, what: str) -> tuple[Any, ...]:
+    """``items`` as a tuple, if it is an iterable other than a string; else InvalidArgument
+    (spec: errors.invalid-argument)."""
+    if isinstance(items, str | bytes) or not isinstance(items, Iterable):
+        raise InvalidArgument(f"{what} must be a sequence, got {items!r}")
+    return tuple(items)
+
+
 def _positive_window(window: object) -> int:
     if isinstance(window, bool) or not isinstance(window, int) or window < 1:
         raise InvalidArgument(f"window must be a positive int, got {window!r}")
@@ -138,7 +146,7 @@ class RunningTextGuard:
 
     def __init__(self, validators: Sequence[SafetyValidator], window: int = DEFAULT_WINDOW) -> None:
         self.window = _positive_window(window)
-        self.validators = tuple(validators)
+        self.validators = _items(validators, "validators")
         for v in self.validators:
             if not isinstance(v, SafetyValidator):
                 raise InvalidArgument(f"expected SafetyValidator, got {type(v).__name__}")
@@ -206,7 +214,7 @@ class RunningTextGuard:
     def _violation(validator: SafetyValidator, checked: str, fresh: int) -> SafetyViolation | None:
         form = validator.delta_form
         if isinstance(form, PatternScan):
-            found = form.find(checked, fresh)  # spec: guards.tail-scan
+            found = form._find(checked, fresh)  # spec: guards.tail-scan (checked already)
             return None if found is None else form.violation(*found)
         try:
             validator.check_delta(checked)
@@ -248,7 +256,7 @@ class GuardChain:
     """
 
     def __init__(self, guards: Sequence[DeltaGuard]) -> None:
-        self.guards = tuple(guards)
+        self.guards = _items(guards, "guards")
         for g in self.guards:
             if not isinstance(g, DeltaGuard):
                 raise InvalidArgument(f"expected a DeltaGuard, got {type(g).__name__}")

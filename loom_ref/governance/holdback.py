@@ -30,7 +30,7 @@ Rules (``spec/governance.md`` § guards.hold-back):
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 
 from loom_ref.errors import InvalidArgument
 from loom_ref.governance.errors import DeltaSevered
@@ -50,6 +50,8 @@ __all__ = ["HoldBackGuard", "hold_back_width"]
 def hold_back_width(validators: Sequence[SafetyValidator]) -> int:
     """The widest match of any rule of ``validators``; ``InvalidArgument`` if one is unbounded
     or is not a pattern validator (spec: guards.hold-back-width)."""
+    if isinstance(validators, str | bytes) or not isinstance(validators, Iterable):
+        raise InvalidArgument(f"validators must be a sequence, got {validators!r}")
     widest = 0
     for v in validators:
         form = v.delta_form if isinstance(v, SafetyValidator) else None

@@ -16,6 +16,7 @@ from __future__ import annotations
 import enum
 from collections.abc import Mapping
 
+from loom_ref.errors import InvalidArgument
 from loom_ref.governance.errors import DeltaSevered, GuardStateError
 
 __all__ = ["TRANSITIONS", "GuardEvent", "GuardLifecycle", "GuardState"]
@@ -28,6 +29,11 @@ class GuardState(enum.Enum):
     SEVERED = "severed"
     FLUSHED = "flushed"
 
+    @classmethod
+    def _missing_(cls, value: object) -> GuardState:
+        """``GuardState(value)`` for a value no member has (spec: errors.invalid-argument)."""
+        raise InvalidArgument(f"{value!r} is not a GuardState")
+
 
 class GuardEvent(enum.Enum):
     """What happens to a guard: a delta accepted or severed, a flush, a reset."""
@@ -36,6 +42,11 @@ class GuardEvent(enum.Enum):
     SEVER = "sever"
     FLUSH = "flush"
     RESET = "reset"
+
+    @classmethod
+    def _missing_(cls, value: object) -> GuardEvent:
+        """``GuardEvent(value)`` for a value no member has (spec: errors.invalid-argument)."""
+        raise InvalidArgument(f"{value!r} is not a GuardEvent")
 
 
 TRANSITIONS: Mapping[GuardState, Mapping[GuardEvent, GuardState]] = {

@@ -26,12 +26,13 @@ from __future__ import annotations
 import importlib
 import re
 from collections.abc import Callable
+from typing import Any
 
 import attrs
 
 from loom_ref.errors import InvalidArgument
 
-__all__ = ["PatternRule", "compile_rule", "luhn_ok", "regex_width"]
+__all__ = ["PatternRule", "check_scan_args", "compile_rule", "luhn_ok", "regex_width"]
 
 # A regex whose parser-reported maximum exceeds this counts as unbounded.
 _UNBOUNDED = 1 << 30
@@ -50,6 +51,8 @@ def regex_width(pattern: re.Pattern[str]) -> tuple[int, int | None]:
 
 def luhn_ok(digits: str) -> bool:
     """The Luhn (mod 10) check over a string of ASCII digits; other characters are ignored."""
+    if not isinstance(digits, str):  # spec: errors.invalid-argument
+        raise InvalidArgument(f"luhn_ok takes a str, got {type(digits).__name__}")
     total = 0
     for position, ch in enumerate(reversed([c for c in digits if "0" <= c <= "9"])):
         d = ord(ch) - 48
@@ -61,6 +64,26 @@ def luhn_ok(digits: str) -> bool:
     return total % 10 == 0
 
 
+def _checked(check: Callable[[Any], bool], what: str) -> Callable[..., None]:
+    """An attrs validator refusing a value for which ``check`` is false."""
+    def validate(_inst: object, attr: attrs.Attribute[Any], value: object) -> None:
+        if not check(value):
+            raise InvalidArgument(f"PatternRule.{attr.name} must be {what}, got {value!r}")
+    return validate
+
+
+def _text(value: object) -> bool:
+    return isinstance(value, str) and value != ""
+
+
+def _count(minimum: int) -> Callable[[Any], bool]:
+    return lambda value: type(value) is int and value >= minimum
+
+
+def _or_none(check: Callable[[Any], bool]) -> Callable[[Any], bool]:
+    return lambda value: value is None or check(value)
+
+
 @attrs.frozen(kw_only=True)
 class PatternRule:
     """One named regex check. Build it with :func:`compile_rule`, which computes the widths.
@@ -70,16 +93,22 @@ class PatternRule:
     contains, so a scan region without it is skipped, and ``required_offset`` (optional) says
     the literal starts at most that many characters after the match's start, so the scan can
     begin that far before the literal's first occurrence (optimizations that never change a
-    verdict).
+    verdict). Each field is checked for its type when the record is built
+    (spec: errors.invalid-argument); :func:`compile_rule` checks what the fields mean.
     """
 
-    name: str
-    pattern: re.Pattern[str]
-    min_width: int
-    max_width: int | None
-    accept: Callable[[str], bool] | None = None
-    required: str | None = None
-    required_offset: int | None = None
+    name: str = attrs.field(validator=_checked(_text, "a non-empty string"))
+    pattern: re.Pattern[str] = attrs.field(validator=_checked(
+        lambda v: isinstance(v, re.Pattern) and isinstance(v.pattern, str), "a compiled str regex"))
+    min_width: int = attrs.field(validator=_checked(_count(0), "an int >= 0"))
+    max_width: int | None = attrs.field(validator=_checked(_or_none(_count(1)),
+                                                           "an int >= 1 or None"))
+    accept: Callable[[str], bool] | None = attrs.field(
+        default=None, validator=_checked(_or_none(callable), "callable or None"))
+    required: str | None = attrs.field(
+        default=None, validator=_checked(_or_none(_text), "a non-empty string or None"))
+    required_offset: int | None = attrs.field(
+        default=None, validator=_checked(_or_none(_count(0)), "an int >= 0 or None"))
 
     def first_match(self, text: str, fresh: int = 0) -> re.Match[str] | None:
         """The leftmost accepted match that could end after offset ``fresh`` of ``text``.
@@ -87,6 +116,12 @@ class PatternRule:
         ``fresh=0`` scans the whole text (the output form). With ``fresh > 0`` a bounded rule
         starts scanning at ``fresh - (max_width - 1)`` (spec: guards.tail-scan).
         """
+        check_scan_args(text, fresh)
+        return self._first_match(text, fresh)
+
+    def _first_match(self, text: str, fresh: int) -> re.Match[str] | None:
+        """:meth:`first_match` of arguments a guard or a scan checked already (this runs per
+        rule per delta: spec: guards.tail-scan)."""
         start = 0 if self.max_width is None else max(0, fresh - (self.max_width - 1))
         if self.required is not None:
             at = text.find(self.required, start)
@@ -100,6 +135,15 @@ class PatternRule:
             if self.accept(match.group()):
                 return match
         return None
+
+
+def check_scan_args(text: object, fresh: object) -> None:
+    """Raise InvalidArgument unless ``text`` is a ``str`` and ``fresh`` an int >= 0 (spec:
+    errors.invalid-argument)."""
+    if not isinstance(text, str):
+        raise InvalidArgument(f"a scanned text is a str, got {type(text).__name__}")
+    if type(fresh) is not int or fresh < 0:
+        raise InvalidArgument(f"fresh must be an offset (an int >= 0), got {fresh!r}")
 
 
 def compile_rule(
@@ -117,6 +161,9 @@ def compile_rule(
     regex's own bounded width (spec: validators.rule-nonempty, validators.width)."""
     if not isinstance(name, str) or not name:
         raise InvalidArgument(f"rule name must be a non-empty string, got {name!r}")
+    if isinstance(flags, bool) or not isinstance(flags, int) or flags < 0:
+        # spec: errors.invalid-argument -- re flags are a non-negative int
+        raise InvalidArgument(f"rule {name!r}: flags must be re flags (an int >= 0), got {flags!r}")
     if isinstance(regex, re.Pattern):
         if flags:
             raise InvalidArgument("flags cannot be given with an already compiled pattern")
@@ -126,8 +173,9 @@ def compile_rule(
             pattern = re.compile(regex, flags)
         # spec: validators.deny -- a regex that fails to compile is argument.invalid, however
         # Python's compiler fails: a syntax error, a repeat count too large for it
-        # (OverflowError), or nesting too deep for it (RecursionError)
-        except (re.error, OverflowError, RecursionError) as exc:
+        # (OverflowError), nesting too deep for it (RecursionError), or flags it refuses
+        # (ValueError: LOCALE with a str pattern, ASCII with UNICODE)
+        except (re.error, OverflowError, RecursionError, ValueError) as exc:
             raise InvalidArgument(f"rule {name!r}: bad regex {regex!r}: {exc}") from exc
     else:
         raise InvalidArgument(f"rule {name!r}: regex must be a string, got {regex!r}")

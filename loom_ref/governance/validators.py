@@ -23,14 +23,14 @@ from __future__ import annotations
 
 import enum
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 import attrs
 
 from loom_ref.errors import InvalidArgument
 from loom_ref.governance.errors import SafetyViolation
-from loom_ref.governance.rules import PatternRule
+from loom_ref.governance.rules import PatternRule, check_scan_args
 from loom_ref.governance.walk import walk
 
 __all__ = [
@@ -57,6 +57,11 @@ class Phase(enum.Enum):
     INPUT = "input"
     OUTPUT = "output"
     DELTA = "delta"
+
+    @classmethod
+    def _missing_(cls, value: object) -> Phase:
+        """``Phase(value)`` for a value no member has (spec: errors.invalid-argument)."""
+        raise InvalidArgument(f"{value!r} is not a Phase; expected 'input', 'output' or 'delta'")
 
 
 def _check_name(_instance: Any, _attribute: Any, name: Any) -> None:
@@ -130,17 +135,28 @@ def has_delta_form(validator: SafetyValidator) -> bool:
     return validator.delta_form is not None
 
 
+def _check_phase(_instance: Any, _attribute: Any, phase: Any) -> None:
+    if type(phase) is not Phase:
+        raise InvalidArgument(f"phase must be a Phase, got {phase!r}")
+
+
+def _check_rules(_instance: Any, _attribute: Any, rules: Any) -> None:
+    if not isinstance(rules, tuple | list) or not all(isinstance(r, PatternRule) for r in rules):
+        raise InvalidArgument(f"rules must be a tuple of PatternRule, got {rules!r}")
+
+
 @attrs.frozen(kw_only=True)
 class PatternScan:
     """The output or delta form of a pattern validator: the rules scanned over a text.
 
     Calling it scans the whole text; :meth:`find` lets a guard scan only the tail that can
-    hold a match ending in the newest delta (spec: guards.tail-scan).
+    hold a match ending in the newest delta (spec: guards.tail-scan). The fields and the
+    arguments are checked (spec: errors.invalid-argument).
     """
 
-    validator: str
-    phase: Phase
-    rules: tuple[PatternRule, ...]
+    validator: str = attrs.field(validator=_check_name)
+    phase: Phase = attrs.field(validator=_check_phase)
+    rules: tuple[PatternRule, ...] = attrs.field(validator=_check_rules)
 
     @property
     def max_width(self) -> int | None:
@@ -153,8 +169,13 @@ class PatternScan:
     def find(self, text: str, fresh: int = 0) -> tuple[PatternRule, re.Match[str]] | None:
         """The first rule (declaration order) with an accepted match that could end after
         offset ``fresh``, and that match (spec: validators.rule-order)."""
+        check_scan_args(text, fresh)
+        return self._find(text, fresh)
+
+    def _find(self, text: str, fresh: int = 0) -> tuple[PatternRule, re.Match[str]] | None:
+        """:meth:`find` of arguments checked already (a guard runs it per delta)."""
         for rule in self.rules:
-            match = rule.first_match(text, fresh)
+            match = rule._first_match(text, fresh)
             if match is not None:
                 return rule, match
         return None
@@ -163,6 +184,10 @@ class PatternScan:
         self, rule: PatternRule, match: re.Match[str], *, path: str | None = None
     ) -> SafetyViolation:
         """The :class:`SafetyViolation` reporting ``match`` (never its text)."""
+        if not isinstance(rule, PatternRule) or not isinstance(match, re.Match) or (
+                path is not None and not isinstance(path, str)):  # errors.invalid-argument
+            raise InvalidArgument(f"violation takes a PatternRule, a re.Match and a str path "
+                                  f"or None, got {rule!r}, {match!r} and {path!r}")
         return SafetyViolation(
             validator=self.validator,
             phase=self.phase.value,
@@ -173,7 +198,8 @@ class PatternScan:
 
     def __call__(self, text: str) -> None:
         """Reject ``text`` if any rule matches it anywhere."""
-        found = self.find(text)
+        check_scan_args(text, 0)
+        found = self._find(text)
         if found is not None:
             raise self.violation(*found)
 
@@ -188,7 +214,7 @@ class PatternInputScan:
     def __call__(self, value: object) -> None:
         for node in walk(value):
             if isinstance(node.value, str):
-                found = self.scan.find(node.value)
+                found = self.scan._find(node.value)
                 if found is not None:
                     raise self.scan.violation(*found, path=node.path)
 
@@ -203,6 +229,8 @@ def pattern_validator(
 ) -> SafetyValidator:
     """A validator whose forms scan ``rules``; ``input``/``output``/``delta`` choose the
     phases it has (``delta=False`` builds an output validator with no delta form)."""
+    if isinstance(rules, str | bytes) or not isinstance(rules, Iterable):
+        raise InvalidArgument(f"rules must be a sequence of PatternRule, got {rules!r}")
     rule_tuple = tuple(rules)
     if not rule_tuple or not all(isinstance(r, PatternRule) for r in rule_tuple):
         raise InvalidArgument("rules must be a non-empty sequence of PatternRule")

@@ -62,6 +62,14 @@ class RateLimitMiddleware:
 
     def tokens(self, key: str, now: float) -> float:
         """Tokens in bucket ``key`` at time ``now`` (refilled, capped)."""
+        if not isinstance(key, str):  # spec: errors.invalid-argument
+            raise InvalidArgument(f"key must be a string, got {key!r}")
+        if isinstance(now, bool) or not isinstance(now, int | float) or not math.isfinite(now):
+            raise InvalidArgument(f"now must be a finite number of seconds, got {now!r}")
+        return self._tokens(key, now)
+
+    def _tokens(self, key: str, now: float) -> float:
+        """:meth:`tokens` for the key and the clock reading :meth:`handle` took itself."""
         bucket = self._buckets.get(key)
         if bucket is None:
             return self.capacity
@@ -70,7 +78,7 @@ class RateLimitMiddleware:
     def handle(self, ctx: EffectContext, input: Any, next: Next) -> Any:
         key = self._key(ctx)
         now = ctx.clock.now()
-        tokens = self.tokens(key, now)
+        tokens = self._tokens(key, now)
         if tokens < 1.0:
             # spec: effects.rate-limit -- refuse without calling next
             missing = 1.0 - tokens

@@ -84,6 +84,9 @@ def _redact(value: Any, rules: tuple[PatternRule, ...], mask: str) -> Any:
 def pattern_redactor(validators: Iterable[SafetyValidator], mask: str = DEFAULT_MASK) -> Redactor:
     """A ``redact_output`` masking every match of the validators' output-form rules in every
     string of a JSON-like output (mappings and lists are copied; other values kept)."""
+    if isinstance(validators, str | bytes) or not isinstance(validators, Iterable):
+        raise InvalidArgument(f"validators must be an iterable of pattern validators, got "
+                              f"{validators!r}")
     rules: list[PatternRule] = []
     for v in validators:
         form = v.output_form if isinstance(v, SafetyValidator) else None

@@ -25,15 +25,13 @@ from __future__ import annotations
 import hashlib
 import math
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
+from loom_ref.effects.context import EffectContext
 from loom_ref.effects.errors import EffectRefusal
 from loom_ref.effects.middleware.base import Next
 from loom_ref.errors import InvalidArgument
 from loom_ref.governance.errors import TaintedRequestError
-
-if TYPE_CHECKING:
-    from loom_ref.effects.context import EffectContext
 
 __all__ = ["NEVER_RETRIED", "RetryMiddleware", "backoff_delay", "jitter_fraction"]
 
@@ -48,6 +46,9 @@ RetryOn = tuple[type[Exception], ...] | Callable[[Exception], bool]
 def jitter_fraction(key: str, attempt: int) -> float:
     """A fraction in [0, 1): the first 8 bytes of ``blake2b(f"{key}#{attempt}")`` (digest
     size 8), big-endian, divided by 2**64. spec: effects.retry-backoff"""
+    if not isinstance(key, str) or isinstance(attempt, bool) or not isinstance(attempt, int):
+        raise InvalidArgument(f"jitter_fraction takes a str key and an int attempt, got "
+                              f"{key!r} and {attempt!r}")
     digest = hashlib.blake2b(f"{key}#{attempt}".encode(), digest_size=8).digest()
     return int.from_bytes(digest, "big") / 2.0**64
 
@@ -156,6 +157,8 @@ class RetryMiddleware:
 
     def delay(self, ctx: EffectContext, attempt: int) -> float:
         """The backoff after failed attempt ``attempt`` of the call ``ctx`` describes."""
+        if not isinstance(ctx, EffectContext):  # spec: errors.invalid-argument
+            raise InvalidArgument(f"ctx must be the call's EffectContext, got {type(ctx).__name__}")
         return backoff_delay(
             attempt,
             base_delay=self.base_delay,
