@@ -13,6 +13,7 @@ import json
 import sys
 from typing import IO
 
+from loom_ref.conformance.case import utf8_json
 from loom_ref.conformance.inprocess import LoomRefAdapter
 from loom_ref.errors import LoomError
 
@@ -37,7 +38,8 @@ def serve(adapter: LoomRefAdapter, stdin: IO[str], stdout: IO[str], stderr: IO[s
         except LoomError as exc:
             stderr.write(f"loom-ref adapter: {exc}\n")
             return 2
-        stdout.write(json.dumps(reply, ensure_ascii=False, separators=(",", ":")) + "\n")
+        stdout.write(utf8_json(json.dumps(reply, ensure_ascii=False, separators=(",", ":")))
+                     + "\n")
         stdout.flush()
         if message.get("cmd") == "stop":
             return 0

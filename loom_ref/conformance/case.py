@@ -8,7 +8,8 @@ Rules (``conformance/INTERPRETING.md`` sections 2 and 3):
   description, and is one of two families: a *vector* (a pure function, ``input`` ->
   ``expect.result`` or ``expect.error``) or a *scenario* (a workflow driven through actions).
 - Case files are canonical JSON: ``json.dumps(obj, indent=2, sort_keys=True,
-  ensure_ascii=False) + "\\n"``, so a diff of a case is a diff of its meaning.
+  ensure_ascii=False) + "\\n"``, a lone surrogate written as its ``\\uXXXX`` escape, so a
+  diff of a case is a diff of its meaning.
 - The ``expect`` member is the runner's alone: :meth:`Case.to_run` builds what the
   implementation receives, and it never holds ``expect`` (nor ``excludeModes``, which is
   the runner's bookkeeping).
@@ -19,6 +20,7 @@ from __future__ import annotations
 import enum
 import json
 import os
+import re
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
@@ -63,9 +65,21 @@ class Family(enum.Enum):
     SCENARIO = "scenario"
 
 
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def utf8_json(text: str) -> str:
+    """JSON ``text`` that ``json.dumps(..., ensure_ascii=False)`` wrote, with each lone
+    surrogate written as its ``\\uXXXX`` escape (lowercase hex): the same JSON value, as text
+    UTF-8 can carry. (``json.dumps`` writes every other character as itself, so a surrogate
+    in its output is a lone one, inside a string.) For case files, protocol lines and
+    reports, which may hold such strings: JSON can spell them, UTF-8 cannot."""
+    return _LONE_SURROGATE.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
+
+
 def canonical_json(obj: Any) -> str:
     """The one text form of a case file (and of anything the suite writes as a case)."""
-    return json.dumps(obj, indent=2, sort_keys=True, ensure_ascii=False) + "\n"
+    return utf8_json(json.dumps(obj, indent=2, sort_keys=True, ensure_ascii=False)) + "\n"
 
 
 def case_group(case_id: str) -> str:

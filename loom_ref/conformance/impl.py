@@ -26,6 +26,7 @@ from typing import Any, Protocol
 
 import attrs
 
+from loom_ref.conformance.case import utf8_json
 from loom_ref.conformance.inprocess import LoomRefAdapter
 from loom_ref.errors import ConformanceError, LoomError
 
@@ -157,7 +158,7 @@ class SubprocessImplementation:
         proc = self._proc
         assert proc is not None and proc.stdin is not None
         try:
-            proc.stdin.write(json.dumps(message, ensure_ascii=False).encode("utf-8") + b"\n")
+            proc.stdin.write(utf8_json(json.dumps(message, ensure_ascii=False)).encode() + b"\n")
             proc.stdin.flush()
         except OSError:
             raise self._fail("the implementation closed its input") from None

@@ -15,6 +15,7 @@ import xml.etree.ElementTree as ET
 from collections.abc import Iterable
 from typing import Any
 
+from loom_ref.conformance.case import utf8_json
 from loom_ref.conformance.runner import CaseResult, Status, SuiteResult
 
 __all__ = ["group_counts", "render_text", "to_json", "to_junit"]
@@ -23,18 +24,11 @@ _ORDER = (Status.PASS, Status.FAIL, Status.SKIP, Status.ERROR)
 
 # What an implementation under test may send back and a report must still carry: a lone
 # surrogate (UTF-8 cannot encode it) and, in XML, the characters XML 1.0 does not allow.
-_SURROGATE = re.compile("[\ud800-\udfff]")
 _NOT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")
 
 
 def _escape(match: re.Match[str]) -> str:
     return f"\\u{ord(match.group()):04x}"
-
-
-def _encodable(text: str) -> str:
-    """``text`` with each lone surrogate written as its ``\\uXXXX`` escape, so the report can
-    be written as UTF-8 (inside a JSON string the escape means the same character)."""
-    return _SURROGATE.sub(_escape, text)
 
 
 def _xml_text(text: str) -> str:
@@ -92,7 +86,7 @@ def render_text(suite: SuiteResult, *, max_failures: int = 50, max_diff: int = 8
     totals = ", ".join(f"{suite.count(s)} {s.value}" for s in _ORDER)
     out.append(f"{impl.get('name', '?')} {impl.get('version', '?')}: {totals}"
                + ("" if suite.ok else "  -- FAILED"))
-    return _encodable("\n".join(out)) + "\n"
+    return utf8_json("\n".join(out)) + "\n"
 
 
 def to_json(suite: SuiteResult) -> dict[str, Any]:
@@ -148,7 +142,7 @@ def to_junit(suite: SuiteResult) -> bytes:
 
 def dump_json(suite: SuiteResult) -> str:
     """The JSON report as text."""
-    return _encodable(json.dumps(to_json(suite), indent=2, ensure_ascii=False)) + "\n"
+    return utf8_json(json.dumps(to_json(suite), indent=2, ensure_ascii=False)) + "\n"
 
 
 __all__ += ["dump_json"]

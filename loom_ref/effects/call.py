@@ -18,12 +18,24 @@ import attrs
 from loom_ref.errors import InvalidArgument
 from loom_ref.signals import Signal
 
-__all__ = ["DeltaSink", "EffectCall", "Mode"]
+__all__ = ["DeltaSink", "EffectCall", "Mode", "is_text"]
 
 #: A per-call delta sink (ADR 0119 decision 1: ``onDelta: DeltaSink = (chunk: EffectDelta)
 #: => void``); the record is :class:`loom_ref.effects.deltas.EffectDelta`. Typed loosely so
 #: this module does not import the channel; a sink is synchronous and fire-and-forget.
 DeltaSink = Callable[[Any], None]
+
+
+def is_text(value: str) -> bool:
+    """Whether UTF-8 can carry ``value``: it holds no lone surrogate (an unpaired code point
+    in U+D800-U+DFFF, which a JSON escape can spell but no Unicode text holds)."""
+    if value.isascii():
+        return True
+    try:
+        value.encode()
+    except UnicodeEncodeError:
+        return False
+    return True
 
 
 class Mode(enum.Enum):
@@ -72,7 +84,8 @@ class EffectCall:
             and isinstance(self.principal, str) and self.principal
             and (self.execution_id is None or isinstance(self.execution_id, str))
             and (self.step_id is None or isinstance(self.step_id, str))
-            and (self.idempotency_key is None or isinstance(self.idempotency_key, str))
+            and (self.idempotency_key is None or (
+                isinstance(self.idempotency_key, str) and is_text(self.idempotency_key)))
             and (self.signal is None or isinstance(self.signal, Signal))
             and (self.on_delta is None or callable(self.on_delta))
             and (self.on_emit is None or callable(self.on_emit))
@@ -92,6 +105,9 @@ def _problem(call: EffectCall) -> str:
         value = getattr(call, name)
         if value is not None and not isinstance(value, str):
             return f"{name} must be a string or None, got {value!r}"
+    if call.idempotency_key is not None and not is_text(call.idempotency_key):
+        # spec: effects.retry-backoff -- the key is hashed as UTF-8 (and journaled)
+        return f"idempotency_key must be text UTF-8 can carry, got {call.idempotency_key!r}"
     if call.signal is not None and not isinstance(call.signal, Signal):
         return f"signal must be a Signal or None, got {call.signal!r}"
     name = "on_delta" if call.on_delta is not None and not callable(call.on_delta) else "on_emit"

@@ -343,6 +343,18 @@ case("effects.retry", "jitter-keyed", anchor="effects.retry-backoff",
      intent=[{"outcome": out("ok"), "attempts": [1, 2, 3], "sleeps": [
          jittered(n, base=1.0, mult=2.0, cap=10.0, jitter=1.0, key="s:x1/t#1") for n in (1, 2)
      ]}])
+case("effects.retry", "lone-surrogate-seed", anchor="effects.retry-backoff",
+     description="A retry seed holding a lone surrogate cannot be hashed as UTF-8: the input "
+     "is malformed.",
+     input=route([eff(FLAKY, OK)], [D(idempotencyKey="x1/t#1")],
+                 middleware=[RETRY(2, baseDelay=1.0, jitter=1.0, seed="s\udc00")]),
+     intent={"error": "argument.invalid"})
+case("effects.retry", "lone-surrogate-idempotency-key", anchor="effects.retry-backoff",
+     description="A call whose idempotencyKey holds a lone surrogate is refused where it is "
+     "built (its key would be hashed and journaled): the input is malformed.",
+     input=route([eff(FLAKY, OK)], [D(idempotencyKey="x1/\ud800")],
+                 middleware=[RETRY(2, baseDelay=1.0, jitter=1.0, seed="s")]),
+     intent={"error": "argument.invalid"})
 case("effects.retry", "transient-jitter-key", anchor="effects.retry-backoff",
      description="A transient call has no idempotency key: its jitter key is \"<seed>:\".",
      input=route([eff(FLAKY, OK)], [T(idempotencyKey="ignored")],

@@ -22,6 +22,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from loom_ref.conformance.case import canonical_json as canonical
 from loom_ref.effects import backoff_delay, jitter_fraction
 from loom_ref.errors import LoomError
 
@@ -57,6 +58,8 @@ CASES: dict[str, tuple[str, dict[str, Any]]] = {
     "error-multiplier-below-one": ("the multiplier never shrinks the delay",
                                    _input(2, mult=0.5)),
     "error-negative-base": ("delays are non-negative", _input(1, base=-1.0)),
+    "error-lone-surrogate-key": ("utf8(key) is undefined for a lone surrogate: the key is "
+                                 "refused", _input(1, jitter=0.5, key="s:\ud800")),
 }
 
 
@@ -80,10 +83,6 @@ def case(name: str) -> dict[str, Any]:
         "input": input,
         "expect": expected(input),
     }
-
-
-def canonical(obj: Any) -> str:
-    return json.dumps(obj, indent=2, sort_keys=True, ensure_ascii=False) + "\n"
 
 
 def test_case_files_match_reference() -> None:

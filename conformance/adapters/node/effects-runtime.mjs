@@ -128,7 +128,8 @@ export function backoffDelay(attempt, { baseDelay, multiplier, maxDelay, jitter,
   for (const [name, v] of [["base_delay", baseDelay], ["max_delay", maxDelay]]) {
     if (!isNumber(v) || v < 0) throw invalid(`${name} must be a non-negative number, got ${v}`);
   }
-  if (typeof key !== "string") throw invalid("key must be a string");
+  // effects.retry-backoff: utf8(key) is undefined for a lone surrogate
+  if (typeof key !== "string" || !key.isWellFormed()) throw invalid("key must be a well-formed string");
   let d = baseDelay;
   for (let i = 1; i < attempt && !(d >= maxDelay || d === 0 || multiplier === 1); i++) d *= multiplier;
   d = Math.min(maxDelay, d);
@@ -257,6 +258,9 @@ export const MODES = ["durable", "transient"];
 export function effectCall({ toolId, input = null, mode, principal, executionId = null, stepId = null,
   idempotencyKey = null, signal = null, onDelta = null, onEmit = null }) {
   if (!MODES.includes(mode)) throw invalid(`mode must be durable or transient, got ${mode}`);
+  if (typeof idempotencyKey === "string" && !idempotencyKey.isWellFormed()) {
+    throw invalid("idempotencyKey must be a well-formed string"); // effects.retry-backoff
+  }
   return { toolId, input, mode, principal, executionId, stepId, idempotencyKey, signal, onDelta, onEmit };
 }
 
@@ -366,7 +370,7 @@ export class RetryMiddleware {
   constructor(maxAttempts, { baseDelay = 0.1, multiplier = 2.0, maxDelay = 10.0, jitter = 0.0,
     retryOn = () => true, seed = "" } = {}) {
     if (!Number.isSafeInteger(maxAttempts) || maxAttempts < 1) throw invalid("max_attempts must be an int >= 1");
-    if (typeof seed !== "string") throw invalid("seed must be a string");
+    if (typeof seed !== "string" || !seed.isWellFormed()) throw invalid("seed must be a well-formed string");
     backoffDelay(1, { baseDelay, multiplier, maxDelay, jitter, key: "" }); // reject bad parameters now
     Object.assign(this, { maxAttempts, baseDelay, multiplier, maxDelay, jitter, retryOn, seed });
   }

@@ -27,6 +27,7 @@ import math
 from collections.abc import Callable
 from typing import Any
 
+from loom_ref.effects.call import is_text
 from loom_ref.effects.context import EffectContext
 from loom_ref.effects.errors import EffectRefusal
 from loom_ref.effects.middleware.base import Next
@@ -49,7 +50,11 @@ def jitter_fraction(key: str, attempt: int) -> float:
     if not isinstance(key, str) or isinstance(attempt, bool) or not isinstance(attempt, int):
         raise InvalidArgument(f"jitter_fraction takes a str key and an int attempt, got "
                               f"{key!r} and {attempt!r}")
-    digest = hashlib.blake2b(f"{key}#{attempt}".encode(), digest_size=8).digest()
+    try:
+        text = f"{key}#{attempt}".encode()
+    except UnicodeEncodeError:  # a lone surrogate: utf8(key) is undefined
+        raise InvalidArgument(f"the jitter key {key!r} is not text UTF-8 can carry") from None
+    digest = hashlib.blake2b(text, digest_size=8).digest()
     return int.from_bytes(digest, "big") / 2.0**64
 
 
@@ -143,8 +148,8 @@ class RetryMiddleware:
         elif not callable(retry_on):
             raise InvalidArgument("retry_on must be a tuple of Exception classes or a predicate")
         self.retry_on = retry_on
-        if not isinstance(seed, str):
-            raise InvalidArgument(f"seed must be a string, got {seed!r}")
+        if not isinstance(seed, str) or not is_text(seed):  # spec: effects.retry-backoff
+            raise InvalidArgument(f"seed must be a string UTF-8 can carry, got {seed!r}")
         self.seed = seed
 
     def is_retryable(self, error: Exception) -> bool:
