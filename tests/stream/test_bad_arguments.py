@@ -433,3 +433,15 @@ def test_values_that_failed_later_are_refused_where_they_are_given() -> None:
     # a source that cannot be iterated is still the adapter's failure, not the caller's
     out = drain(guard_stream(None, Signal()))  # type: ignore[arg-type]
     assert len(out) == 1 and isinstance(out[0], FinishChunk) and out[0].reason.failed
+
+
+def test_an_index_past_the_float_range_is_still_an_index() -> None:
+    # a JSON integer of 400 digits is a non-negative integer (stream.index-non-negative-integer):
+    # the checker and the assembler raised OverflowError keying their blocks by float(index)
+    big = 10**400
+    chunks: list[StreamChunk] = [
+        BlockStart(index=big, block_type=BlockType.TEXT), TextDelta(index=big, text="a"),
+        BlockEnd(index=big, block=TextBlock(text="a")), TextDelta(index=big, text="b"), STOP]
+    assert [v.to_json() for v in check(chunks)] == [
+        {"rule": "stream.delta-targets-open-block", "index": 3}]
+    assert assemble(chunks).message.content == (TextBlock(text="a"),)
