@@ -26,6 +26,7 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from loom_ref.agent.identity import tool_step_id
+from loom_ref.errors import InvalidArgument
 
 if TYPE_CHECKING:
     from loom_ref.agent.config import AgentLoopConfig
@@ -62,6 +63,10 @@ def read_approval(payload: Any) -> tuple[bool, str]:
 def approval_resume_schemas(config: AgentLoopConfig) -> dict[str, Any]:
     """``{gate id: APPROVAL_RESUME_SCHEMA}`` for every approval gate ``config`` can open; merge
     it into ``Workflow(resume_schemas=...)``."""
+    from loom_ref.agent.config import AgentLoopConfig  # config imports this module
+
+    if not isinstance(config, AgentLoopConfig):  # spec: errors.invalid-argument
+        raise InvalidArgument(f"config must be an AgentLoopConfig, got {type(config).__name__}")
     return {
         config.approval_gate(tool_step_id(i, j)): dict(APPROVAL_RESUME_SCHEMA)
         for i in range(config.max_iterations)

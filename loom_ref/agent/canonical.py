@@ -22,8 +22,13 @@ _encode = json.JSONEncoder(
 
 
 def canonical_json(value: Any) -> str:
-    """The canonical JSON text of ``value`` (spec: agent.canonical-json)."""
-    return _encode(value)
+    """The canonical JSON text of ``value`` (spec: agent.canonical-json); a value that is not
+    made of JSON values (a NaN, bytes, an object) has none (``argument.invalid``, spec:
+    errors.invalid-argument)."""
+    try:
+        return _encode(value)
+    except (TypeError, ValueError) as exc:
+        raise InvalidArgument(f"not made of JSON values: {exc}") from None
 
 
 def canonical_bytes(value: Any) -> bytes:
@@ -33,3 +38,5 @@ def canonical_bytes(value: Any) -> bytes:
         return _encode(value).encode("utf-8")
     except UnicodeEncodeError:
         raise InvalidArgument("a string holds a lone surrogate, which UTF-8 cannot carry") from None
+    except (TypeError, ValueError) as exc:
+        raise InvalidArgument(f"not made of JSON values: {exc}") from None

@@ -25,7 +25,7 @@ recall likewise, via TieredMemory.recall({ decide }) and bounded by recallLimit"
 
 from __future__ import annotations
 
-from collections.abc import Callable, Generator, Mapping, Sequence
+from collections.abc import Callable, Generator, Iterable, Mapping, Sequence
 from typing import Any, Protocol, runtime_checkable
 
 import attrs
@@ -104,12 +104,15 @@ class ListMemory:
     (ties: newest first); items sharing no word are not recalled."""
 
     def __init__(self, items: Sequence[str]) -> None:
-        if isinstance(items, str) or not all(isinstance(i, str) for i in items):
+        if (isinstance(items, str | bytes) or not isinstance(items, Iterable)
+                or not all(isinstance(i, str) for i in items)):
             raise InvalidArgument("ListMemory takes a list of strings")
         self.items = list(items)
         self.searches = 0
 
     def search(self, scope: DecideScope, query: str, limit: int) -> list[str]:
+        _check_query(query)
+        _check_limit(limit)
         self.searches += 1
         words = set(query.lower().split())
         scored = [(len(words & set(item.lower().split())), pos, item)
@@ -117,9 +120,29 @@ class ListMemory:
         return [item for score, _, item in sorted(scored, reverse=True) if score > 0][:limit]
 
 
+def _check_query(query: object) -> None:
+    if not isinstance(query, str):
+        raise InvalidArgument(f"query must be a str, got {type(query).__name__}")
+
+
+def _check_limit(limit: object) -> None:
+    if isinstance(limit, bool) or not isinstance(limit, int) or limit < 1:
+        raise InvalidArgument(f"recall_limit must be an int >= 1, got {limit!r}")
+
+
+def _check_decide(decide: object) -> None:
+    if not callable(decide):
+        raise InvalidArgument("decide must be callable (ctx.decide)")
+
+
 def select_skills(decide: DecideFn, skills: Skills, query: str
                   ) -> Generator[Any, Any, list[str]]:
     """Yield the ``#skills`` decision; return the chosen names (spec: agent.skills)."""
+    # spec: errors.invalid-argument -- checked before the decision is yielded
+    _check_decide(decide)
+    if not isinstance(skills, Skills):
+        raise InvalidArgument(f"skills must be a Skills, got {type(skills).__name__}")
+    _check_query(query)
 
     def as_list(value: Any) -> Any:
         # a list or tuple is recorded as a list; anything else is recorded as it is, and the
@@ -148,8 +171,12 @@ def recall(*, decide: DecideFn, memory: Memory, query: str, recall_limit: int
            ) -> Generator[Any, Any, list[str]]:
     """Yield the ``#recall`` decision; return the recalled items, at most ``recall_limit``
     (spec: agent.recall). Use as ``items = yield from recall(decide=ctx.decide, ...)``."""
-    if isinstance(recall_limit, bool) or not isinstance(recall_limit, int) or recall_limit < 1:
-        raise InvalidArgument(f"recall_limit must be an int >= 1, got {recall_limit!r}")
+    # spec: errors.invalid-argument -- checked before the decision is yielded
+    _check_decide(decide)
+    if not callable(getattr(memory, "search", None)):
+        raise InvalidArgument("memory must have search(scope, query, limit)")
+    _check_query(query)
+    _check_limit(recall_limit)
 
     def decider(scope: DecideScope) -> list[str]:
         found = memory.search(scope, query, recall_limit)
@@ -165,7 +192,16 @@ def recall(*, decide: DecideFn, memory: Memory, query: str, recall_limit: int
 
 def compose_system(system: str, skills: Sequence[tuple[str, str]], memories: Sequence[str]
                    ) -> str:
-    """The system prompt of a run (spec: agent.system-prompt)."""
+    """The system prompt of a run (spec: agent.system-prompt): ``system`` a str, ``skills``
+    ``(name, instructions)`` pairs of str, ``memories`` str items."""
+    if not isinstance(system, str):  # spec: errors.invalid-argument
+        raise InvalidArgument(f"system must be a str, got {type(system).__name__}")
+    if not isinstance(skills, list | tuple) or not all(
+            isinstance(s, list | tuple) and len(s) == 2 and all(isinstance(t, str) for t in s)
+            for s in skills):
+        raise InvalidArgument("skills must be a list of (name, instructions) string pairs")
+    if not isinstance(memories, list | tuple) or not all(isinstance(m, str) for m in memories):
+        raise InvalidArgument("memories must be a list of strings")
     parts = [system] if system else []
     if skills:
         parts.append("## Skills" + "".join(f"\n\n### {n}\n{text}" for n, text in skills))

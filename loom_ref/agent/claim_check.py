@@ -100,6 +100,8 @@ class MemoryContentStore:
         return ref
 
     def get(self, ref: str) -> bytes:
+        if not isinstance(ref, str):
+            raise InvalidArgument(f"ref must be a str, got {type(ref).__name__}")
         try:
             return self.blobs[ref]
         except KeyError:
@@ -129,19 +131,29 @@ def _decode(value: Any) -> Any:
     return value
 
 
-def _stored_text(result: Any) -> tuple[str, list[str]]:
+def _stored(result: Any) -> tuple[str, bytes, list[str]]:
+    """The canonical JSON text of ``result``'s stored form, its UTF-8 bytes and the taint
+    origins it holds."""
     origins: set[str] = set()
     encoded = _encode(result, origins)
     try:
-        return canonical_json(encoded), sorted(origins)
-    except (TypeError, ValueError) as exc:
+        text = canonical_json(encoded)
+        return text, text.encode("utf-8"), sorted(origins)
+    except (TypeError, ValueError) as exc:  # a lone surrogate (UnicodeEncodeError) included
         raise InvalidArgument(f"a claim-checked result must be made of JSON values: {exc}",
                               code="argument.claim-check-value") from None
 
 
+def _check_store(store: object) -> None:
+    """spec: errors.invalid-argument -- a content store has ``put`` and ``get``."""
+    if not (callable(getattr(store, "put", None)) and callable(getattr(store, "get", None))):
+        raise InvalidArgument(f"store must be a ContentStore (put(data) and get(ref)), got "
+                              f"{type(store).__name__}")
+
+
 def content_ref(value: Any) -> str:
     """The reference :class:`MemoryContentStore` gives ``value`` (spec: agent.claim-check-ref)."""
-    return _ref_of(_stored_text(value)[0].encode("utf-8"))
+    return _ref_of(_stored(value)[1])
 
 
 def claim_check_envelope(result: Any, store: ContentStore, *,
@@ -149,8 +161,13 @@ def claim_check_envelope(result: Any, store: ContentStore, *,
                          preview: bool = True) -> dict[str, Any]:
     """Store ``result`` and return its envelope (spec: agent.claim-check-envelope,
     agent.claim-check-taint)."""
-    text, origins = _stored_text(result)
-    ref = store.put(text.encode("utf-8"))
+    _check_store(store)
+    if digest is not None and not callable(digest):
+        raise InvalidArgument("digest must be callable or None")
+    if not isinstance(preview, bool):
+        raise InvalidArgument(f"preview must be a bool, got {preview!r}")
+    text, data, origins = _stored(result)
+    ref = store.put(data)
     envelope: dict[str, Any] = {CLAIM_CHECK_KEY: True, "ref": ref}
     if origins:  # spec: agent.claim-check-taint -- never a digest of tainted content
         envelope["tainted"] = True
@@ -171,6 +188,7 @@ def is_claim_check_envelope(value: object) -> bool:
 def resolve_claim_check(store: ContentStore, envelope: Mapping[str, Any]) -> Any:
     """The value an envelope stands for, tainted parts tainted again. For an application that
     needs the full result outside the model-facing transcript."""
+    _check_store(store)
     if not is_claim_check_envelope(envelope) or not isinstance(envelope.get("ref"), str):
         raise InvalidArgument("not a claim-check envelope")
     return _decode(json.loads(store.get(envelope["ref"]).decode("utf-8")))
@@ -185,13 +203,16 @@ class ClaimCheckMiddleware:
     def __init__(self, store: ContentStore, tool_ids: Iterable[str], *,
                  digests: Mapping[str, Callable[[Any], Any]] | None = None,
                  preview: bool = True) -> None:
-        if not (callable(getattr(store, "put", None)) and callable(getattr(store, "get", None))):
-            raise InvalidArgument("store must be a ContentStore (put(data) and get(ref))")
-        if isinstance(tool_ids, str):
-            raise InvalidArgument("tool_ids must be a collection of tool ids, not one string")
-        ids = frozenset(tool_ids)
+        _check_store(store)
+        if isinstance(tool_ids, str | bytes) or not isinstance(tool_ids, Iterable):
+            raise InvalidArgument(f"tool_ids must be a collection of tool ids (not one string), "
+                                  f"got {type(tool_ids).__name__}")
+        ids = tuple(tool_ids)
         if not ids or not all(isinstance(t, str) and t for t in ids):
             raise InvalidArgument("tool_ids must be non-empty strings (at least one)")
+        if digests is not None and not isinstance(digests, Mapping):
+            raise InvalidArgument(f"digests must map tool ids to callables, got "
+                                  f"{type(digests).__name__}")
         table = dict(digests or {})
         for tool_id, fn in table.items():
             if tool_id not in ids:
@@ -201,13 +222,15 @@ class ClaimCheckMiddleware:
         if not isinstance(preview, bool):
             raise InvalidArgument(f"preview must be a bool, got {preview!r}")
         self.store = store
-        self.tool_ids = ids
+        self.tool_ids = frozenset(ids)
         self.digests = table
         self.preview = preview
 
     def check(self, tool_id: str, result: Any) -> Any:
         """The value recorded for ``tool_id``'s ``result``: its envelope when the tool is
         claim-checked, else the result unchanged."""
+        if not isinstance(tool_id, str):  # spec: errors.invalid-argument
+            raise InvalidArgument(f"tool_id must be a str, got {type(tool_id).__name__}")
         if tool_id not in self.tool_ids:
             return result
         return claim_check_envelope(result, self.store, digest=self.digests.get(tool_id),
@@ -220,7 +243,7 @@ class ClaimCheckMiddleware:
     def wrap(self, tool_id: str, fn: Callable[..., Any]) -> Callable[..., Any]:
         """The plain-function form: ``fn`` (an effect of either host form, see
         ``agent.effect-forms``) with its result claim-checked as ``tool_id``."""
-        if tool_id not in self.tool_ids:
+        if not isinstance(tool_id, str) or tool_id not in self.tool_ids:
             raise InvalidArgument(f"{tool_id!r} is not in tool_ids")
         if not callable(fn):
             raise InvalidArgument("fn must be callable")

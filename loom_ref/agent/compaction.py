@@ -34,6 +34,7 @@ from typing import Any
 import attrs
 
 from loom_ref.agent.errors import CompactionConfigError
+from loom_ref.errors import InvalidArgument
 
 __all__ = ["DEFAULT_KEEP_RECENT", "Compaction", "CompactionPlan", "compaction_plan",
            "kept_suffix_for_bytes"]
@@ -58,7 +59,9 @@ def _tool_id(inst: Any, attr: attrs.Attribute[Any], value: Any) -> None:
 def _default_keep(inst: Any) -> int:
     """``DEFAULT_KEEP_RECENT``, lowered to ``after_messages - 1`` when that is smaller."""
     after = inst.after_messages
-    return DEFAULT_KEEP_RECENT if after is None else min(DEFAULT_KEEP_RECENT, after - 1)
+    if not isinstance(after, int):  # None, or a bad value its validator refuses
+        return DEFAULT_KEEP_RECENT
+    return min(DEFAULT_KEEP_RECENT, after - 1)
 
 
 @attrs.frozen(kw_only=True)
@@ -103,14 +106,31 @@ class CompactionPlan:
                 "fold": self.fold, "skipped": self.skipped}
 
 
+def _count(value: object, name: str, least: int) -> None:
+    """spec: errors.invalid-argument -- ``value`` is an int (not a bool) >= ``least``."""
+    if type(value) is not int or value < least:
+        raise InvalidArgument(f"{name} must be an int >= {least}, got {value!r}")
+
+
+def _sizes(sizes: object) -> None:
+    if isinstance(sizes, str | bytes) or not isinstance(sizes, Sequence):
+        raise InvalidArgument(f"sizes must be a sequence of ints, got {type(sizes).__name__}")
+
+
 def kept_suffix_for_bytes(sizes: Sequence[int], after_bytes: int, keep_recent: int) -> int:
     """The byte rule's kept suffix (spec: agent.kept-suffix-bytes): the longest run of the
     newest messages whose sizes total at most ``after_bytes / 2``, floored at 1 and capped at
-    ``keep_recent``. Reads at most ``keep_recent`` sizes."""
+    ``keep_recent``. Reads at most ``keep_recent`` sizes (and checks only those it reads)."""
+    _sizes(sizes)
+    _count(after_bytes, "after_bytes", 1)
+    _count(keep_recent, "keep_recent", 1)
     total = 0
     keep = 0
     for size in reversed(sizes):
-        if keep >= keep_recent or 2 * (total + size) > after_bytes:  # exact: no float halving
+        if keep >= keep_recent:
+            break
+        _count(size, "a size", 0)
+        if 2 * (total + size) > after_bytes:  # exact: no float halving
             break
         total += size
         keep += 1
@@ -121,6 +141,13 @@ def compaction_plan(sizes: Sequence[int], total_bytes: int, *, after_messages: i
                     after_bytes: int | None, keep_recent: int) -> CompactionPlan:
     """Decide whether the transcript of message ``sizes`` (total ``total_bytes``) folds now
     (see the module rules; spec: agent.compaction-trigger, agent.compaction-skip)."""
+    _sizes(sizes)
+    _count(total_bytes, "total_bytes", 0)
+    if after_messages is not None:
+        _count(after_messages, "after_messages", 1)
+    if after_bytes is not None:
+        _count(after_bytes, "after_bytes", 1)
+    _count(keep_recent, "keep_recent", 1)
     n = len(sizes)
     by_messages = after_messages is not None and n > after_messages
     by_bytes = after_bytes is not None and total_bytes > after_bytes

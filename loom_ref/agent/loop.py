@@ -115,6 +115,8 @@ def initial_messages(input: Any) -> list[Any]:
 def summary_message(summary: str) -> dict[str, Any]:
     """The message a compaction puts in place of the folded ones (spec: agent.summary-message):
     a user text message ``SUMMARY_PREFIX + summary``."""
+    if not isinstance(summary, str):  # spec: errors.invalid-argument
+        raise InvalidArgument(f"a summary is a str, got {type(summary).__name__}")
     return {"role": "user", "content": [{"type": "text", "text": SUMMARY_PREFIX + summary}]}
 
 
@@ -167,6 +169,14 @@ def _model_call(step: str, call: Generator[Any, Any, Any]) -> Generator[Any, Any
             raise
         raise ModelTurnError(f"the model call {step!r} failed: {exc.code}: {exc.message}",
                              code=code, step=step, cause=exc.to_json()) from exc
+
+
+def _check_context(ctx: object, *methods: str) -> None:
+    """spec: errors.invalid-argument -- ``ctx`` is the runner body's execution context (or a
+    wrapper of it): it has an ``execution_id`` and the command builders the caller uses."""
+    if not hasattr(ctx, "execution_id") or not all(
+            callable(getattr(ctx, name, None)) for name in methods):
+        raise InvalidArgument(f"ctx must be an ExecutionContext, got {type(ctx).__name__}")
 
 
 def _one(cmd: Any) -> Generator[Any, Any, Any]:
@@ -270,6 +280,7 @@ def agent_loop(ctx: ExecutionContext, config: AgentLoopConfig, input: Any
     spec: agent.loop-body -- an ordinary generator over the execution context: every command
     it yields is one the body could yield itself (``execute``, ``decide``, ``suspend``,
     ``stream``); no new command, event kind or payload field."""
+    _check_context(ctx, "execute", "decide", "suspend", "stream")
     if not isinstance(config, AgentLoopConfig):
         raise InvalidArgument(f"config must be an AgentLoopConfig, got {type(config).__name__}")
     transcript = Transcript(initial_messages(input))

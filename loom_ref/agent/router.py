@@ -50,6 +50,11 @@ class DecideSeam:
     __slots__ = ("_ctx", "turn")
 
     def __init__(self, ctx: ExecutionContext, turn: int) -> None:
+        # spec: errors.invalid-argument
+        if not callable(getattr(ctx, "decide", None)):
+            raise InvalidArgument(f"ctx must be an ExecutionContext, got {type(ctx).__name__}")
+        if type(turn) is not int or turn < 0:
+            raise InvalidArgument(f"turn must be an int >= 0, got {turn!r}")
         self._ctx = ctx
         self.turn = turn
 
@@ -85,6 +90,11 @@ def _opt_callable(inst: Any, attr: attrs.Attribute[Any], value: Any) -> None:
         raise InvalidArgument(f"{attr.name} must be callable")
 
 
+def _callable(inst: Any, attr: attrs.Attribute[Any], value: Any) -> None:
+    if not callable(value):
+        raise InvalidArgument(f"{attr.name} must be callable")
+
+
 @attrs.frozen(kw_only=True)
 class ReasoningRouter:
     """Route each turn to one of ``routes`` (cheapest first), elevating when ``elevate`` says
@@ -92,13 +102,14 @@ class ReasoningRouter:
     ``elevate(scope, message, route)`` returns whether to retry on the next stronger route."""
 
     routes: tuple[str, ...] = attrs.field(converter=_routes)
-    select: Callable[[DecideScope, dict[str, Any]], Any] = attrs.field(
-        validator=_opt_callable)
+    select: Callable[[DecideScope, dict[str, Any]], Any] = attrs.field(validator=_callable)
     elevate: Callable[[DecideScope, Any, str], bool] | None = attrs.field(
         default=None, validator=_opt_callable)
 
     def reason(self, decide: DecideSeam, request: dict[str, Any]
                ) -> Generator[Any, Any, Any]:
+        if not isinstance(decide, DecideSeam):  # spec: errors.invalid-argument
+            raise InvalidArgument(f"decide must be a DecideSeam, got {type(decide).__name__}")
         route = yield decide("route", lambda scope: self.select(scope, request),
                              context={"turn": decide.turn}, alternatives=list(self.routes))
         k = 0

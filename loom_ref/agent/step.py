@@ -54,6 +54,8 @@ def agent_step(ctx: ExecutionContext, config: AgentLoopConfig, input: Any, *,
     """One frame: ``answer = yield from agent_step(ctx, config, input)`` (the effect under
     ``tool_id`` must be ``create_agent_step_effect(config, host)``). ``config`` is accepted
     for symmetry with :func:`agent_loop`; the effect holds the config it runs."""
+    if not callable(getattr(ctx, "execute", None)):  # spec: errors.invalid-argument
+        raise InvalidArgument(f"ctx must be an ExecutionContext, got {type(ctx).__name__}")
     if not isinstance(config, AgentLoopConfig):
         raise InvalidArgument(f"config must be an AgentLoopConfig, got {type(config).__name__}")
     return (yield ctx.execute(tool_id, {"input": input}, step_id=step_id))
@@ -87,7 +89,12 @@ class AgentStepEffect:
             raise InvalidArgument("the agent_step input must be {input: ...}")
         principal = inv.principal
         ctx = ExecutionContext(principal)
-        gen = agent_loop(ctx, self.config, _roundtrip(payload["input"]))
+        try:
+            loop_input = _roundtrip(payload["input"])
+        except (TypeError, ValueError) as exc:  # spec: errors.invalid-argument
+            raise InvalidArgument(
+                f"the agent_step input is not made of JSON values: {exc}") from None
+        gen = agent_loop(ctx, self.config, loop_input)
         send: Any = None
         throw: BaseException | None = None
         while True:

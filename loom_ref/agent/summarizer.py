@@ -51,6 +51,8 @@ DEFAULT_SUMMARY_INSTRUCTIONS = (
 
 def render_transcript(messages: Sequence[Any]) -> str:
     """The folded messages as plain text (spec: agent.render-transcript)."""
+    if not isinstance(messages, list | tuple):  # spec: errors.invalid-argument
+        raise InvalidArgument(f"messages must be a list, got {type(messages).__name__}")
     groups: list[str] = []
     for i, raw in enumerate(messages):
         try:

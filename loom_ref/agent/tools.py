@@ -56,6 +56,11 @@ def _tool_id_default(inst: Any) -> str:
     return str(inst.name)
 
 
+def _description(inst: Any, attr: attrs.Attribute[Any], value: Any) -> None:
+    if not isinstance(value, str):
+        raise InvalidArgument(f"AgentTool.description must be a string, got {value!r}")
+
+
 def _parameters(inst: Any, attr: attrs.Attribute[Any], value: Any) -> None:
     if not isinstance(value, Mapping):
         raise InvalidArgument("AgentTool.parameters must be a JSON Schema object")
@@ -68,7 +73,7 @@ class AgentTool:
     name: str = attrs.field(validator=_name)
     tool_id: str = attrs.field(default=attrs.Factory(_tool_id_default, takes_self=True),
                                validator=_name)
-    description: str = ""
+    description: str = attrs.field(default="", validator=_description)
     parameters: Mapping[str, Any] = attrs.field(factory=dict, validator=_parameters)
 
     def to_json(self) -> dict[str, Any]:

@@ -20,6 +20,7 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 from loom_ref.agent.canonical import canonical_bytes
+from loom_ref.errors import InvalidArgument
 
 __all__ = ["Transcript", "message_bytes"]
 
@@ -35,6 +36,9 @@ class Transcript:
     __slots__ = ("bytes", "messages", "sizes")
 
     def __init__(self, messages: Iterable[Any] = ()) -> None:
+        if isinstance(messages, str | bytes) or not isinstance(messages, Iterable):
+            raise InvalidArgument(f"messages must be an iterable of messages, got "
+                                  f"{type(messages).__name__}")  # spec: errors.invalid-argument
         self.messages: list[Any] = []
         self.sizes: list[int] = []
         self.bytes = 0
@@ -58,8 +62,8 @@ class Transcript:
 
         Work is proportional to the messages moved, never to a re-serialisation of the rest.
         """
-        if not 0 < count <= len(self.messages):
-            raise ValueError(f"cannot fold {count} of {len(self.messages)} messages")
+        if type(count) is not int or not 0 < count <= len(self.messages):
+            raise InvalidArgument(f"cannot fold {count!r} of {len(self.messages)} messages")
         folded = self.messages[:count]
         folded_bytes = sum(self.sizes[:count])
         size = message_bytes(summary)

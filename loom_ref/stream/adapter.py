@@ -41,6 +41,8 @@ __all__ = [
     "LlmAdapter",
     "LlmRequest",
     "ToolSpec",
+    "check_request",
+    "check_signal",
     "consume",
     "guard_stream",
 ]
@@ -72,13 +74,24 @@ def _nonempty_str(instance: Any, attribute: attrs.Attribute[Any], value: Any) ->
         raise InvalidArgument(f"{type(instance).__name__}.{attribute.name} must be a non-empty str")
 
 
+def _description(instance: Any, attribute: attrs.Attribute[Any], value: Any) -> None:
+    if not isinstance(value, str):
+        raise InvalidArgument(f"ToolSpec.description must be a str, got {type(value).__name__}")
+
+
+def _schema(instance: Any, attribute: attrs.Attribute[Any], value: Any) -> None:
+    if not isinstance(value, Mapping):
+        raise InvalidArgument(f"ToolSpec.parameters must be a JSON Schema object, got "
+                              f"{type(value).__name__}")
+
+
 @attrs.frozen(kw_only=True)
 class ToolSpec:
-    """A tool the model may call: ``parameters`` is its JSON Schema."""
+    """A tool the model may call: ``parameters`` is its JSON Schema (an object)."""
 
     name: str = attrs.field(validator=_nonempty_str)
-    description: str = ""
-    parameters: Mapping[str, Any] = attrs.field(factory=dict)
+    description: str = attrs.field(default="", validator=_description)
+    parameters: Mapping[str, Any] = attrs.field(factory=dict, validator=_schema)
 
 
 def _optional_int(instance: Any, attribute: attrs.Attribute[Any], value: Any) -> None:
@@ -136,11 +149,32 @@ def _close(iterator: Iterator[StreamChunk]) -> None:
         close()
 
 
+def check_signal(signal: object) -> Signal:
+    """Return ``signal`` if it reads like a :class:`~loom_ref.signals.Signal` (has ``aborted``
+    and ``reason``), else raise InvalidArgument (spec: errors.invalid-argument)."""
+    if not (hasattr(signal, "aborted") and hasattr(signal, "reason")):
+        raise InvalidArgument(f"signal must be a Signal, got {type(signal).__name__}")
+    return signal  # type: ignore[return-value]
+
+
+def check_request(request: object) -> LlmRequest:
+    """Return ``request`` if it is an :class:`LlmRequest`, else raise InvalidArgument."""
+    if not isinstance(request, LlmRequest):
+        raise InvalidArgument(f"request must be an LlmRequest, got {type(request).__name__}")
+    return request
+
+
 def guard_stream(source: Iterable[StreamChunk], signal: Signal) -> Iterator[StreamChunk]:
     """Wrap an already-started chunk source so that its output always ends in one finish.
 
-    spec: stream.adapter.two-error-paths, stream.adapter.consumer-wrapper
+    spec: stream.adapter.two-error-paths, stream.adapter.consumer-wrapper. ``signal`` is
+    checked at the call (spec: errors.invalid-argument); ``source`` is not: a source that
+    cannot be iterated is the adapter's failure, and ends the output in ``finish error``.
     """
+    return _guard(source, check_signal(signal))
+
+
+def _guard(source: Iterable[StreamChunk], signal: Signal) -> Iterator[StreamChunk]:
     try:
         iterator = iter(source)
     except Exception as error:
@@ -180,12 +214,10 @@ def consume(adapter: LlmAdapter, request: LlmRequest, signal: Signal) -> Iterato
     """
     if not isinstance(adapter, LlmAdapter):
         raise InvalidArgument(f"adapter must be an LlmAdapter, got {type(adapter).__name__}")
-    if not isinstance(request, LlmRequest):
-        raise InvalidArgument(f"request must be an LlmRequest, got {type(request).__name__}")
-    if not hasattr(signal, "aborted"):
-        raise InvalidArgument(f"signal must be a Signal, got {type(signal).__name__}")
+    check_request(request)
+    check_signal(signal)
     try:
         source = adapter.stream(request, signal)
     except Exception as error:
         return iter((FinishChunk(reason=_failure_of(error, signal)),))
-    return guard_stream(source, signal)
+    return _guard(source, signal)

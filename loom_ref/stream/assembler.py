@@ -190,7 +190,10 @@ class BlockAssembler:
                 f"index {index!r} is not a non-negative integer",
                 code=Rule.INDEX_NON_NEGATIVE_INTEGER.value,
             )
-        key = float(index)
+        try:
+            key = float(index)
+        except OverflowError:  # an int past the float range: a valid index no float equals
+            key = index
         slot = self._slots.get(key)
         if slot is None:
             # spec: stream.assembler.delta-only — a delta or block-end may open its block

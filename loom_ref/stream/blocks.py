@@ -24,6 +24,7 @@ import attrs
 from loom_ref.errors import InvalidArgument
 
 __all__ = [
+    "BLOCK_CLASSES",
     "BlockType",
     "ContentBlock",
     "Message",
@@ -111,12 +112,13 @@ class ToolResultBlock:
 ContentBlock = TextBlock | ReasoningBlock | ToolCallBlock | ToolResultBlock
 """The closed union of content blocks (seed 001 ``ContentBlockMap``)."""
 
-_BLOCK_CLASSES = (TextBlock, ReasoningBlock, ToolCallBlock, ToolResultBlock)
+BLOCK_CLASSES: tuple[type, ...] = (TextBlock, ReasoningBlock, ToolCallBlock, ToolResultBlock)
+"""The four block classes, for ``isinstance`` checks."""
 
 
 def _content_field(instance: Any, attribute: attrs.Attribute[Any], value: Any) -> None:
     for position, block in enumerate(value):
-        if not isinstance(block, _BLOCK_CLASSES):
+        if not isinstance(block, BLOCK_CLASSES):
             raise InvalidArgument(
                 f"Message.content[{position}] must be a content block, got {type(block).__name__}"
             )

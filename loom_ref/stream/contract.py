@@ -275,7 +275,10 @@ class ContractChecker:
                 assert_never(chunk)
         if not is_valid_index(chunk.index):
             return  # already reported; such a chunk addresses no block
-        key = float(chunk.index)
+        try:
+            key = float(chunk.index)
+        except OverflowError:  # an int past the float range: a valid index no float equals
+            key = chunk.index
         block = self._blocks.get(key)
         state = BlockState.UNSEEN if block is None else block.state
         moved = BLOCK_TRANSITIONS.get((state, event))

@@ -27,7 +27,7 @@ from collections.abc import Iterator, Mapping
 from typing import TYPE_CHECKING, Any
 
 from loom_ref.errors import InvalidArgument
-from loom_ref.stream.adapter import LlmAdapter, LlmRequest
+from loom_ref.stream.adapter import LlmAdapter, LlmRequest, check_signal
 from loom_ref.stream.blocks import (
     Message,
     ReasoningBlock,
@@ -58,6 +58,10 @@ HTTP_STATUS = "stream.provider.http-status"
 
 TRANSPORT = "stream.provider.transport"
 """Error code: the connection failed or broke."""
+
+#: The longest ``timeout`` accepted, in seconds (about 31 years): every platform's socket
+#: timeout holds it (a larger one overflows when the connection is made).
+MAX_TIMEOUT = 1e9
 
 ENV_BASE_URL = ("LOOM_LLM_BASE_URL", "OPENAI_BASE_URL")
 ENV_API_KEY = ("LOOM_LLM_API_KEY", "OPENAI_API_KEY")
@@ -160,8 +164,10 @@ class OpenAICompatAdapter(LlmAdapter):
             raise InvalidArgument("api_key must be a non-empty str or None")
         if not isinstance(identity, AppIdentity):
             raise InvalidArgument("identity must be an AppIdentity")
-        if isinstance(timeout, bool) or not isinstance(timeout, (int, float)) or timeout <= 0:
-            raise InvalidArgument(f"timeout must be a positive number, got {timeout!r}")
+        if (isinstance(timeout, bool) or not isinstance(timeout, (int, float))
+                or not 0 < timeout <= MAX_TIMEOUT):  # NaN fails the comparison too
+            raise InvalidArgument(f"timeout must be a positive number of seconds, at most "
+                                  f"{MAX_TIMEOUT:g}, got {timeout!r}")
         self._scheme = parts.scheme
         self._host = parts.hostname
         self._port = parts.port
@@ -180,6 +186,8 @@ class OpenAICompatAdapter(LlmAdapter):
     ) -> OpenAICompatAdapter:
         """Build from ``LOOM_LLM_BASE_URL``/``OPENAI_BASE_URL`` and
         ``LOOM_LLM_API_KEY``/``OPENAI_API_KEY`` in ``environ`` (the only place that reads it)."""
+        if not isinstance(environ, Mapping):
+            raise InvalidArgument(f"environ must be a mapping, got {type(environ).__name__}")
         base_url = next((environ[k] for k in ENV_BASE_URL if environ.get(k)), None)
         if base_url is None:
             raise InvalidArgument(f"set one of {', '.join(ENV_BASE_URL)}")
@@ -208,8 +216,11 @@ class OpenAICompatAdapter(LlmAdapter):
 
     def stream(self, request: LlmRequest, signal: Signal) -> Iterator[StreamChunk]:
         """Stream one chat completion (spec: stream.adapter.seam)."""
-        body = json.dumps(build_chat_body(request)).encode("utf-8")
-        return self._stream(body, signal)
+        try:
+            body = json.dumps(build_chat_body(request)).encode("utf-8")
+        except (TypeError, ValueError) as exc:  # a tool's parameters held a non-JSON value
+            raise InvalidArgument(f"the request is not made of JSON values: {exc}") from None
+        return self._stream(body, check_signal(signal))
 
     @staticmethod
     def _lines(response: http.client.HTTPResponse, signal: Signal) -> Iterator[str]:

@@ -34,6 +34,7 @@ from typing import Any
 
 import attrs
 
+from loom_ref.errors import InvalidArgument
 from loom_ref.stream.blocks import BlockType, ContentBlock, ReasoningBlock, TextBlock, ToolCallBlock
 from loom_ref.stream.chunks import (
     BlockEnd,
@@ -253,7 +254,11 @@ class ChatCompletionsMapper:
             block.name = new_name = name
         arguments = function.get("arguments")
         if arguments is not None and not isinstance(arguments, str):
-            arguments = json.dumps(arguments, separators=(",", ":"), ensure_ascii=False)
+            try:
+                arguments = json.dumps(arguments, separators=(",", ":"), ensure_ascii=False)
+            except (TypeError, ValueError) as exc:  # spec: errors.invalid-argument
+                raise InvalidArgument(
+                    f"a tool call's arguments are not JSON values: {exc}") from None
         fragment = arguments or ""
         if fragment or new_name is not None or first:
             block.parts.append(fragment)
@@ -299,6 +304,8 @@ def map_event_stream(texts: Iterable[str]) -> Iterator[StreamChunk]:
     block-ends, usage and finish follow (spec: stream.openai.defer-usage-and-finish). An event
     whose data is not JSON raises ``stream.provider.malformed-event``.
     """
+    if not isinstance(texts, Iterable):  # spec: errors.invalid-argument
+        raise InvalidArgument(f"texts must be an iterable of str, got {type(texts).__name__}")
     decoder = SseDecoder()
     mapper = ChatCompletionsMapper()
     for text in texts:

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 import attrs
 
 from loom_ref.errors import InvalidArgument
-from loom_ref.stream.adapter import LlmAdapter, LlmRequest
+from loom_ref.stream.adapter import LlmAdapter, LlmRequest, check_request, check_signal
 from loom_ref.stream.chunks import StreamChunk, is_chunk
 from loom_ref.stream.errors import ScriptedFailure, StreamAborted
 
@@ -51,14 +51,24 @@ def _raise_after(instance: Any, attribute: attrs.Attribute[Any], value: Any) -> 
         raise InvalidArgument(f"Script.raise_after must be a non-negative int, got {value!r}")
 
 
+def _error_message(instance: Any, attribute: attrs.Attribute[Any], value: Any) -> None:
+    if not isinstance(value, str):
+        raise InvalidArgument(f"Script.error_message must be a str, got {type(value).__name__}")
+
+
+def _honor_signal(instance: Any, attribute: attrs.Attribute[Any], value: Any) -> None:
+    if not isinstance(value, bool):
+        raise InvalidArgument(f"honor_signal must be a bool, got {value!r}")
+
+
 @attrs.frozen(kw_only=True)
 class Script:
     """What one call streams: ``chunks``, optionally cut by a raise after ``raise_after``."""
 
     chunks: tuple[StreamChunk, ...] = attrs.field(converter=_chunks)
     raise_after: int | None = attrs.field(default=None, validator=_raise_after)
-    error_message: str = "scripted failure"
-    honor_signal: bool = True
+    error_message: str = attrs.field(default="scripted failure", validator=_error_message)
+    honor_signal: bool = attrs.field(default=True, validator=_honor_signal)
 
 
 class ScriptedAdapter(LlmAdapter):
@@ -93,6 +103,8 @@ class ScriptedAdapter(LlmAdapter):
 
     def stream(self, request: LlmRequest, signal: Signal) -> Iterator[StreamChunk]:
         """Stream the next script (spec: stream.scripted)."""
+        check_request(request)  # spec: errors.invalid-argument
+        check_signal(signal)
         call = len(self.calls)
         self.calls.append(request)
         if self._repeat is not None:

@@ -26,6 +26,7 @@ from typing import Any, TypeVar, assert_never, cast
 
 from loom_ref.errors import InvalidArgument
 from loom_ref.stream.blocks import (
+    BLOCK_CLASSES,
     BlockType,
     ContentBlock,
     Message,
@@ -45,6 +46,7 @@ from loom_ref.stream.chunks import (
     TextDelta,
     ToolCallDelta,
     UsageChunk,
+    is_chunk,
 )
 from loom_ref.stream.errors import WireError
 from loom_ref.stream.finish import FAILED_KINDS, Failure, FinishKind, FinishReason
@@ -196,6 +198,11 @@ _finish_kind = _variant(FinishKind, "finish kind")
 _role = _variant(Role, "role")
 
 
+def _not_a(what: str, value: object) -> InvalidArgument:
+    """spec: errors.invalid-argument -- an encoder given something that is not its record."""
+    return InvalidArgument(f"expected a {what}, got {type(value).__name__}")
+
+
 # --- usage -----------------------------------------------------------------------------------
 
 _USAGE_OPTIONAL = (
@@ -208,6 +215,8 @@ _USAGE_OPTIONAL = (
 def usage_to_json(usage: TokenUsage) -> dict[str, Any]:
     """``{"inputTokens", "outputTokens", "cacheReadTokens"?, "cacheWriteTokens"?,
     "reasoningTokens"?}``; absent counts are omitted, never written as 0 or null."""
+    if not isinstance(usage, TokenUsage):
+        raise _not_a("TokenUsage", usage)
     out: dict[str, Any] = {"inputTokens": usage.input_tokens, "outputTokens": usage.output_tokens}
     for wire_name, attr in _USAGE_OPTIONAL:
         value = getattr(usage, attr)
@@ -233,6 +242,8 @@ def usage_from_json(value: object, path: str = "$") -> TokenUsage:
 
 def finish_reason_to_json(reason: FinishReason) -> dict[str, Any]:
     """``{"kind": ...}`` plus ``"failure": {"message", "code"?}`` for error and aborted."""
+    if not isinstance(reason, FinishReason):
+        raise _not_a("FinishReason", reason)
     out: dict[str, Any] = {"kind": reason.kind.value}
     if reason.failure is not None:
         failure: dict[str, Any] = {"message": reason.failure.message}
@@ -290,6 +301,8 @@ def block_to_json(block: ContentBlock) -> dict[str, Any]:
                 out["isError"] = True
             return out
         case _:
+            if not isinstance(block, BLOCK_CLASSES):
+                raise _not_a("content block", block)
             assert_never(block)
 
 
@@ -323,6 +336,8 @@ def block_from_json(value: object, path: str = "$") -> ContentBlock:
 
 def message_to_json(message: Message) -> dict[str, Any]:
     """``{"role": ..., "content": [blocks]}``."""
+    if not isinstance(message, Message):
+        raise _not_a("Message", message)
     return {"role": message.role.value, "content": [block_to_json(b) for b in message.content]}
 
 
@@ -373,6 +388,8 @@ def chunk_to_json(chunk: StreamChunk) -> dict[str, Any]:
         case FinishChunk():
             return {"type": chunk.type.value, "reason": finish_reason_to_json(chunk.reason)}
         case _:
+            if not is_chunk(chunk):
+                raise _not_a("StreamChunk", chunk)
             assert_never(chunk)
 
 
