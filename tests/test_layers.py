@@ -16,7 +16,7 @@ ALLOWED: dict[str, set[str]] = {
     "errors": set(),
     "schema": {"errors"},
     "signals": {"errors"},
-    "enums": set(),
+    "enums": {"errors"},
     "stream": BASE,
     "governance": BASE,
     "journal": BASE,

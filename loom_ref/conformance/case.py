@@ -17,7 +17,6 @@ Rules (``conformance/INTERPRETING.md`` sections 2 and 3):
 
 from __future__ import annotations
 
-import enum
 import json
 import os
 import re
@@ -26,6 +25,7 @@ from typing import Any
 
 import attrs
 
+from loom_ref.enums import LoomEnum
 from loom_ref.errors import ConformanceError
 
 __all__ = [
@@ -50,7 +50,7 @@ class CaseFileError(ConformanceError):
     code = "conformance.bad-case-file"
 
 
-class Tier(enum.Enum):
+class Tier(LoomEnum):
     """How strongly the spec requires what a case checks (RFC 2119)."""
 
     MUST = "must"
@@ -58,7 +58,7 @@ class Tier(enum.Enum):
     MAY = "may"
 
 
-class Family(enum.Enum):
+class Family(LoomEnum):
     """The two kinds of case."""
 
     VECTOR = "vector"

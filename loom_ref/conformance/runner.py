@@ -18,7 +18,6 @@ Rules (``conformance/INTERPRETING.md`` sections 4, 7 and 9):
 
 from __future__ import annotations
 
-import enum
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
@@ -30,13 +29,14 @@ from loom_ref.conformance.impl import Implementation, TransportError
 from loom_ref.conformance.inprocess import PROTOCOL_VERSION
 from loom_ref.conformance.match import match
 from loom_ref.conformance.schemas import SchemaSet, describe
+from loom_ref.enums import LoomEnum
 
 __all__ = ["CaseResult", "Runner", "Status", "SuiteResult", "expectation_of"]
 
 Progress = Callable[[int, int, str], None]
 
 
-class Status(enum.Enum):
+class Status(LoomEnum):
     """The verdict on one case."""
 
     PASS = "pass"

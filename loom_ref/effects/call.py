@@ -9,12 +9,12 @@ same :class:`EffectCall` whichever door the call came through, and only ``mode``
 
 from __future__ import annotations
 
-import enum
 from collections.abc import Callable
 from typing import Any
 
 import attrs
 
+from loom_ref.enums import LoomEnum
 from loom_ref.errors import InvalidArgument
 from loom_ref.signals import Signal
 
@@ -38,16 +38,12 @@ def is_text(value: str) -> bool:
     return True
 
 
-class Mode(enum.Enum):
+class Mode(LoomEnum):
     """Which door a call came through. An effect declares the modes it allows."""
 
     DURABLE = "durable"  #: ``ctx.execute``: journaled by the kernel.
     TRANSIENT = "transient"  #: ``invoke_transient``: never journaled; ``emit`` is a no-op.
 
-    @classmethod
-    def _missing_(cls, value: object) -> Mode:
-        """``Mode(value)`` for a value no member has (spec: errors.invalid-argument)."""
-        raise InvalidArgument(f"{value!r} is not a Mode; expected 'durable' or 'transient'")
 
 
 @attrs.frozen(kw_only=True)

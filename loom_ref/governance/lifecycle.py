@@ -13,29 +13,24 @@ Rules (``spec/governance.md`` § guards.lifecycle):
 
 from __future__ import annotations
 
-import enum
 from collections.abc import Mapping
 
-from loom_ref.errors import InvalidArgument
+from loom_ref.enums import LoomEnum
 from loom_ref.governance.errors import DeltaSevered, GuardStateError
 
 __all__ = ["TRANSITIONS", "GuardEvent", "GuardLifecycle", "GuardState"]
 
 
-class GuardState(enum.Enum):
+class GuardState(LoomEnum):
     """Where a guard is in its per-attempt life."""
 
     OPEN = "open"
     SEVERED = "severed"
     FLUSHED = "flushed"
 
-    @classmethod
-    def _missing_(cls, value: object) -> GuardState:
-        """``GuardState(value)`` for a value no member has (spec: errors.invalid-argument)."""
-        raise InvalidArgument(f"{value!r} is not a GuardState")
 
 
-class GuardEvent(enum.Enum):
+class GuardEvent(LoomEnum):
     """What happens to a guard: a delta accepted or severed, a flush, a reset."""
 
     ACCEPT = "accept"
@@ -43,10 +38,6 @@ class GuardEvent(enum.Enum):
     FLUSH = "flush"
     RESET = "reset"
 
-    @classmethod
-    def _missing_(cls, value: object) -> GuardEvent:
-        """``GuardEvent(value)`` for a value no member has (spec: errors.invalid-argument)."""
-        raise InvalidArgument(f"{value!r} is not a GuardEvent")
 
 
 TRANSITIONS: Mapping[GuardState, Mapping[GuardEvent, GuardState]] = {

@@ -21,13 +21,13 @@ Rules (``spec/governance.md`` § Validators; ADR 0119 decision 10):
 
 from __future__ import annotations
 
-import enum
 import re
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 import attrs
 
+from loom_ref.enums import LoomEnum
 from loom_ref.errors import InvalidArgument
 from loom_ref.governance.errors import SafetyViolation
 from loom_ref.governance.rules import PatternRule, check_scan_args
@@ -51,17 +51,13 @@ TextForm = Callable[[str], None]
 """The output or delta form: called with a text; raises ``SafetyViolation`` to reject."""
 
 
-class Phase(enum.Enum):
+class Phase(LoomEnum):
     """When a validator runs (spec: validators.phases)."""
 
     INPUT = "input"
     OUTPUT = "output"
     DELTA = "delta"
 
-    @classmethod
-    def _missing_(cls, value: object) -> Phase:
-        """``Phase(value)`` for a value no member has (spec: errors.invalid-argument)."""
-        raise InvalidArgument(f"{value!r} is not a Phase; expected 'input', 'output' or 'delta'")
 
 
 def _check_name(_instance: Any, _attribute: Any, name: Any) -> None:

@@ -15,13 +15,12 @@ STEP_COMPLETED / STEP_FAILED, or ``in-doubt`` when recovery found it without an 
 
 from __future__ import annotations
 
-import enum
 from collections.abc import Iterable, Mapping
 from typing import Any
 
 import attrs
 
-from loom_ref.enums import TableEnum, plain_members
+from loom_ref.enums import LoomEnum, TableEnum, plain_members
 from loom_ref.errors import JournalError
 from loom_ref.journal.events import Event, EventKind, check_events
 
@@ -46,7 +45,7 @@ class Status(TableEnum):
     FAILED = "failed"
 
 
-class FrameStatus(enum.Enum):
+class FrameStatus(LoomEnum):
     """The status of one step."""
 
     STARTED = "started"

@@ -20,13 +20,13 @@ reader, so a test on one is a test on the other.
 
 from __future__ import annotations
 
-import enum
 import fcntl
 import os
 import re
 from collections.abc import Mapping, Sequence
 from typing import Any, Protocol
 
+from loom_ref.enums import LoomEnum
 from loom_ref.errors import InvalidArgument, JournalError
 from loom_ref.journal.codec import encode_header, event_line, from_json_text, to_json_text
 from loom_ref.journal.events import Event, EventKind, PayloadError, check_payload
@@ -76,7 +76,7 @@ class JournalClosedError(JournalError):
     code = "journal.closed"
 
 
-class FsyncPolicy(enum.Enum):
+class FsyncPolicy(LoomEnum):
     """When a file journal calls ``fsync`` (``journal.fsync-policy``)."""
 
     EVERY_EVENT = "every-event"

@@ -16,11 +16,11 @@ Every other field is validated at construction: a wrong type raises ``InvalidArg
 
 from __future__ import annotations
 
-import enum
 from typing import Any, ClassVar
 
 import attrs
 
+from loom_ref.enums import LoomEnum
 from loom_ref.errors import InvalidArgument
 
 __all__ = [
@@ -36,7 +36,7 @@ __all__ = [
 ]
 
 
-class BlockType(enum.Enum):
+class BlockType(LoomEnum):
     """The closed set of content block kinds (seed 001 ``ContentBlockType``)."""
 
     TEXT = "text"
@@ -45,7 +45,7 @@ class BlockType(enum.Enum):
     TOOL_RESULT = "tool-result"
 
 
-class Role(enum.Enum):
+class Role(LoomEnum):
     """Who a message is from."""
 
     SYSTEM = "system"

@@ -15,11 +15,11 @@ Rules (``spec/stream.md`` § Chunks):
 
 from __future__ import annotations
 
-import enum
 from typing import Any, ClassVar
 
 import attrs
 
+from loom_ref.enums import LoomEnum
 from loom_ref.errors import InvalidArgument
 from loom_ref.stream.blocks import (
     BlockType,
@@ -46,7 +46,7 @@ __all__ = [
 ]
 
 
-class ChunkType(enum.Enum):
+class ChunkType(LoomEnum):
     """The ``type`` discriminator of each chunk variant (its wire spelling)."""
 
     BLOCK_START = "block-start"

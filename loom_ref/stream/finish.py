@@ -10,17 +10,17 @@ Rules (``spec/stream.md`` § FinishReason):
 
 from __future__ import annotations
 
-import enum
 from typing import Any
 
 import attrs
 
+from loom_ref.enums import LoomEnum
 from loom_ref.errors import InvalidArgument
 
 __all__ = ["Failure", "FinishKind", "FinishReason"]
 
 
-class FinishKind(enum.Enum):
+class FinishKind(LoomEnum):
     """The closed set of finish kinds."""
 
     STOP = "stop"

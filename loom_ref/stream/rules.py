@@ -7,12 +7,12 @@ sentence it breaks. A test keeps this table and the chapter's anchors in step.
 
 from __future__ import annotations
 
-import enum
+from loom_ref.enums import LoomEnum
 
 __all__ = ["RULE_SUMMARIES", "Rule"]
 
 
-class Rule(enum.Enum):
+class Rule(LoomEnum):
     """A contract rule; ``value`` is its id and spec anchor."""
 
     USAGE_BEFORE_FINISH = "stream.usage-before-finish"
