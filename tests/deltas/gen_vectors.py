@@ -377,6 +377,11 @@ case("deltas.input", "empty-validators-in-order", anchor="deltas.vector-run",
      input={"attempts": [{"deltas": ["a"]}], "validators": [], "maxStreamTokens": 5,
             "order": ["budget"]},
      intent={"error": "argument.invalid"})
+case("deltas.input", "hold-back-no-validators", anchor="deltas.hold-back",
+     description="Extension: hold-back needs the delta form of every validator; with no "
+     "validators there is none to lack, so it is accepted (and holds nothing back).",
+     input={"attempts": [{"deltas": ["ab", "cd"]}], "validators": [], "holdBack": True},
+     intent={"perCall": [t("ab"), t("cd"), done()], "outcome": ok("abcd")}, tier="may")
 case("deltas.input", "order-non-string", anchor="deltas.vector-run",
      description="An order holding a non-string is malformed.",
      input={"attempts": [{"deltas": ["a"]}], "retry": 1, "inspectsOutput": True,

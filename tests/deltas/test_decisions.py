@@ -601,3 +601,18 @@ def test_d2_an_attempt_refused_between_retries_sends_no_reset() -> None:
         call(rt, per_call)
     assert getattr(info.value, "code", None) == "effect.killed"
     assert per_call.seen == [text("first try")]
+
+
+def test_hold_back_needs_the_delta_form_of_every_validator() -> None:
+    # spec: deltas.hold-back -- a validator without a delta form cannot hold text back (an
+    # input-only one included); no validators is no guard, and nothing is held
+    from loom_ref.governance import SafetyValidator
+
+    input_only = SafetyValidator(name="in", input_form=lambda value: None)
+    secret = deny_patterns({"secret": r"s3cr3t"})
+    with pytest.raises(InvalidArgument) as info:
+        safety_middleware([secret, input_only], hold_back=True)
+    assert "every validator" in info.value.message
+    assert safety_middleware([secret, input_only]).delta_guard is not None  # without hold-back
+    assert safety_middleware([], hold_back=True).delta_guard is None
+    assert safety_middleware([secret], hold_back=True).delta_guard is not None

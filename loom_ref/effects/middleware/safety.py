@@ -112,10 +112,10 @@ class SafetyMiddleware:
         # spec: deltas.safety-delta-guard, deltas.fail-closed
         self.inspects_output = any(v.output_form is not None for v in self.validators)
         self.delta_guard = self._guard if covered and delta_validators else None
+        if hold_back and len(delta_validators) < len(self.validators):  # spec: deltas.hold-back
+            raise InvalidArgument("hold_back needs the delta form of every validator")
         if self.delta_guard is not None:
             self._guard(None)  # build one now: a bad window or hold-back set-up fails here
-        elif hold_back:
-            raise InvalidArgument("hold_back needs validators whose output forms have delta forms")
 
     def _guard(self, ctx: EffectContext | None) -> RunningTextGuard | HoldBackGuard:
         """A fresh guard for one attempt (spec: deltas.safety-delta-guard)."""
