@@ -69,6 +69,10 @@ class EffectContext:
             raise InvalidArgument(f"signal must be a Signal, got {type(signal).__name__}")
         if not (callable(getattr(clock, "now", None)) and callable(getattr(clock, "sleep", None))):
             raise InvalidArgument(f"clock must have now() and sleep(), got {type(clock).__name__}")
+        self._fill(call, signal, clock)
+
+    def _fill(self, call: EffectCall, signal: Signal, clock: Clock) -> None:
+        """Set every slot: the one place that does (``__init__`` and :func:`route_context`)."""
         self.call = call
         self.signal = signal
         self.clock = clock
@@ -157,12 +161,5 @@ def route_context(call: EffectCall, signal: Signal, clock: Clock) -> EffectConte
     clock already (spec: effects.lean-route -- the route allocates only this per call).
     The result equals ``EffectContext(call, signal, clock)``."""
     ctx: EffectContext = _new(EffectContext)
-    ctx.call = call
-    ctx.signal = signal
-    ctx.clock = clock
-    ctx.attempt = 0
-    ctx.on_delta = None
-    ctx._channel = None
-    ctx._emitted = None
-    ctx._usage = None
+    ctx._fill(call, signal, clock)
     return ctx
