@@ -69,8 +69,7 @@ from loom_ref.kernel import EffectRegistry, ExecutionContext, Runtime, Workflow
 from loom_ref.signals import Signal
 from loom_ref.stream import FinishChunk, FinishReason, ScriptedAdapter
 
-BAD: list[Any] = [None, 0, -1, 2**64, 1.5, float("nan"), True, "", "x", "\ud800", b"x",
-                  [], [1], {}, {"a": 1}, object(), print]
+from ..badargs import Leaked, leaks, try_call, with_member
 
 ANSWER = {"role": "assistant", "content": [{"type": "text", "text": "done"}]}
 USER = {"role": "user", "content": [{"type": "text", "text": "hi"}]}
@@ -81,10 +80,6 @@ ADAPTER = ScriptedAdapter([FinishChunk(reason=FinishReason.stop())])
 
 def noop(*args: Any) -> None:
     """A good callable argument."""
-
-
-class Leaked(BaseException):
-    """An internal exception escaped an agent generator inside the runner body."""
 
 
 def registry() -> EffectRegistry:
@@ -129,18 +124,6 @@ def context(input: Any = None) -> EffectContext:
     return EffectContext(call, Signal(), ManualClock())
 
 
-def _try(call: Callable[..., Any], *args: Any) -> None:
-    """``call(*args)``, one of several calls of an entry: a LoomError is an answer, so go on."""
-    try:
-        call(*args)
-    except LoomError as exc:
-        assert isinstance(exc.code, str) and exc.code
-
-
-def with_member(obj: dict[str, Any], name: str, value: Any) -> dict[str, Any]:
-    return {**obj, name: value}
-
-
 def vectors(value: Any) -> None:
     """Every vector function with the whole input, and each input member, replaced."""
     chunks = [{"type": "finish", "reason": {"kind": "stop"}}]
@@ -161,15 +144,15 @@ def vectors(value: Any) -> None:
     assert set(inputs) == set(VECTOR_FUNCTIONS)
     for name, good in inputs.items():
         fn = VECTOR_FUNCTIONS[name]
-        _try(fn, value)
+        try_call(fn, value)
         for member in good:
-            _try(fn, with_member(good, member, value))
-            _try(fn, with_member(good, member, [value]))
-    _try(VECTOR_FUNCTIONS["agent.compaction_plan"], {"sizes": [1, 2], "afterMessages": 1,
+            try_call(fn, with_member(good, member, value))
+            try_call(fn, with_member(good, member, [value]))
+    try_call(VECTOR_FUNCTIONS["agent.compaction_plan"], {"sizes": [1, 2], "afterMessages": 1,
                                                       "afterBytes": None, "keepRecent": value})
-    _try(VECTOR_FUNCTIONS["agent.model_effect"], {"input": {"messages": [value]},
+    try_call(VECTOR_FUNCTIONS["agent.model_effect"], {"input": {"messages": [value]},
                                                    "chunks": chunks})
-    _try(VECTOR_FUNCTIONS["agent.claim_check_envelope"], {"result": {"$tainted": {
+    try_call(VECTOR_FUNCTIONS["agent.claim_check_envelope"], {"result": {"$tainted": {
         "value": 1, "origin": value}}})
 
 
@@ -191,16 +174,16 @@ def summarizer(value: Any) -> None:
     """The summarizer effect (both provider forms) with its input replaced."""
     for provider in (ADAPTER, lambda text: "s"):
         effect = create_summarizer_effect(provider, tool_id="summarize", model="m")
-        _try(effect.execute, context(), value)
-        _try(effect.execute, context(), {"messages": value})
-        _try(effect.execute, context(), {"messages": [value]})
+        try_call(effect.execute, context(), value)
+        try_call(effect.execute, context(), {"messages": value})
+        try_call(effect.execute, context(), {"messages": [value]})
 
 
 def model_effect(value: Any) -> None:
     """The agent's model effect with its input replaced."""
     effect = create_agent_model_effect(ADAPTER, tool_id="llm", model="m", max_tokens=5)
-    _try(effect.execute, context(), value)
-    _try(effect.execute, context(), {"messages": value})
+    try_call(effect.execute, context(), value)
+    try_call(effect.execute, context(), {"messages": value})
 
 
 def wrapped(value: Any) -> Any:
@@ -417,17 +400,7 @@ def test_a_bad_argument_is_a_loom_error_with_a_code(
     entry: str, tmp_path: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.chdir(tmp_path)  # nothing here should touch a file; if it does, not the repo's
-    call = ENTRY_POINTS[entry]
-    leaked = []
-    for value in BAD:
-        try:
-            call(value)
-        except LoomError as exc:
-            assert isinstance(exc.code, str) and exc.code, (entry, value)
-        except Leaked as exc:
-            leaked.append(f"{value!r}: {exc}")
-        except Exception as exc:  # an internal exception escaped
-            leaked.append(f"{value!r}: {type(exc).__name__}: {exc}")
+    leaked = leaks(entry, ENTRY_POINTS[entry])
     assert not leaked, f"{entry} leaked internal exceptions:\n" + "\n".join(leaked)
 
 

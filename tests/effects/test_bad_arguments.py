@@ -69,7 +69,7 @@ from loom_ref.effects import (
     safety_middleware,
     stream_budget_middleware,
 )
-from loom_ref.errors import InvalidArgument, LoomError
+from loom_ref.errors import InvalidArgument
 from loom_ref.governance import pii_validator, taint
 from loom_ref.stream import (
     BlockEnd,
@@ -82,8 +82,7 @@ from loom_ref.stream import (
     TextDelta,
 )
 
-BAD: list[Any] = [None, 0, -1, 2**64, 1.5, float("nan"), True, "", "x", "\ud800", b"x",
-                  [], [1], {}, {"a": 1}, object(), print]
+from ..badargs import leaks
 
 
 def echo(ctx: EffectContext, inp: Any) -> Any:
@@ -435,15 +434,7 @@ def _raising_sink(chunk: Any) -> None:
 @pytest.mark.parametrize("entry", sorted(ENTRY_POINTS))
 def test_a_bad_argument_is_a_loom_error_with_a_code(entry: str, capsys: pytest.CaptureFixture[str]
                                                     ) -> None:
-    call_it = ENTRY_POINTS[entry]
-    leaked = []
-    for value in BAD:
-        try:
-            call_it(value)
-        except LoomError as exc:
-            assert isinstance(exc.code, str) and exc.code, (entry, value)
-        except Exception as exc:  # an internal exception escaped
-            leaked.append(f"{value!r}: {type(exc).__name__}: {exc}")
+    leaked = leaks(entry, ENTRY_POINTS[entry])
     assert not leaked, f"{entry} leaked internal exceptions:\n" + "\n".join(leaked)
 
 

@@ -17,7 +17,7 @@ from typing import Any
 
 import pytest
 
-from loom_ref.errors import InvalidArgument, LoomError
+from loom_ref.errors import InvalidArgument
 from loom_ref.signals import Signal
 from loom_ref.stream import (
     VECTOR_FUNCTIONS,
@@ -78,8 +78,7 @@ from loom_ref.stream import (
 )
 from loom_ref.stream.openai_mapping import map_event_stream, map_finish_reason, map_usage
 
-BAD: list[Any] = [None, 0, -1, 2**64, 1.5, float("nan"), True, "", "x", "\ud800", b"x",
-                  [], [1], {}, {"a": 1}, object(), print]
+from ..badargs import leaks, try_call, with_member
 
 USER = Message(role=Role.USER, content=[TextBlock(text="hi")])
 REQUEST = LlmRequest(model="m", messages=[USER])
@@ -113,33 +112,21 @@ def drain(values: Iterable[Any]) -> list[Any]:
     return list(values)
 
 
-def with_member(obj: dict[str, Any], name: str, value: Any) -> dict[str, Any]:
-    return {**obj, name: value}
-
-
 def wire_mutations(value: Any) -> None:
     """Every member of every good wire chunk (nested objects too) replaced by ``value``."""
     for chunk in WIRE_CHUNKS:
         for name, member in chunk.items():
-            _try(chunk_from_json, with_member(chunk, name, value))
+            try_call(chunk_from_json, with_member(chunk, name, value))
             if isinstance(member, dict):
                 for inner, nested in member.items():
-                    _try(chunk_from_json, with_member(chunk, name, with_member(
+                    try_call(chunk_from_json, with_member(chunk, name, with_member(
                         member, inner, value)))
                     for leaf in nested if isinstance(nested, dict) else ():
-                        _try(chunk_from_json, with_member(chunk, name, with_member(
+                        try_call(chunk_from_json, with_member(chunk, name, with_member(
                             member, inner, with_member(nested, leaf, value))))
     for name in WIRE_MESSAGE:
-        _try(message_from_json, with_member(WIRE_MESSAGE, name, value))
-    _try(message_from_json, with_member(WIRE_MESSAGE, "content", [value]))
-
-
-def _try(call: Callable[..., Any], *args: Any) -> None:
-    """``call(*args)``, one of several calls of an entry: a LoomError is an answer, so go on."""
-    try:
-        call(*args)
-    except LoomError as exc:
-        assert isinstance(exc.code, str) and exc.code
+        try_call(message_from_json, with_member(WIRE_MESSAGE, name, value))
+    try_call(message_from_json, with_member(WIRE_MESSAGE, "content", [value]))
 
 
 def _feed_and_end(payload: Any) -> None:
@@ -168,13 +155,13 @@ def mapper_mutations(value: Any) -> None:
                                                              "arguments": value}}]}}]},
     ]
     for payload in payloads:
-        _try(_feed_and_end, payload)
+        try_call(_feed_and_end, payload)
 
 
 def assemble_with(chunk: Callable[[], StreamChunk]) -> Any:
     """A chunk built with the bad value, fed to the assembler and the checker."""
     built = chunk()
-    _try(check, [built, STOP])
+    try_call(check, [built, STOP])
     return assemble([built, STOP])
 
 
@@ -209,16 +196,16 @@ def vectors(value: Any) -> None:
     assert set(inputs) == set(VECTOR_FUNCTIONS)
     for name, good in inputs.items():
         fn = VECTOR_FUNCTIONS[name]
-        _try(fn, value)
+        try_call(fn, value)
         for member, inner in good.items():
             if member == "calls" and type(value) is int and value > 9:
                 continue  # a valid count: 2**64 calls would be accepted and run for ever
-            _try(fn, with_member(good, member, value))
-            _try(fn, with_member(good, member, [value]))
+            try_call(fn, with_member(good, member, value))
+            try_call(fn, with_member(good, member, [value]))
             for leaf in inner if isinstance(inner, dict) else ():
-                _try(fn, with_member(good, member, with_member(inner, leaf, value)))
-    _try(VECTOR_FUNCTIONS["stream.consume"], {"scripts": [{"chunks": [], "raiseAfter": value}]})
-    _try(VECTOR_FUNCTIONS["stream.check"], {"chunks": [value]})
+                try_call(fn, with_member(good, member, with_member(inner, leaf, value)))
+    try_call(VECTOR_FUNCTIONS["stream.consume"], {"scripts": [{"chunks": [], "raiseAfter": value}]})
+    try_call(VECTOR_FUNCTIONS["stream.check"], {"chunks": [value]})
 
 
 #: entry point name -> a function of the bad value that calls it with that value in one place
@@ -388,22 +375,14 @@ ENTRY_POINTS: dict[str, Callable[[Any], Any]] = {
 
 def _after_bad_feed(value: Any) -> None:
     assembler = BlockAssembler()
-    _try(assembler.feed, ToolCallDelta(index=0, id="c", arguments_delta=value))
+    try_call(assembler.feed, ToolCallDelta(index=0, id="c", arguments_delta=value))
     for read in (assembler.blocks, assembler.message, assembler.result):
-        _try(read)
+        try_call(read)
 
 
 @pytest.mark.parametrize("entry", sorted(ENTRY_POINTS))
 def test_a_bad_argument_is_a_loom_error_with_a_code(entry: str) -> None:
-    call = ENTRY_POINTS[entry]
-    leaked = []
-    for value in BAD:
-        try:
-            call(value)
-        except LoomError as exc:
-            assert isinstance(exc.code, str) and exc.code, (entry, value)
-        except Exception as exc:  # an internal exception escaped
-            leaked.append(f"{value!r}: {type(exc).__name__}: {exc}")
+    leaked = leaks(entry, ENTRY_POINTS[entry])
     assert not leaked, f"{entry} leaked internal exceptions:\n" + "\n".join(leaked)
 
 
