@@ -98,18 +98,13 @@ def check_events(events: object) -> Sequence[Event]:
     if isinstance(events, str | bytes | Mapping) or not isinstance(events, Iterable):
         raise InvalidArgument(f"events must be an iterable of Event, got {type(events).__name__}")
     checked = events if isinstance(events, list | tuple) else list(events)
-    required = _REQUIRED_SETS
     for i, event in enumerate(checked):
         if not isinstance(event, Event) or type(event.kind) is not EventKind:
             raise InvalidArgument(f"events[{i}] is not an Event with an EventKind: {event!r}")
-        payload = event.payload
-        # check_payload's common case inline (this runs once per event of a replay)
-        if type(payload) is not dict or not payload.keys() >= required[event.kind] or (
-                event.kind is _SUSPENDED):
-            try:
-                check_payload(event.kind, payload)
-            except PayloadError as exc:
-                raise InvalidArgument(f"events[{i}]: {exc.message}") from None
+        try:
+            check_payload(event.kind, event.payload)
+        except PayloadError as exc:
+            raise InvalidArgument(f"events[{i}]: {exc.message}") from None
     return checked
 
 

@@ -426,11 +426,6 @@ def _raising_sink(chunk: Any) -> None:
     raise RuntimeError("sink fails")
 
 
-#: A lone surrogate in the backoff's jitter key cannot be UTF-8 encoded for the hash, and
-#: ``effects.backoff`` and ``effects.route`` (a retry's seed, a call's idempotency key) answer
-#: with that internal error today; whether such a key is ``argument.invalid`` or is encoded
-#: some other way is the spec's to say (spec: effects.retry-backoff), so these wait for it.
-#: See :func:`test_a_lone_surrogate_in_a_jitter_key_is_not_yet_specified`.
 @pytest.mark.parametrize("entry", sorted(ENTRY_POINTS))
 def test_a_bad_argument_is_a_loom_error_with_a_code(entry: str, capsys: pytest.CaptureFixture[str]
                                                     ) -> None:

@@ -50,11 +50,9 @@ def jitter_fraction(key: str, attempt: int) -> float:
     if not isinstance(key, str) or isinstance(attempt, bool) or not isinstance(attempt, int):
         raise InvalidArgument(f"jitter_fraction takes a str key and an int attempt, got "
                               f"{key!r} and {attempt!r}")
-    try:
-        text = f"{key}#{attempt}".encode()
-    except UnicodeEncodeError:  # a lone surrogate: utf8(key) is undefined
-        raise InvalidArgument(f"the jitter key {key!r} is not text UTF-8 can carry") from None
-    digest = hashlib.blake2b(text, digest_size=8).digest()
+    if not is_text(key):  # a lone surrogate: utf8(key) is undefined
+        raise InvalidArgument(f"the jitter key {key!r} is not text UTF-8 can carry")
+    digest = hashlib.blake2b(f"{key}#{attempt}".encode(), digest_size=8).digest()
     return int.from_bytes(digest, "big") / 2.0**64
 
 
