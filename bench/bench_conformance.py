@@ -1,10 +1,13 @@
 """Wall time of the whole conformance suite (with every generated variant: crash matrix,
 torn writes, replays, prefixes), in-process and through the subprocess adapter, and through
-the Node.js adapter when ``node`` is installed. Printed, never asserted.
+the Node.js adapter when ``node`` is installed; and the speed-up of ``--jobs N`` over one
+process through each adapter, measured in the same run. Printed, never asserted.
 
-    python bench/bench_conformance.py [--random N]
+    python bench/bench_conformance.py [--random N] [--jobs N]
 
-Target (issue 3): the full suite with the crash matrix under 30 s in-process on 2 cores.
+Targets: the full suite with the crash matrix under 30 s in-process on 2 cores (issue 3);
+``--jobs 2`` faster than one process through the subprocess and Node adapters on 2 cores
+(issue 15; the report is identical either way, which tests/conformance/test_jobs.py proves).
 """
 
 from __future__ import annotations
@@ -14,8 +17,9 @@ import os
 import shutil
 import sys
 import time
+from collections.abc import Callable, Sequence
 
-from loom_ref.conformance.case import load_cases
+from loom_ref.conformance.case import Case, load_cases
 from loom_ref.conformance.impl import (
     Implementation,
     InProcessImplementation,
@@ -23,22 +27,20 @@ from loom_ref.conformance.impl import (
 )
 from loom_ref.conformance.random_cases import random_cases
 from loom_ref.conformance.runner import Runner, Status
-from loom_ref.conformance.schemas import SchemaSet, conformance_root
+from loom_ref.conformance.suite import locate
 
 TARGET_S = 30.0
 
 
-def measure(label: str, impl: Implementation, extra_random: int) -> float:
-    root = conformance_root()
-    cases, _ = load_cases(os.path.join(root, "cases"))
-    cases += random_cases(extra_random, 1) if extra_random else []
-    runner = Runner(impl, SchemaSet(os.path.join(root, "schemas")))
+def measure(label: str, make: Callable[[], Sequence[Implementation]],
+            cases: Sequence[Case]) -> float:
+    runner = Runner(list(make()), locate())
     t0 = time.perf_counter()
     suite = runner.run(cases)
     elapsed = time.perf_counter() - t0
     counts = ", ".join(f"{suite.count(s)} {s.value}" for s in Status)
     per = 1000 * elapsed / max(1, len(suite.results))
-    print(f"{label:<28} {elapsed:7.2f} s  {len(suite.results):6d} runs  {per:6.2f} ms/run  "
+    print(f"{label:<30} {elapsed:7.2f} s  {len(suite.results):6d} runs  {per:6.2f} ms/run  "
           f"({counts})")
     return elapsed
 
@@ -46,19 +48,32 @@ def measure(label: str, impl: Implementation, extra_random: int) -> float:
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--random", type=int, default=0, help="add N seeded random scenarios")
+    parser.add_argument("--jobs", type=int, default=2, help="processes for the --jobs lines")
     args = parser.parse_args()
-    repo = os.path.dirname(conformance_root())
-    print(f"loom-ref conformance suite, {os.cpu_count()} cores, python {sys.version.split()[0]}")
-    inproc = measure("in-process", InProcessImplementation(), args.random)
-    sub = measure("subprocess adapter", SubprocessImplementation(
-        [sys.executable, "-m", "loom_ref.conformance.adapter"], cwd=repo), args.random)
+    suite = locate()
+    repo = os.path.dirname(suite.root)
+    cases, _ = load_cases(suite.cases_dir)
+    cases += random_cases(args.random, 1) if args.random else []
+    print(f"loom-ref conformance suite {suite.version}, {os.cpu_count()} cores, "
+          f"python {sys.version.split()[0]}")
+    inproc = measure("in-process", lambda: [InProcessImplementation()], cases)
+    adapters = {"subprocess adapter": [sys.executable, "-m", "loom_ref.conformance.adapter"]}
     node = shutil.which("node")
     if node:
-        measure("node adapter", SubprocessImplementation(
-            [node, os.path.join(repo, "conformance", "adapters", "node", "loom-adapter.mjs")],
-            cwd=repo), args.random)
+        adapters["node adapter"] = [node, os.path.join(suite.root, "adapters", "node",
+                                                       "loom-adapter.mjs")]
+    else:
+        print("node not found: the node adapter lines are skipped")
+    one: dict[str, float] = {}
+    for label, argv in adapters.items():
+        one[label] = measure(f"{label}, 1 process",
+                             lambda argv=argv: [SubprocessImplementation(argv, cwd=repo)], cases)
+        many = measure(f"{label}, --jobs {args.jobs}",
+                       lambda argv=argv: [SubprocessImplementation(argv, cwd=repo)
+                                          for _ in range(args.jobs)], cases)
+        print(f"  --jobs {args.jobs} speed-up through the {label}: {one[label] / many:.2f}x")
     print(f"in-process / target ({TARGET_S:g} s): {inproc / TARGET_S:.2f}; "
-          f"subprocess / in-process: {sub / inproc:.2f}")
+          f"subprocess / in-process: {one['subprocess adapter'] / inproc:.2f}")
 
 
 if __name__ == "__main__":

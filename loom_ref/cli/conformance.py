@@ -1,18 +1,10 @@
-"""``loom-ref conformance``: run the conformance suite, lint it, or export random cases.
+"""``loom-ref conformance``: run the conformance suite, and the tools around it.
 
-::
-
-    loom-ref conformance [--impl CMD] [--only GROUP]... [--json FILE] [--junit FILE]
-                         [--cases DIR] [--no-generated] [--timeout S]
-                         [--random N] [--seed S] [--generate N --out DIR]
-    loom-ref conformance lint [--cases DIR] [--spec DIR]
-
-Without ``--impl`` the implementation is loom_ref in-process; ``--impl`` runs any command that
-speaks the protocol (``conformance/INTERPRETING.md``), for example
-``--impl "python -m loom_ref.conformance.adapter"`` or
-``--impl "node conformance/adapters/node/loom-adapter.mjs"``. The exit status is 0 when
-every case passed or was skipped, 1 on any failure, error or suite problem, 2 on a usage
-error.
+Actions: (none) run the suite; ``smoke`` check a harness in seconds; ``show`` one case, its
+rule and its protocol lines; ``init`` write a starter adapter; ``report`` turn JSON reports
+into one HTML page; ``lint`` check the suite; ``trace`` rule -> code -> cases; ``where``
+print where the installed suite is. The contract is ``conformance/INTERPRETING.md``; its
+section 1 documents every option here.
 """
 
 from __future__ import annotations
@@ -35,34 +27,75 @@ from loom_ref.conformance.lint import lint
 from loom_ref.conformance.random_cases import random_cases
 from loom_ref.conformance.report import dump_json, render_text, to_junit
 from loom_ref.conformance.runner import Runner
-from loom_ref.conformance.schemas import SchemaSet, conformance_root
+from loom_ref.conformance.schemas import SchemaSet
+from loom_ref.conformance.selection import selects_case, unmatched
+from loom_ref.conformance.suite import Suite, select_suite
 from loom_ref.conformance.trace import problems, render, trace
 from loom_ref.errors import ConformanceError
 
 __all__ = ["register", "run", "run_lint", "run_trace"]
 
+_DESCRIPTION = """\
+Run Loom's conformance suite against an implementation and report the verdict.
+
+Without --impl the implementation is loom-ref itself, in-process. --impl runs any command
+that speaks the JSON-lines protocol of INTERPRETING.md (`loom-ref conformance where` prints
+where it is), for example:
+
+  loom-ref conformance --impl "node my-adapter.mjs"
+  loom-ref conformance --impl "python -m loom_ref.conformance.adapter" --jobs 2
+  loom-ref conformance --impl "./my-adapter" --only 'journal.*/crc-*' --full
+
+Exit status: 0 when every case that ran passed (and something ran), 1 on any failure,
+error or problem with the run, 2 on a usage error.
+"""
+
+_EPILOG = """\
+actions:
+  smoke --impl CMD      check a harness in seconds (start, one case per capability, stop)
+  show CASE [--lines]   one case, the rule's words, and the exact protocol lines
+  init --lang L DIR     write a starter adapter (python or node) to fill in
+  report A.json [B.json ...] --html OUT
+                        one HTML page comparing implementations rule by rule
+  lint                  check the suite's own files
+  trace                 rule -> code -> cases (from a checkout)
+  where                 print the installed suite's directory and version
+"""
+
 
 def _add_suite_args(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--cases", metavar="DIR",
-                        help="the cases directory (default: conformance/cases of the checkout)")
+                        help="the cases directory (default: the suite this loom-ref carries)")
+
+
+def _add_impl_args(parser: argparse.ArgumentParser, *, required: bool = False) -> None:
+    parser.add_argument("--impl", metavar="CMD", required=required,
+                        help="a command speaking the protocol" +
+                             ("" if required else " (default: loom-ref in-process)"))
+    parser.add_argument("--timeout", type=float, default=10.0, metavar="S",
+                        help="seconds an implementation may take per case (default 10)")
 
 
 def register(subparsers: Any) -> None:
-    """Add ``conformance`` (and ``conformance lint``) to the ``loom-ref`` parser."""
+    """Add ``conformance`` and its actions to the ``loom-ref`` parser."""
     p = subparsers.add_parser("conformance", help="run the conformance suite",
-                              description=__doc__,
+                              description=_DESCRIPTION, epilog=_EPILOG,
                               formatter_class=argparse.RawDescriptionHelpFormatter)
     _add_suite_args(p)
-    p.add_argument("--impl", metavar="CMD",
-                   help="a command speaking the protocol (default: loom_ref in-process)")
-    p.add_argument("--only", metavar="GROUP", action="append", default=[],
-                   help="run only this group or dotted group prefix (repeatable)")
+    _add_impl_args(p)
+    p.add_argument("--only", metavar="PATTERN", action="append", default=[],
+                   help="run only what this selects: a group, a dotted group prefix, a case "
+                        "id, or a glob over either ('journal.*/crc-*'); repeatable")
+    p.add_argument("--jobs", type=int, default=1, metavar="N",
+                   help="run N implementation processes at once (same verdict and report)")
+    p.add_argument("--full", action="store_true",
+                   help="every failure and mismatch, values uncut, rules quoted whole")
     p.add_argument("--json", metavar="FILE", help="write the JSON report here")
     p.add_argument("--junit", metavar="FILE", help="write the JUnit XML report here")
     p.add_argument("--no-generated", action="store_true",
                    help="skip the generated variants (crash matrix, torn, replay, prefixes)")
-    p.add_argument("--timeout", type=float, default=10.0, metavar="S",
-                   help="seconds a subprocess implementation may take per case (default 10)")
+    p.add_argument("--allow-all-skipped", action="store_true",
+                   help="let a run in which every case was skipped pass (a starter adapter)")
     p.add_argument("--random", type=int, default=0, metavar="N",
                    help="also run N seeded random scenarios")
     p.add_argument("--seed", type=int, default=0, metavar="S", help="seed of --random/--generate")
@@ -72,30 +105,29 @@ def register(subparsers: Any) -> None:
     p.add_argument("--quiet", action="store_true", help="no progress line")
     p.set_defaults(func=run)
     sub = p.add_subparsers(dest="action", metavar="ACTION")
-    lp = sub.add_parser("lint", help="check the suite: schemas, ids, anchors, files")
+
+    from loom_ref.cli import conformance_tools
+
+    conformance_tools.register(sub, _add_suite_args, _add_impl_args)
+    lp = sub.add_parser("lint", help="check the suite: schemas, ids, anchors, capabilities",
+                        description="Check the suite's own files (INTERPRETING.md section 10).")
     _add_suite_args(lp)
     lp.add_argument("--spec", metavar="DIR", help="the spec directory (default: spec/ beside "
-                    "conformance/)")
+                    "the suite)")
     lp.set_defaults(func=run_lint)
     tp = sub.add_parser("trace", help="rule -> code -> cases table (spec/TRACE.md)",
                         description="Check that every rule anchor of spec/ is cited in "
                                     "loom_ref/ and pinned by a case (or exempted with a "
-                                    "reason); --write regenerates spec/TRACE.md.")
+                                    "reason); --write regenerates spec/TRACE.md. Needs a "
+                                    "checkout.")
     tp.add_argument("--repo", metavar="DIR", default=".", help="the checkout (default: .)")
     tp.add_argument("--write", action="store_true", help="write spec/TRACE.md")
     tp.set_defaults(func=run_trace)
 
 
-def _dirs(args: argparse.Namespace) -> tuple[str, SchemaSet]:
-    if args.cases:
-        cases = os.path.abspath(args.cases)
-        parent_schemas = os.path.join(os.path.dirname(cases), "schemas")
-        schema_dir = (parent_schemas if os.path.isdir(parent_schemas)
-                      else os.path.join(conformance_root(), "schemas"))
-    else:
-        root = conformance_root()
-        cases, schema_dir = os.path.join(root, "cases"), os.path.join(root, "schemas")
-    return cases, SchemaSet(schema_dir)
+def suite_of(args: argparse.Namespace) -> Suite:
+    """The suite ``args`` name (``--cases``, ``--spec``)."""
+    return select_suite(getattr(args, "cases", None), getattr(args, "spec", None))
 
 
 class _Progress:
@@ -128,64 +160,95 @@ def _generate(args: argparse.Namespace) -> int:
     return 0
 
 
+def implementations(args: argparse.Namespace) -> list[Implementation]:
+    """The implementation processes ``args`` ask for (``--impl``, ``--jobs``)."""
+    if args.jobs < 1:
+        raise ConformanceError(f"--jobs takes a count of at least 1, not {args.jobs}",
+                               code="conformance.usage")
+    if args.impl is None and args.jobs == 1:
+        return [InProcessImplementation()]
+    argv = (shlex.split(args.impl) if args.impl is not None
+            else [sys.executable, "-m", "loom_ref.conformance.adapter"])
+    if not argv:
+        raise ConformanceError("--impl needs a command", code="conformance.usage")
+    return [SubprocessImplementation(argv, timeout=args.timeout) for _ in range(args.jobs)]
+
+
+def _write(path: str, data: bytes) -> None:
+    try:
+        with open(path, "wb") as f:
+            f.write(data)
+    except OSError as exc:
+        raise ConformanceError(f"cannot write {path}: {exc.strerror}",
+                               code="conformance.bad-path") from None
+
+
 def run(args: argparse.Namespace) -> int:
     """``loom-ref conformance``."""
     if args.generate:
         return _generate(args)
     try:
-        cases_dir, schemas = _dirs(args)
+        suite = suite_of(args)
+        impls = implementations(args)
     except ConformanceError as exc:
-        sys.stderr.write(f"loom-ref conformance: {exc.message}\n")
+        sys.stderr.write(f"loom-ref conformance: {exc}\n")
         return 2
-    cases, file_problems = load_cases(cases_dir, only=args.only)
-    files = [] if args.only else find_case_files(cases_dir)
-    extra: list[Case] = random_cases(args.random, args.seed) if args.random else []
-    if not cases and not extra and not file_problems:  # a filter that selects nothing is a
-        # mistake, not a pass: CI must not go green on a misspelt group
+    found, file_problems = load_cases(suite.cases_dir)
+    cases = [c for c in found if selects_case(args.only, c.id)]
+    missing = unmatched(args.only, [c.id for c in found])
+    if missing:  # a filter that selects nothing is a mistake, not a pass: CI must not go
+        # green on a misspelt group
         sys.stderr.write(f"loom-ref conformance: conformance.no-cases: --only "
-                         f"{' '.join(args.only)} matched no case\n")
+                         f"{' '.join(repr(p) for p in missing)} matched no case of "
+                         f"{suite.cases_dir}\n")
         return 2
-    impl: Implementation = (SubprocessImplementation(shlex.split(args.impl),
-                                                     timeout=args.timeout)
-                            if args.impl else InProcessImplementation())
-    runner = Runner(impl, schemas, generated=not args.no_generated,
+    files = [] if args.only else find_case_files(suite.cases_dir)
+    extra: list[Case] = random_cases(args.random, args.seed) if args.random else []
+    runner = Runner(impls, suite, generated=not args.no_generated, only=args.only,
+                    allow_all_skipped=args.allow_all_skipped,
                     progress=_Progress(sys.stderr, not args.quiet))
     try:
-        suite = runner.run([*cases, *extra], files=files, file_problems=file_problems)
+        result = runner.run([*cases, *extra], files=files, file_problems=file_problems)
     except TransportError as exc:
         sys.stderr.write(f"loom-ref conformance: {exc.message}\n")
         return 1
-    sys.stdout.write(render_text(suite))
-    if args.json:
-        with open(args.json, "w", encoding="utf-8") as f:
-            f.write(dump_json(suite))
-    if args.junit:
-        with open(args.junit, "wb") as f:
-            f.write(to_junit(suite))
-    return 0 if suite.ok else 1
+    sys.stdout.write(render_text(result, full=args.full))
+    sys.stdout.flush()
+    try:
+        if args.json:
+            _write(args.json, dump_json(result).encode())
+        if args.junit:
+            _write(args.junit, to_junit(result))
+    except ConformanceError as exc:
+        sys.stderr.write(f"loom-ref conformance: {exc}\n")
+        return 2
+    return 0 if result.ok else 1
 
 
 def run_lint(args: argparse.Namespace) -> int:
     """``loom-ref conformance lint``."""
     try:
-        cases_dir, schemas = _dirs(args)
+        suite = suite_of(args)
     except ConformanceError as exc:
-        sys.stderr.write(f"loom-ref conformance lint: {exc.message}\n")
+        sys.stderr.write(f"loom-ref conformance lint: {exc}\n")
         return 2
-    spec_dir = args.spec or os.path.join(os.path.dirname(os.path.dirname(cases_dir)), "spec")
-    problems = lint(cases_dir, spec_dir, schemas)
-    for problem in problems:
+    found = lint(suite.cases_dir, suite.spec_dir, SchemaSet(suite.schemas_dir),
+                 capabilities=suite.capabilities,
+                 whole_suite=suite.cases_dir == os.path.join(suite.root, "cases"))
+    for problem in found:
         print(problem)
-    n = len(find_case_files(cases_dir))
-    print(f"lint: {n} files, {len(problems)} problem(s)")
-    return 1 if problems else 0
+    n = len(find_case_files(suite.cases_dir))
+    print(f"lint: {n} files, {len(found)} problem(s) (suite {suite.version}, "
+          f"{suite.cases_dir})")
+    return 1 if found else 0
 
 
 def run_trace(args: argparse.Namespace) -> int:
     """``loom-ref conformance trace [--write]``: 0 when traceability is complete."""
     repo = Path(args.repo).resolve()
-    if not (repo / "spec").is_dir():
-        sys.stderr.write(f"loom-ref conformance trace: no spec/ in {repo}\n")
+    if not (repo / "spec").is_dir() or not (repo / "loom_ref").is_dir():
+        sys.stderr.write(f"loom-ref conformance trace: {repo} is not a loom-ref checkout "
+                         "(no spec/ and loom_ref/ in it)\n")
         return 2
     table = trace(repo)
     if args.write:

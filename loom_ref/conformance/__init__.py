@@ -19,7 +19,8 @@ from loom_ref.conformance.match import Mismatch, match
 from loom_ref.conformance.model import model_expectation
 from loom_ref.conformance.random_cases import random_case, random_cases
 from loom_ref.conformance.runner import CaseResult, Runner, Status, SuiteResult
-from loom_ref.conformance.schemas import SchemaSet, conformance_root
+from loom_ref.conformance.schemas import SchemaSet
+from loom_ref.conformance.suite import Suite, locate, suite_at
 
 __all__ = [
     "MODES",
@@ -36,16 +37,18 @@ __all__ = [
     "SchemaSet",
     "Status",
     "SubprocessImplementation",
+    "Suite",
     "SuiteResult",
     "Tier",
     "TransportError",
-    "conformance_root",
     "derive",
     "lint",
     "load_case",
     "load_cases",
+    "locate",
     "match",
     "model_expectation",
     "random_case",
     "random_cases",
+    "suite_at",
 ]

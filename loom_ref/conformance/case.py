@@ -25,6 +25,7 @@ from typing import Any
 
 import attrs
 
+from loom_ref.conformance.selection import selects_case
 from loom_ref.enums import LoomEnum
 from loom_ref.errors import ConformanceError
 
@@ -38,7 +39,6 @@ __all__ = [
     "find_case_files",
     "load_case",
     "load_cases",
-    "matches_only",
 ]
 
 _RUNNER_ONLY = ("expect", "excludeModes")
@@ -85,14 +85,6 @@ def canonical_json(obj: Any) -> str:
 def case_group(case_id: str) -> str:
     """The group of a case id: ``"kernel.replay/served"`` -> ``"kernel.replay"``."""
     return case_id.split("/", 1)[0]
-
-
-def matches_only(group: str, only: Sequence[str]) -> bool:
-    """Whether ``group`` is selected by ``--only`` patterns: an exact group or a dotted
-    prefix (``kernel`` selects ``kernel.replay``). No patterns select everything."""
-    if not only:
-        return True
-    return any(group == p or group.startswith(p + ".") for p in only)
 
 
 @attrs.frozen(kw_only=True)
@@ -182,7 +174,7 @@ def load_case(path: str, *, root: str | None = None) -> Case:
 
 
 def load_cases(root: str, *, only: Sequence[str] = ()) -> tuple[list[Case], list[str]]:
-    """Load every case under ``root`` selected by ``only``.
+    """Load every case under ``root`` selected by ``only`` (patterns, :mod:`.selection`).
 
     Returns the cases and the list of files that could not be loaded as cases (each with
     the reason), so a caller can report them: nothing under ``root`` is silently skipped.
@@ -198,7 +190,7 @@ def load_cases(root: str, *, only: Sequence[str] = ()) -> tuple[list[Case], list
         except CaseFileError as exc:
             problems.append(exc.message)
             continue
-        if matches_only(case.group, only):
+        if selects_case(only, case.id):
             cases.append(case)
     return cases, problems
 

@@ -65,7 +65,11 @@ class LoomRefAdapter:
             return {"ok": True}
         if cmd == "run":
             seq = message.get("seq", 0)
-            return {"seq": seq, **self.run(message["case"])}
+            case = message.get("case")
+            if not isinstance(case, Mapping):  # a request it cannot read: say so, carry on
+                return {"seq": seq, "errored": {"message": "a run request carries a case "
+                                                           "object"}}
+            return {"seq": seq, **self.run(case)}
         raise LoomError(f"unknown command {cmd!r}", code="conformance.protocol")
 
     def run(self, case: Mapping[str, Any]) -> dict[str, Any]:

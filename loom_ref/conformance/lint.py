@@ -9,7 +9,10 @@ Rules (``conformance/INTERPRETING.md`` section 10). For every file under ``cases
 - a scenario's body uses known operators only, every decider it names is scripted, and it
   expects one observation per action; patterns in expectations are well-formed;
 - no integer in it is beyond +-2**53, which a reader over IEEE-754 doubles cannot hold
-  (section 7, numbers).
+  (section 7, numbers);
+- every capability it needs (its function, ``scenario``, what it ``requires``) is named in
+  ``capabilities.json``, and every capability named there is needed by some case (a mode's
+  capability, such as ``torn-write``, counts as needed when a case could generate the mode).
 """
 
 from __future__ import annotations
@@ -89,10 +92,24 @@ def _semantic(data: Mapping[str, Any]) -> list[str]:
     return problems
 
 
-def lint(cases_dir: str, spec_dir: str, schemas: SchemaSet) -> list[str]:
-    """Every problem found, one line each, ``<file>: <problem>``; [] means clean."""
+#: Capabilities that generated modes need (INTERPRETING.md section 8), not named by cases.
+MODE_CAPABILITIES = frozenset({"crash", "torn-write", "always-replay"})
+
+
+def _needs(data: Mapping[str, Any]) -> list[str]:
+    implied = data.get("function") if data.get("family") == "vector" else "scenario"
+    return [str(implied), *map(str, data.get("requires", ()))]
+
+
+def lint(cases_dir: str, spec_dir: str, schemas: SchemaSet, *,
+         capabilities: Mapping[str, Any] | None = None, whole_suite: bool = True) -> list[str]:
+    """Every problem found, one line each, ``<file>: <problem>``; [] means clean. With
+    ``capabilities`` (the suite's ``capabilities.json`` table), what the cases need must be
+    named there; and, when ``cases_dir`` is the ``whole_suite``, everything named there must
+    be needed by some case."""
     anchors = spec_anchors(spec_dir)
     problems: list[str] = []
+    needed: set[str] = set(MODE_CAPABILITIES)
     seen: dict[str, str] = {}
     files = find_case_files(cases_dir)
     if not files:
@@ -126,4 +143,12 @@ def lint(cases_dir: str, spec_dir: str, schemas: SchemaSet) -> list[str]:
                             f"{os.path.relpath(spec_dir)}/*.md")
         problems += [f"{rel}: {p}" for p in _semantic(data)]
         problems += [f"{rel}: {p}" for p in _inexact_integers(dict(data), "$")]
+        for name in _needs(data):
+            needed.add(name)
+            if capabilities is not None and name not in capabilities:
+                problems.append(f"{rel}: needs capability {name!r}, which capabilities.json "
+                                "does not name")
+    if capabilities is not None and files and whole_suite:
+        problems += [f"capabilities.json: {name!r} is needed by no case"
+                     for name in sorted(set(capabilities) - needed)]
     return problems

@@ -49,13 +49,14 @@ class Mismatch:
     actual: Any
     note: str = ""
 
-    def render(self, width: int = 160) -> str:
-        """``path: expected X, got Y`` on one line, long values shortened."""
+    def render(self, width: int | None = 160) -> str:
+        """``path: expected X, got Y`` on one line, values longer than ``width`` characters
+        shortened (None: never)."""
         def short(v: Any) -> str:
             text = v if isinstance(v, _Absent) else json.dumps(v, sort_keys=True,
                                                                  ensure_ascii=False)
             text = str(text)
-            return text if len(text) <= width else text[: width - 3] + "..."
+            return text if width is None or len(text) <= width else text[: width - 3] + "..."
         note = f" ({self.note})" if self.note else ""
         where = self.path or "$"
         return f"{where}: expected {short(self.expected)}, got {short(self.actual)}{note}"

@@ -4,6 +4,10 @@ Rules (``conformance/INTERPRETING.md`` sections 4, 7 and 9):
 
 - Every message sent and every reply received is validated against its schema; a reply that
   fails is the implementation's protocol error and the case is *errored*.
+- The start reply's capabilities must all be known to the suite (``capabilities.json``): a
+  name the suite does not know (a misspelling, or one of a newer suite) is a protocol problem
+  of the run, listed with the names the suite knows, so a run that tests nothing by mistake
+  cannot pass.
 - A case whose requirements the implementation did not declare among its capabilities is
   *skipped* with that reason, and so is a case the implementation answers ``skipped``.
   Nothing unsupported is ever counted as passed.
@@ -12,23 +16,32 @@ Rules (``conformance/INTERPRETING.md`` sections 4, 7 and 9):
   ``reason``), may not differ; the implementation may report more.
 - Generated variants (:mod:`.derive`) of a case run after it, and only if it passed; if it
   did not, they are skipped with that reason, so one broken rule reads as one failure.
+- A run in which no case executed (every one skipped) is a problem of the run, unless it is
+  explicitly allowed (a starter adapter that implements nothing yet).
 - The audit: every file under ``cases/`` must have been run (or be reported as unreadable);
   a file that was not is an error of the run.
+- With several implementation processes (``--jobs``) the cases are spread over them; the
+  verdicts, their order and the report are those of a run on one (:mod:`.pool`).
 """
 
 from __future__ import annotations
 
+import difflib
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
 import attrs
 
+from loom_ref import __version__
 from loom_ref.conformance.case import Case, Family
 from loom_ref.conformance.derive import derive
 from loom_ref.conformance.impl import Implementation, TransportError
-from loom_ref.conformance.inprocess import PROTOCOL_VERSION
-from loom_ref.conformance.match import match
+from loom_ref.conformance.match import Mismatch, match
+from loom_ref.conformance.pool import Job, run_jobs
+from loom_ref.conformance.rules import Rule, spec_rules
 from loom_ref.conformance.schemas import SchemaSet, describe
+from loom_ref.conformance.selection import selects_variant
+from loom_ref.conformance.suite import Suite
 from loom_ref.enums import LoomEnum
 
 __all__ = ["CaseResult", "Runner", "Status", "SuiteResult", "expectation_of"]
@@ -47,7 +60,9 @@ class Status(LoomEnum):
 
 @attrs.frozen(kw_only=True)
 class CaseResult:
-    """The verdict on one case, with what a reader needs to act on a failure."""
+    """The verdict on one case, with what a reader needs to act on a failure: the rule
+    (anchor, tier, the spec file), each mismatch with its expected and actual JSON values,
+    and, for a failure or an error, the case exactly as it was sent."""
 
     id: str
     group: str
@@ -57,27 +72,38 @@ class CaseResult:
     status: Status
     description: str = ""
     message: str = ""
-    diff: tuple[str, ...] = ()
+    mismatches: tuple[Mismatch, ...] = ()
+    details: tuple[str, ...] = ()
     base_id: str | None = None
     path: str | None = None
+    sent: Mapping[str, Any] | None = None
+
+    @property
+    def diff(self) -> tuple[str, ...]:
+        """The mismatches, one line each, then any other detail (stderr, context)."""
+        return (*(m.render() for m in self.mismatches), *self.details)
 
 
 @attrs.frozen(kw_only=True)
 class SuiteResult:
-    """A whole run: the implementation's self-description, every verdict, and problems with
-    the suite itself (unreadable or unconsumed files, implementation crashes)."""
+    """A whole run: the versions, the implementation's self-description, every verdict, and
+    problems with the run itself (unreadable or unconsumed files, unknown capabilities, a run
+    in which nothing executed, implementation crashes)."""
 
     implementation: Mapping[str, Any]
     results: tuple[CaseResult, ...]
     problems: tuple[str, ...] = ()
     crashes: tuple[str, ...] = ()
+    suite_version: str = ""
+    runner_version: str = __version__
+    rules: Mapping[str, Rule] = attrs.field(factory=dict)
 
     def count(self, status: Status) -> int:
         return sum(1 for r in self.results if r.status is status)
 
     @property
     def ok(self) -> bool:
-        """No failure, no error, no problem with the suite."""
+        """No failure, no error, no problem with the run."""
         return not self.problems and not any(
             r.status in (Status.FAIL, Status.ERROR) for r in self.results)
 
@@ -109,125 +135,197 @@ def expectation_of(case: Case) -> Any:
 
 
 class Runner:
-    """Runs cases against one implementation."""
+    """Runs cases against one implementation, through one or more of its processes."""
 
-    def __init__(self, impl: Implementation, schemas: SchemaSet, *, generated: bool = True,
-                 progress: Progress | None = None) -> None:
-        self.impl = impl
-        self.schemas = schemas
+    def __init__(self, impl: Implementation | Sequence[Implementation], suite: Suite, *,
+                 generated: bool = True, only: Sequence[str] = (),
+                 allow_all_skipped: bool = False, progress: Progress | None = None) -> None:
+        self.workers: list[Implementation] = (list(impl) if isinstance(impl, Sequence)
+                                              else [impl])
+        self.suite = suite
+        self.schemas = SchemaSet(suite.schemas_dir)
         self.generated = generated
+        self.only = tuple(only)
+        self.allow_all_skipped = allow_all_skipped
         self.progress = progress
         self.info: dict[str, Any] = {}
         self.capabilities: set[str] = set()
         self.seq = 0
         self.problems: list[str] = []
 
-    def _request(self, kind: str, message: Mapping[str, Any]) -> Any:
+    # -- messages ---------------------------------------------------------------------------------
+    def message(self, kind: str, message: Mapping[str, Any]) -> Mapping[str, Any]:
+        """``message``, checked against its schema (a failure is the runner's own bug)."""
         problems = self.schemas.problems(kind, message)
-        if problems:  # the runner's own bug: never blame the implementation for it
+        if problems:
             raise TransportError(f"the runner built an invalid {kind} message: "
                                  f"{describe(problems)}")
-        reply = self.impl.request(message)
-        reply_problems = self.schemas.problems(f"{kind}-reply", reply)
-        if reply_problems:
-            raise TransportError(f"invalid {kind} reply: {describe(reply_problems)}")
+        return message
+
+    def check_reply(self, kind: str, reply: Any) -> Any:
+        problems = self.schemas.problems(f"{kind}-reply", reply)
+        if problems:
+            raise TransportError(f"invalid {kind} reply: {describe(problems)}")
         return reply
 
+    def _request(self, worker: Implementation, kind: str, message: Mapping[str, Any]) -> Any:
+        return self.check_reply(kind, worker.request(self.message(kind, message)))
+
     def start(self) -> dict[str, Any]:
-        """Shake hands; remember the implementation's capabilities."""
-        reply = self._request("start", {"cmd": "start", "protocol": PROTOCOL_VERSION})
-        if reply["protocol"] != PROTOCOL_VERSION:
-            raise TransportError(f"the implementation speaks protocol {reply['protocol']}, "
-                                 f"the runner {PROTOCOL_VERSION}")
-        self.info = dict(reply["implementation"])
-        self.capabilities = set(self.info["capabilities"])
+        """Shake hands with every worker; remember the first one's self-description."""
+        for i, worker in enumerate(self.workers):
+            reply = self._request(worker, "start", {"cmd": "start",
+                                                    "protocol": self.suite.protocol})
+            if reply["protocol"] != self.suite.protocol:
+                raise TransportError(f"the implementation speaks protocol {reply['protocol']}, "
+                                     f"the suite {self.suite.protocol}")
+            if i == 0:
+                self.info = dict(reply["implementation"])
+                self.capabilities = set(self.info["capabilities"])
+                self.problems += self.unknown_capabilities(self.info["capabilities"])
         return self.info
 
-    def stop(self) -> None:
-        try:
-            self._request("stop", {"cmd": "stop"})
-        except TransportError as exc:
-            self.problems.append(f"stop: {exc.message}")
-        finally:
-            self.impl.close()
+    def unknown_capabilities(self, declared: Iterable[str]) -> list[str]:
+        """A problem line for each declared capability the suite does not know."""
+        known = sorted(self.suite.capabilities)
+        out = []
+        for name in declared:
+            if name in self.suite.capabilities:
+                continue
+            close = difflib.get_close_matches(name, known, n=1)
+            hint = f" (did you mean {close[0]!r}?)" if close else ""
+            out.append(f"start: the implementation declares capability {name!r}, which suite "
+                       f"{self.suite.version} does not know{hint}; known: {', '.join(known)}")
+        return out
 
-    def _result(self, case: Case, status: Status, message: str = "",
-                diff: Sequence[str] = ()) -> CaseResult:
+    def stop(self) -> None:
+        for worker in self.workers:
+            try:
+                self._request(worker, "stop", {"cmd": "stop"})
+            except TransportError as exc:
+                self.problems.append(f"stop: {exc.message}")
+            finally:
+                worker.close()
+
+    # -- one case ---------------------------------------------------------------------------------
+    def _result(self, case: Case, status: Status, message: str = "", *,
+                mismatches: Sequence[Mismatch] = (), details: Sequence[str] = (),
+                sent: Mapping[str, Any] | None = None) -> CaseResult:
         return CaseResult(id=case.id, group=case.group, anchor=case.anchor,
                           tier=case.tier.value, mode=case.mode, status=status,
-                          description=case.description, message=message, diff=tuple(diff),
-                          base_id=case.base_id, path=case.path)
+                          description=case.description, message=message,
+                          mismatches=tuple(mismatches), details=tuple(details),
+                          base_id=case.base_id, path=case.path, sent=sent)
 
-    def run_case(self, case: Case) -> CaseResult:
-        """Send one case; judge the reply."""
+    def prepare(self, case: Case) -> CaseResult | Mapping[str, Any]:
+        """The ``run`` message for ``case``, or its verdict when it is not to be sent."""
         missing = [c for c in case.requires if c not in self.capabilities]
         if missing:
             return self._result(case, Status.SKIP,
                                 f"the implementation does not declare capability {missing[0]!r}")
         self.seq += 1
+        return self.message("run", {"cmd": "run", "seq": self.seq, "case": case.to_run()})
+
+    def judge(self, case: Case, message: Mapping[str, Any], reply: Any) -> CaseResult:
+        """The verdict on ``reply`` (or the TransportError that took its place)."""
+        sent = message["case"]
+        if isinstance(reply, TransportError):
+            detail = reply.details.get("stderr")
+            return self._result(case, Status.ERROR, reply.message, sent=sent,
+                                details=[f"stderr: {detail[-500:]}"] if detail else ())
         try:
-            reply = self._request("run", {"cmd": "run", "seq": self.seq, "case": case.to_run()})
+            self.check_reply("run", reply)
         except TransportError as exc:
-            detail = exc.details.get("stderr")
-            return self._result(case, Status.ERROR, exc.message,
-                                [f"stderr: {detail[-500:]}"] if detail else ())
-        if reply["seq"] != self.seq:
-            return self._result(case, Status.ERROR,
-                                f"reply seq {reply['seq']} answers no request (sent {self.seq})")
+            return self._result(case, Status.ERROR, exc.message, sent=sent)
+        if reply["seq"] != message["seq"]:
+            return self._result(case, Status.ERROR, f"reply seq {reply['seq']} answers no "
+                                f"request (sent {message['seq']})", sent=sent)
         if "skipped" in reply:
             return self._result(case, Status.SKIP, reply["skipped"]["reason"])
         if "errored" in reply:
             context = reply["errored"].get("context")
             lines = [str(context)[-800:]] if context is not None else []
-            return self._result(case, Status.ERROR, reply["errored"]["message"], lines)
+            return self._result(case, Status.ERROR, reply["errored"]["message"],
+                                details=lines, sent=sent)
         observations = reply["observations"]
         kind = "vectorObservations" if case.family is Family.VECTOR else "scenarioObservations"
         shape = self.schemas.problems_def(kind, observations)
         if shape:
             return self._result(case, Status.ERROR, f"observations of the wrong shape for a "
-                                f"{case.family.value}: {describe(shape)}")
+                                f"{case.family.value}: {describe(shape)}", sent=sent)
         mismatches = match(expectation_of(case), observations)
         if mismatches:
             return self._result(case, Status.FAIL, f"{len(mismatches)} mismatch(es)",
-                                [m.render() for m in mismatches])
+                                mismatches=mismatches, sent=sent)
         return self._result(case, Status.PASS)
+
+    def run_case(self, case: Case) -> CaseResult:
+        """Send one case to the first worker; judge the reply."""
+        prepared = self.prepare(case)
+        if isinstance(prepared, CaseResult):
+            return prepared
+        worker = self.workers[0]
+        try:
+            reply = worker.request(prepared)
+        except TransportError as exc:
+            reply = exc
+        return self.judge(case, prepared, reply)
+
+    # -- a whole run ------------------------------------------------------------------------------
+    def _variants(self, case: Case) -> list[Case]:
+        if not self.generated:
+            return []
+        return [v for v in derive(case) if selects_variant(self.only, case.id, v.id)]
 
     def run(self, cases: Iterable[Case], *, files: Sequence[str] = (),
             file_problems: Sequence[str] = ()) -> SuiteResult:
         """Run ``cases`` (and their variants); audit that every one of ``files`` ran."""
         self.problems.extend(file_problems)
-        plan = [(case, derive(case) if self.generated else []) for case in cases]
-        total = sum(1 + len(variants) for _, variants in plan)
-        results: list[CaseResult] = []
+        plan = [(case, self._variants(case)) for case in cases]
+        slots: list[CaseResult | None] = []
+        jobs: list[Job] = []
+        for case, variants in plan:
+            jobs.append(Job(position=len(slots), case=case,
+                            variants=tuple((len(slots) + 1 + i, v)
+                                           for i, v in enumerate(variants))))
+            slots.extend([None] * (1 + len(variants)))
         try:
             self.start()
         except TransportError as exc:
-            self.impl.close()
+            for worker in self.workers:
+                worker.close()
             raise TransportError(f"start failed: {exc.message}") from None
         try:
-            for case, variants in plan:
-                self._tick(len(results), total, case.id)
-                base = self.run_case(case)
-                results.append(base)
-                for variant in variants:
-                    if base.status is Status.PASS:
-                        self._tick(len(results), total, variant.id)
-                        results.append(self.run_case(variant))
-                    else:
-                        results.append(self._result(
-                            variant, Status.SKIP,
-                            f"not run: base case {case.id} did not pass ({base.status.value})"))
-            self._tick(len(results), total, "")
+            run_jobs(self, jobs, slots, progress=self.progress)
         finally:
             self.stop()
+        results = [r for r in slots if r is not None]
         ran = {r.path for r in results if r.path is not None}
         self.problems.extend(f"{f}: case file not consumed by the run" for f in files
                              if f not in ran)
-        crashes = tuple(f"{c.case_id}: {c.what} (exit status {c.exit_status})"
-                        for c in getattr(self.impl, "crashes", ()))
-        return SuiteResult(implementation=self.info, results=tuple(results),
-                           problems=tuple(self.problems), crashes=crashes)
+        executed = [r for r in results if r.status is not Status.SKIP]
+        if results and not executed and not self.allow_all_skipped:
+            sent = self.seq > 0
+            why = ("the implementation answered skipped to every case it was sent" if sent
+                   else f"the implementation declared {len(self.capabilities)} "
+                        "capabilities, none that a selected case needs")
+            self.problems.append(f"no case ran: all {len(results)} were skipped ({why}); a "
+                                 "run that tests nothing does not pass (--allow-all-skipped "
+                                 "allows it)")
+        order = {r.id: i for i, r in enumerate(results)}
+        crashes = sorted((c for w in self.workers for c in getattr(w, "crashes", ())),
+                         key=lambda c: order.get(c.case_id or "", -1))
+        rules = spec_rules(self.suite.spec_dir)
+        used = {r.anchor for r in results}
+        return SuiteResult(
+            implementation=self.info, results=tuple(results), problems=tuple(self.problems),
+            crashes=tuple(f"{c.case_id}: {c.what} (exit status {c.exit_status})"
+                          for c in crashes),
+            suite_version=self.suite.version,
+            rules={a: rules[a] for a in sorted(used) if a in rules})
 
-    def _tick(self, done: int, total: int, case_id: str) -> None:
-        if self.progress is not None:
-            self.progress(done, total, case_id)
+    def skip_variants(self, job: Job, base: CaseResult) -> list[tuple[int, CaseResult]]:
+        """The variants of a base case that did not pass, each skipped with the reason."""
+        return [(pos, self._result(v, Status.SKIP, f"not run: base case {job.case.id} did "
+                                   f"not pass ({base.status.value})"))
+                for pos, v in job.variants]

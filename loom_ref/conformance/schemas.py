@@ -17,9 +17,9 @@ from typing import Any
 from loom_ref.errors import ConformanceError
 from loom_ref.schema import check_schema, validate
 
-__all__ = ["MESSAGE_SCHEMAS", "SchemaSet", "conformance_root"]
+__all__ = ["MESSAGE_SCHEMAS", "SchemaSet"]
 
-#: Protocol message name -> schema file.
+#: Protocol message (and case file, and report) name -> schema file.
 MESSAGE_SCHEMAS: Mapping[str, str] = {
     "start": "protocol.start.json",
     "start-reply": "protocol.start-reply.json",
@@ -28,23 +28,8 @@ MESSAGE_SCHEMAS: Mapping[str, str] = {
     "stop": "protocol.stop.json",
     "stop-reply": "protocol.stop-reply.json",
     "case": "case.json",
+    "report": "report.json",
 }
-
-
-def conformance_root(start: str | None = None) -> str:
-    """The ``conformance/`` directory: next to the ``loom_ref`` package in a checkout, else
-    under the current directory. Raises :class:`ConformanceError` if neither exists."""
-    here = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-    for base in (start, here, os.getcwd()):
-        if base is None:
-            continue
-        candidate = os.path.join(base, "conformance")
-        if os.path.isdir(os.path.join(candidate, "schemas")):
-            return candidate
-    raise ConformanceError(
-        "cannot find the conformance/ directory (pass --cases and run from a checkout)",
-        code="conformance.no-suite",
-    )
 
 
 class SchemaSet:

@@ -7,7 +7,9 @@ import pytest
 from loom_ref.cli.main import main
 
 COMMANDS = [[], ["demo"], ["journal"], ["journal", "show"], ["journal", "check"], ["replay"],
-            ["conformance"], ["conformance", "lint"], ["conformance", "trace"]]
+            ["conformance"], ["conformance", "lint"], ["conformance", "trace"],
+            ["conformance", "smoke"], ["conformance", "show"], ["conformance", "init"],
+            ["conformance", "report"], ["conformance", "where"]]
 
 
 @pytest.mark.parametrize("command", COMMANDS, ids=lambda c: " ".join(c) or "loom-ref")
@@ -15,7 +17,11 @@ def test_help(command: list[str], capsys: pytest.CaptureFixture[str]) -> None:
     with pytest.raises(SystemExit) as exit_info:
         main([*command, "--help"])
     assert exit_info.value.code == 0
-    assert capsys.readouterr().out.startswith("usage: loom-ref")
+    out = capsys.readouterr().out
+    assert out.startswith("usage: loom-ref")
+    # help is plain text: no reStructuredText markup leaks into it (issue 18)
+    assert "``" not in out and not any(line.rstrip().endswith("::") for line in
+                                       out.splitlines())
 
 
 def test_no_command_prints_help_and_fails(capsys: pytest.CaptureFixture[str]) -> None:

@@ -3,18 +3,19 @@
 from __future__ import annotations
 
 import fnmatch
-import os
 from collections.abc import Sequence
 
 from loom_ref.conformance.case import Case, load_cases
 from loom_ref.conformance.impl import Implementation, InProcessImplementation
 from loom_ref.conformance.inprocess import LoomRefAdapter
 from loom_ref.conformance.runner import CaseResult, Runner, Status, SuiteResult
-from loom_ref.conformance.schemas import SchemaSet, conformance_root
+from loom_ref.conformance.schemas import SchemaSet
+from loom_ref.conformance.suite import locate
 
-ROOT = conformance_root()
-CASES = os.path.join(ROOT, "cases")
-SCHEMAS = SchemaSet(os.path.join(ROOT, "schemas"))
+SUITE = locate()
+ROOT = SUITE.root
+CASES = SUITE.cases_dir
+SCHEMAS = SchemaSet(SUITE.schemas_dir)
 
 #: Failures of loom_ref itself that the suite found and that are reported, not hidden: each
 #: pattern must match at least one failing case, and every failing case must match one.
@@ -27,10 +28,13 @@ def cases(only: Sequence[str] = ()) -> list[Case]:
     return found
 
 
-def run(impl: Implementation | None = None, only: Sequence[str] = (), *,
-        generated: bool = True, extra: Sequence[Case] = ()) -> SuiteResult:
-    runner = Runner(impl or InProcessImplementation(LoomRefAdapter()), SCHEMAS,
-                    generated=generated)
+def run(impl: Implementation | Sequence[Implementation] | None = None,
+        only: Sequence[str] = (), *, generated: bool = True, extra: Sequence[Case] = (),
+        allow_all_skipped: bool = True) -> SuiteResult:
+    """Run the cases ``only`` selects (and ``extra``). A run that skips everything is allowed
+    here: several tests do exactly that on purpose, and assert on the skips."""
+    runner = Runner(impl or InProcessImplementation(LoomRefAdapter()), SUITE,
+                    generated=generated, only=only, allow_all_skipped=allow_all_skipped)
     return runner.run([*cases(only), *extra])
 
 

@@ -79,7 +79,8 @@ def test_reports_carry_what_an_implementation_sends_back() -> None:
     assert "\\ud800" in text and "\ud800" not in text
     text.encode("utf-8")  # would raise on a lone surrogate
     report = dump_json(suite)
-    assert json.loads(report)["cases"][0]["diff"]  # still JSON, with the diff in it
+    actuals = [m.get("actual") for c in json.loads(report)["cases"] for m in c["mismatches"]]
+    assert {"text": "a\ud800b\x00c\x1b"} in actuals  # still JSON, the actual value whole
     assert "\ud800" not in report
     xml = to_junit(suite)
     root = ET.fromstring(xml)  # well-formed XML: no control character, no surrogate

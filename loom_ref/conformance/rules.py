@@ -1,0 +1,92 @@
+"""The spec's own words for a rule: what a failure quotes, and what a report shows beside it.
+
+Every case pins an anchor ``{#area.rule}`` written in ``spec/*.md``
+(``conformance/INTERPRETING.md`` section 2). The *words* of a rule are the Markdown block
+that holds its anchor: the list item (with its continuation lines, the *Why* included), the
+paragraph, the table row or the heading, with every anchor taken out and the lines joined.
+Nothing is paraphrased: a reader sees the sentence the implementation is held to, and the
+file and anchor to open for the rest.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Iterator, Mapping
+
+import attrs
+
+__all__ = ["Rule", "spec_rules"]
+
+_ANCHOR = re.compile(r"\s*\{#([A-Za-z0-9][A-Za-z0-9._-]*)\}")
+_ITEM = re.compile(r"^(\s*)(?:[-*+]|\d+[.)])\s")
+_FENCE = re.compile(r"^\s*(```|~~~)")
+
+
+@attrs.frozen(kw_only=True)
+class Rule:
+    """One anchor: the chapter that defines it (``spec/journal.md``) and its words."""
+
+    anchor: str
+    file: str
+    words: str
+
+    @property
+    def link(self) -> str:
+        """``spec/journal.md#journal.checksum``."""
+        return f"{self.file}#{self.anchor}"
+
+
+def _blocks(lines: list[str]) -> Iterator[list[str]]:
+    """Markdown blocks, roughly: list items, paragraphs, table rows, headings; code fences
+    and blank lines separate them and are not blocks."""
+    block: list[str] = []
+    fenced = False
+    for line in lines:
+        if _FENCE.match(line):
+            if block:
+                yield block
+            block, fenced = [], not fenced
+            continue
+        if fenced:
+            continue
+        stripped = line.strip()
+        starts = (not stripped or stripped.startswith(("#", "|")) or _ITEM.match(line)
+                  is not None)
+        if starts and block:
+            yield block
+            block = []
+        if not stripped:
+            continue
+        if stripped.startswith(("#", "|")):
+            yield [line]
+            continue
+        block.append(line)
+    if block:
+        yield block
+
+
+def _words(block: list[str]) -> str:
+    text = " ".join(line.strip() for line in block)
+    text = _ANCHOR.sub("", text).strip()
+    return re.sub(r"^(?:[-*+]|\d+[.)]|#+)\s+", "", text)
+
+
+def spec_rules(spec_dir: str) -> Mapping[str, Rule]:
+    """Every anchor of ``spec_dir/*.md`` with its words (the first definition wins)."""
+    rules: dict[str, Rule] = {}
+    if not os.path.isdir(spec_dir):
+        return rules
+    for name in sorted(os.listdir(spec_dir)):
+        if not name.endswith(".md"):
+            continue
+        with open(os.path.join(spec_dir, name), encoding="utf-8") as f:
+            lines = f.read().splitlines()
+        for block in _blocks(lines):
+            anchors = _ANCHOR.findall(" ".join(block))
+            if not anchors:
+                continue
+            words = _words(block)
+            for anchor in anchors:
+                rules.setdefault(anchor, Rule(anchor=anchor, file=f"spec/{name}", words=words))
+    return rules
