@@ -47,28 +47,36 @@ h1 { font-size: 24px; margin: 0 0 4px; } h2 { font-size: 18px; margin: 28px 0 8p
          font-weight: 600; color: #fff; margin: 2px 4px 2px 0; }
 .conforms, .pass { background: var(--pass); } .fails, .fail { background: var(--fail); }
 .untested, .skip, .none { background: var(--skip); }
+.tier-must { background: #0969da; } .tier-should { background: #6e40c9; }
+.tier-may { background: #8c959f; }
+.open-hint { color: var(--fail); font-size: 12px; margin-left: 6px; text-decoration: underline; }
+details[open] .open-hint { display: none; }
 .tools { margin: 8px 0 12px; display: flex; gap: 16px; align-items: center; }
 .tools input[type=search] { padding: 5px 8px; width: 320px; border: 1px solid var(--line);
                             border-radius: 6px; font-size: 14px; }
-table { border-collapse: collapse; width: 100%; background: #fff; }
+table { border-collapse: collapse; width: 100%; background: #fff; table-layout: fixed; }
+col.rule-col { width: 44%; }
 th, td { border: 1px solid var(--line); padding: 6px 8px; vertical-align: top; text-align: left; }
 th { background: #eaeef2; position: sticky; top: 0; z-index: 1; }
 tr.chapter td { background: #eaeef2; font-weight: 600; }
-td.rule code { font-size: 13px; } td.rule .words { color: #424a53; font-size: 13px; }
-td.cell { width: 190px; }
+td.rule code { font-size: 13px; font-weight: 600; }
+td.rule .words { color: #424a53; font-size: 13px; display: -webkit-box; -webkit-box-orient: vertical;
+                 -webkit-line-clamp: 2; overflow: hidden; cursor: pointer; }
+td.rule .words.whole { display: block; }
+td.rule .hint { color: #8c959f; font-size: 11px; }
 details.cell > summary { cursor: pointer; list-style: none; }
 details.cell > summary::-webkit-details-marker { display: none; }
 .status { display: inline-block; min-width: 52px; text-align: center; border-radius: 4px;
           color: #fff; font-weight: 700; font-size: 12px; padding: 2px 6px; }
 .counts { color: #57606a; font-size: 12px; margin-left: 6px; }
 .failure { margin-top: 8px; padding: 8px; background: #fff8f8; border: 1px solid #ffcecb;
-           border-radius: 6px; font-size: 13px; width: min(70vw, 900px); }
+           border-radius: 6px; font-size: 13px; }
 .failure .id { font-weight: 600; word-break: break-all; }
 .mismatch { margin: 6px 0; } .mismatch .path { font-family: ui-monospace, monospace; }
 .pair { display: grid; grid-template-columns: 1fr 1fr; gap: 8px; }
 .pair div > b { display: block; font-size: 12px; color: #57606a; }
 pre { margin: 2px 0; padding: 6px; background: #f6f8fa; border: 1px solid var(--line);
-      border-radius: 4px; white-space: pre-wrap; word-break: break-all; max-height: 260px;
+      border-radius: 4px; white-space: pre-wrap; overflow-wrap: anywhere; max-height: 260px;
       overflow: auto; font-size: 12px; }
 .expected pre { border-color: #8dd69d; } .actual pre { border-color: #ff9a9a; }
 .problems { color: var(--fail); font-size: 13px; }
@@ -85,6 +93,10 @@ function apply() {
   }
 }
 q.addEventListener('input', apply); only.addEventListener('change', apply);
+for (const w of document.querySelectorAll('td.rule .words')) {
+  w.title = 'click to show the whole rule';
+  w.addEventListener('click', () => w.classList.toggle('whole'));
+}
 """
 
 
@@ -152,7 +164,7 @@ def _cell(results: Sequence[Mapping[str, Any]]) -> str:
     if len(bad) > _MAX_FAILURES_PER_CELL:
         body += f"<div>... and {len(bad) - _MAX_FAILURES_PER_CELL} more in the JSON report</div>"
     return (f'<td class="cell" data-status="fail"><details class="cell"><summary>{head}'
-            f"</summary>{body}</details></td>")
+            f'<span class="open-hint">show what differs</span></summary>{body}</details></td>')
 
 
 def _impl_card(report: Mapping[str, Any], name: str) -> str:
@@ -209,7 +221,7 @@ def render_html(reports: Sequence[Any], *, names: Sequence[str] | None = None) -
         rows.append(
             f'<tr class="rule-row" data-anchor="{_e(anchor)}" data-failing="{str(failing).lower()}"'
             f' data-search="{search}"><td class="rule"><code>{_e(anchor)}</code> '
-            f'<span class="badge {"fail" if tiers[anchor] == "must" else "skip"}">'
+            f'<span class="badge tier-{_e(tiers[anchor])}">'
             f'{_e(tiers[anchor].upper())}</span><div class="words">{_e(words)}</div></td>'
             f'{"".join(row_cells)}</tr>')
     cards = "".join(_impl_card(r, n) for r, n in zip(checked, names, strict=True))
@@ -227,5 +239,6 @@ def render_html(reports: Sequence[Any], *, names: Sequence[str] | None = None) -
         '<div class="tools"><input type="search" id="filter" placeholder="filter rules '
         '(anchor or words)"><label><input type="checkbox" id="only-failing"> only rules with '
         "failures</label></div>"
-        f"<table><thead><tr><th>rule</th>{heads}</tr></thead><tbody>{''.join(rows)}</tbody>"
+        f'<table><colgroup><col class="rule-col">{"<col>" * len(checked)}</colgroup>'
+        f"<thead><tr><th>rule</th>{heads}</tr></thead><tbody>{''.join(rows)}</tbody>"
         f"</table><script>{_SCRIPT}</script></body></html>\n")
