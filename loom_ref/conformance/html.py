@@ -60,8 +60,8 @@ th, td { border: 1px solid var(--line); padding: 6px 8px; vertical-align: top; t
 th { background: #eaeef2; position: sticky; top: 0; z-index: 1; }
 tr.chapter td { background: #eaeef2; font-weight: 600; }
 td.rule code { font-size: 13px; font-weight: 600; }
-td.rule .words { color: #424a53; font-size: 13px; display: -webkit-box; -webkit-box-orient: vertical;
-                 -webkit-line-clamp: 2; overflow: hidden; cursor: pointer; }
+td.rule .words { color: #424a53; font-size: 13px; display: -webkit-box; overflow: hidden;
+                 -webkit-box-orient: vertical; -webkit-line-clamp: 2; cursor: pointer; }
 td.rule .words.whole { display: block; }
 td.rule .hint { color: #8c959f; font-size: 11px; }
 details.cell > summary { cursor: pointer; list-style: none; }

@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -40,17 +41,17 @@ def test_only_runs_one_case_by_id_and_a_glob_of_cases(
     report = f"{tmp_path}/r.json"
     assert main(["conformance", "--only", "journal.format/crc-uppercase", "--json", report,
                  "--quiet"]) == 0
-    ran = json.loads(open(report).read())["cases"]
+    ran = json.loads(Path(report).read_text())["cases"]
     assert {c["id"].split("#")[0] for c in ran} == {"journal.format/crc-uppercase"}
     assert main(["conformance", "--only", "journal.*/crc-*", "--json", report, "--quiet"]) == 0
-    ids = {c["id"] for c in json.loads(open(report).read())["cases"] if c["mode"] == "base"}
+    ids = {c["id"] for c in json.loads(Path(report).read_text())["cases"] if c["mode"] == "base"}
     assert len(ids) >= 2 and all(i.startswith("journal.") and "/crc-" in i for i in ids)
 
 
 def test_only_selects_named_variants(tmp_path: object) -> None:
     case, report = "kernel.gates/two-gates", f"{tmp_path}/r.json"
     assert main(["conformance", "--only", f"{case}#crash@*", "--json", report, "--quiet"]) == 0
-    ids = [c["id"] for c in json.loads(open(report).read())["cases"]]
+    ids = [c["id"] for c in json.loads(Path(report).read_text())["cases"]]
     assert ids[0] == case and len(ids) > 2  # the base runs first: variants need it to pass
     assert all(i.startswith(f"{case}#crash@") for i in ids[1:])
 
@@ -98,6 +99,6 @@ def test_the_shown_lines_run_by_hand_through_an_adapter() -> None:
                              input=lines, capture_output=True, text=True, check=True).stdout
     start, reply, stop = (json.loads(x) for x in replies.splitlines())
     assert start["protocol"] == 1 and stop == {"ok": True}
-    expected = json.loads(open(f"{CASES}/journal.format/crc-uppercase.json").read())["expect"]
+    expected = json.loads(Path(CASES, "journal.format", "crc-uppercase.json").read_text())["expect"]
     assert reply["seq"] == 1
     assert reply["observations"]["error"]["code"] == expected["error"]["code"]
