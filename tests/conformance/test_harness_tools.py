@@ -117,3 +117,35 @@ def test_where_names_the_suite(capsys: pytest.CaptureFixture[str]) -> None:
     out = capsys.readouterr().out
     assert out.startswith(f"suite {SUITE.version} (protocol 1)")
     assert os.path.join("adapters", "node", "loom-adapter.mjs") in out
+
+
+class _Terminal:
+    """A stream that says it is a terminal and keeps what is written to it."""
+
+    def __init__(self) -> None:
+        self.written: list[str] = []
+
+    def isatty(self) -> bool:
+        return True
+
+    def write(self, text: str) -> None:
+        self.written.append(text)
+
+    def flush(self) -> None:
+        pass
+
+
+def test_a_terminal_shows_progress_and_a_pipe_does_not() -> None:
+    from loom_ref.cli.conformance import _Progress
+
+    tty = _Terminal()
+    progress = _Progress(tty, enabled=True)
+    for done in range(1, 101):
+        progress(done, 100, f"g/case-{done}")
+    progress(100, 100, "")
+    text = "".join(tty.written)
+    assert "[25/100] g/case-25" in text and "[100/100] g/case-100" in text
+    assert text.endswith("\r")  # the line is wiped at the end, so the summary starts clean
+    quiet = _Terminal()
+    _Progress(quiet, enabled=False)(25, 100, "g/x")
+    assert quiet.written == []
