@@ -62,6 +62,30 @@ def register(sub: Any, add_suite_args: AddArgs, add_impl_args: AddArgs) -> None:
     rp.add_argument("reports", metavar="REPORT.json", nargs="+")
     rp.add_argument("--html", metavar="OUT", required=True, help="the page to write")
     rp.set_defaults(func=run_report)
+    fz = sub.add_parser("fuzz", help="fuzz an implementation against loom-ref (or another)",
+                        description="Draw inputs from the suite's own cases, mutated, send "
+                                    "each to both implementations, and compare the answers by "
+                                    "the suite's matching rules; a disagreement is shrunk and "
+                                    "written under --out as a draft case (INTERPRETING.md "
+                                    "section 14). Needs hypothesis: pip install "
+                                    "'loom-ref[fuzz]'.")
+    add_suite_args(fz)
+    add_impl_args(fz, required=True)
+    fz.add_argument("--against", metavar="CMD",
+                    help="the reference to compare with (default: loom-ref in-process)")
+    fz.add_argument("--only", metavar="PATTERN", action="append", default=[],
+                    help="fuzz only the functions (or case groups) this selects; repeatable")
+    fz.add_argument("--examples", type=int, default=1000, metavar="N",
+                    help="inputs per function at most (default 1000)")
+    fz.add_argument("--seed", type=int, default=0, metavar="S",
+                    help="the seed: the same seed reproduces a run (default 0)")
+    fz.add_argument("--time-limit", type=float, default=600.0, metavar="S",
+                    help="seconds for the whole run, shared between functions (default 600)")
+    fz.add_argument("--scenarios", type=int, default=0, metavar="N",
+                    help="also compare N seeded random scenarios")
+    fz.add_argument("--out", metavar="DIR", help="write each disagreement here as a draft case")
+    fz.add_argument("--quiet", action="store_true", help="no progress line")
+    fz.set_defaults(func=run_fuzz)
     wp = sub.add_parser("where", help="where the suite this loom-ref carries is",
                         description="Print the suite's directory, version, and the paths of "
                                     "INTERPRETING.md, the schemas and the Node adapter.")
@@ -151,3 +175,16 @@ def run_where(args: argparse.Namespace) -> int:
           f"  schemas:         {suite.schemas_dir}\n"
           f"  node adapter:    {os.path.join(suite.root, 'adapters', 'node', 'loom-adapter.mjs')}")
     return 0
+
+
+def run_fuzz(args: argparse.Namespace) -> int:
+    from loom_ref.testing._deps import require_hypothesis
+
+    try:
+        require_hypothesis(extra="fuzz")
+    except ImportError as exc:
+        sys.stderr.write(f"loom-ref conformance fuzz: {exc}\n")
+        return 2
+    from loom_ref.conformance.fuzz.run import fuzz_command
+
+    return fuzz_command(args)

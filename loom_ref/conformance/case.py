@@ -12,7 +12,7 @@ Rules (``conformance/INTERPRETING.md`` sections 2 and 3):
   diff of a case is a diff of its meaning.
 - The ``expect`` member is the runner's alone: :meth:`Case.to_run` builds what the
   implementation receives, and it never holds ``expect`` (nor ``excludeModes``, which is
-  the runner's bookkeeping).
+  the runner's bookkeeping, nor the ``draft`` record of a case ``fuzz`` wrote).
 """
 
 from __future__ import annotations
@@ -41,7 +41,7 @@ __all__ = [
     "load_cases",
 ]
 
-_RUNNER_ONLY = ("expect", "excludeModes")
+_RUNNER_ONLY = ("expect", "excludeModes", "draft")
 
 
 class CaseFileError(ConformanceError):

@@ -10,6 +10,8 @@ Rules (``conformance/INTERPRETING.md`` section 10). For every file under ``cases
   expects one observation per action; patterns in expectations are well-formed;
 - no integer in it is beyond +-2**53, which a reader over IEEE-754 doubles cannot hold
   (section 7, numbers);
+- it is no draft (a case ``conformance fuzz`` wrote keeps a ``draft`` member until a
+  maintainer has decided who is right and promoted it);
 - every capability it needs (its function, ``scenario``, what it ``requires``) is named in
   ``capabilities.json``, and every capability named there is needed by some case (a mode's
   capability, such as ``torn-write``, counts as needed when a case could generate the mode).
@@ -138,6 +140,9 @@ def lint(cases_dir: str, spec_dir: str, schemas: SchemaSet, *,
         if data["id"] in seen:
             problems.append(f"{rel}: id {data['id']!r} also used by {seen[data['id']]}")
         seen[data["id"]] = rel
+        if "draft" in data:
+            problems.append(f"{rel}: a draft case (written by conformance fuzz): decide who "
+                            "is right by the spec, then drop its draft member and promote it")
         if data["anchor"] not in anchors:
             problems.append(f"{rel}: anchor {data['anchor']!r} is not defined in "
                             f"{os.path.relpath(spec_dir)}/*.md")

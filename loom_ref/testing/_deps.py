@@ -16,15 +16,17 @@ INSTALL_HINT = "pip install 'loom-ref[test]'"
 """What to run when hypothesis (or pytest) is missing."""
 
 
-def require_hypothesis() -> None:
-    """Raise ``ImportError`` naming :data:`INSTALL_HINT` unless hypothesis can be imported."""
+def require_hypothesis(*, extra: str = "test") -> None:
+    """Raise ``ImportError`` naming the extra to install (``test``: :data:`INSTALL_HINT`)
+    unless hypothesis can be imported."""
     try:
         found = importlib.util.find_spec("hypothesis") is not None
     except (ImportError, ValueError):  # a broken or blocked entry in sys.modules
         found = False
     if not found:
+        what = "loom_ref.testing" if extra == "test" else f"loom-ref's {extra} command"
         raise ImportError(
-            "loom_ref.testing needs hypothesis (a test-only dependency of loom-ref); "
-            f"install it with: {INSTALL_HINT}",
+            f"{what} needs hypothesis (an optional dependency of loom-ref); "
+            f"install it with: pip install 'loom-ref[{extra}]'",
             name="hypothesis",
         )
