@@ -273,9 +273,10 @@ class _Mutator:
         however many items a list beside it has), then a node under that name."""
         value = copy.deepcopy(value)
         paths = list(_paths(value))
-        names = sorted({p[-1] for p in paths if p and isinstance(p[-1], str)})
-        if names and self.draw(st.booleans()):
-            name = self.draw(st.sampled_from(names))
+        names: list[str] = sorted({p[-1] for p in paths if p and isinstance(p[-1], str)})
+        by_name: bool = bool(names) and self.draw(st.booleans())
+        if by_name:
+            name: str = self.draw(st.sampled_from(names))
             paths = [p for p in paths if p and p[-1] == name]
         path = self.draw(st.sampled_from(paths))
         key = path[-1] if path else None
