@@ -31,7 +31,7 @@ from loom_ref.journal.reader import ParsedJournal, parse_journal
 from loom_ref.journal.store import JournalNotFoundError
 
 __all__ = ["JournalFileError", "check_output_dir", "check_output_file", "open_output",
-           "read_bytes", "read_journal_or_log"]
+           "read_bytes", "read_execution", "read_journal_or_log"]
 
 # how a store log's first line starts (spec: journal.log-format); anything else is parsed as
 # one execution's journal file, as loom_ref.journal.read_log_file does
@@ -83,6 +83,31 @@ def read_journal_or_log(path: str) -> ParsedJournal | ParsedLog:
     if data.startswith(_LOG_START):
         return parse_log(data, source=path)
     return parse_journal(data, source=path)
+
+
+def read_execution(path: str, execution: str | None = None, *,
+                   parsed: ParsedJournal | ParsedLog | None = None) -> ParsedJournal:
+    """One execution's journal: the journal file at ``path`` (whose execution must be
+    ``execution`` if given), or the execution ``execution`` of the store log at ``path``
+    (``argument.execution-id`` when it is not named or not there). ``parsed`` is the file
+    already read."""
+    parsed = read_journal_or_log(path) if parsed is None else parsed
+    if isinstance(parsed, ParsedJournal):
+        if execution is not None and execution != parsed.execution_id:
+            raise InvalidArgument(f"{path} is the journal of {parsed.execution_id!r}, "
+                                  f"not {execution!r}", code="argument.execution-id")
+        return parsed
+    if execution is None:
+        names = ", ".join(list(parsed.journals)[:10]) + (
+            ", ..." if len(parsed.journals) > 10 else "")
+        raise InvalidArgument(f"{path} is a store log of {len(parsed.journals)} "
+                              f"execution(s); name one with --execution ({names})",
+                              code="argument.execution-id")
+    try:
+        return parsed.journals[execution]
+    except KeyError:
+        raise InvalidArgument(f"store log {path} holds no execution {execution!r}",
+                              code="argument.execution-id") from None
 
 
 def _refuse(path: str, why: str) -> InvalidArgument:

@@ -25,7 +25,7 @@ import json
 import sys
 from typing import Any, TextIO
 
-from loom_ref.cli.inputs import open_output, read_journal_or_log
+from loom_ref.cli.inputs import open_output, read_execution, read_journal_or_log
 from loom_ref.cli.timeline.html import render_html
 from loom_ref.cli.timeline.json_form import TIMELINE_SCHEMA, dumps
 from loom_ref.cli.timeline.mermaid import render_mermaid
@@ -34,36 +34,12 @@ from loom_ref.cli.timeline.text import describe, render_state, render_text, rend
 from loom_ref.errors import InvalidArgument, JournalError
 from loom_ref.journal.fold import fold
 from loom_ref.journal.logstore import ParsedLog
-from loom_ref.journal.reader import ParsedJournal
 
 __all__ = ["FORMATS", "check", "describe", "register", "render_state", "render_timeline",
            "show"]
 
 #: The formats of ``journal show``.
 FORMATS = ("text", "json", "html", "mermaid")
-
-
-def _read(path: str, execution: str | None) -> ParsedJournal | ParsedLog:
-    """A journal file, or a store log (one execution of it if ``execution`` is given)."""
-    parsed = read_journal_or_log(path)
-    if isinstance(parsed, ParsedJournal):
-        if execution is not None and execution != parsed.execution_id:
-            raise InvalidArgument(f"{path} is the journal of {parsed.execution_id!r}, "
-                                  f"not {execution!r}", code="argument.execution-id")
-        return parsed
-    if execution is None:
-        return parsed
-    try:
-        return parsed.journals[execution]
-    except KeyError:
-        raise InvalidArgument(f"store log {path} holds no execution {execution!r}",
-                              code="argument.execution-id") from None
-
-
-def _executions(path: str, log: ParsedLog) -> InvalidArgument:
-    names = ", ".join(list(log.journals)[:10]) + (", ..." if len(log.journals) > 10 else "")
-    return InvalidArgument(f"{path} is a store log of {len(log.journals)} execution(s); "
-                           f"name one with --execution ({names})", code="argument.execution-id")
 
 
 def show(path: str, at: int | None, out: TextIO, execution: str | None = None, *,
@@ -76,9 +52,7 @@ def show(path: str, at: int | None, out: TextIO, execution: str | None = None, *
     if full and format != "text":
         raise InvalidArgument("--full is for --format text (the other formats hold every "
                               "payload whole)", code="argument.full")
-    parsed = _read(path, execution)
-    if isinstance(parsed, ParsedLog):
-        raise _executions(path, parsed)
+    parsed = read_execution(path, execution)
     events = list(parsed.events)
     if at is not None:
         if not 0 <= at <= len(events):
@@ -108,7 +82,9 @@ def show(path: str, at: int | None, out: TextIO, execution: str | None = None, *
 def check(path: str, out: TextIO, execution: str | None = None) -> int:
     """Verify the whole file; exit 0 clean, 1 torn tail or empty, 2 corrupt or unreadable."""
     try:
-        parsed = _read(path, execution)
+        parsed = read_journal_or_log(path)
+        if execution is not None:
+            parsed = read_execution(path, execution, parsed=parsed)
         journals = parsed.journals.values() if isinstance(parsed, ParsedLog) else [parsed]
         states = [fold(j.events) for j in journals]  # spec: journal.transitions
     except JournalError as err:  # spec: journal.corrupt-line -- one line, file and line

@@ -142,13 +142,16 @@ def _divergence(timeline: Timeline) -> str:
     for marker in timeline.markers:
         if marker.kind is not MarkerKind.NONDETERMINISM or not isinstance(marker.data, dict):
             continue
+        expected = marker.data.get("expected")
         rows = "".join(
             f'<tr class="{"differs" if r.differs else "same"}"><td>{esc(r.path)}</td>'
             f"<td>{esc(r.expected)}</td><td>{esc(r.actual)}</td>"
             f"<td>{'differs' if r.differs else ''}</td></tr>"
-            for r in diff_rows(marker.data.get("expected"), marker.data.get("actual")))
+            for r in diff_rows(expected, marker.data.get("actual")))
+        where = marker.data.get("journalSeq")
         out.append(f'<section id="divergence"><h2>Event {marker.at_seq}: the body diverged '
-                   f"from its journal</h2><p>{esc(marker.detail)}</p>"
+                   "from its journal" + (f" at event {where}" if where is not None else "")
+                   + f"</h2><p>{esc(marker.detail)}</p>"
                    '<table class="diff"><tr><th>where</th><th>the journal holds</th>'
                    f"<th>the body did</th><th></th></tr>{rows}</table></section>")
     return "".join(out)

@@ -235,12 +235,16 @@ class _Builder:
                 label = "diverged"
                 error = event.payload["error"]
                 expected, actual = error.get("expected"), error.get("actual")
+                where = None
+                if isinstance(expected, Mapping):  # the seq says where, it is not compared
+                    expected = dict(expected)
+                    where = expected.pop("seq", None)
                 named = expected.get("id") if isinstance(expected, Mapping) else None
                 self.markers.append(Marker(
                     kind=MarkerKind.NONDETERMINISM, label="diverged", at_seq=event.seq,
                     lane=self.by_name.get(str(named), EXECUTION_LANE),
                     detail=f"the body diverged from its journal: {error.get('message')}",
-                    data={"expected": expected, "actual": actual}))
+                    data={"expected": expected, "actual": actual, "journalSeq": where}))
             out.append(Point(seq=event.seq, kind=event.kind, lane=lane, label=label,
                              payload=event.payload, status=status,
                              process=self.writer.get(event.seq)))

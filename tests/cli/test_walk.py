@@ -1,0 +1,176 @@
+"""Every command, walked as a new user walks it: a wrong path, a directory, an unreadable
+file, an empty file, and a reader that went away (``| head``). Whatever the mistake, the
+user sees one stable line (``loom-ref: <code>: ...``, or a command's own verdict line) and an
+exit status, never a Python traceback.
+
+The walk is a table, :data:`COMMANDS`: one row per command, saying for each fault what the
+user must see. A new command joins the walk by adding a row (``{path}`` stands for the path
+under test, ``{journal}`` for a good demo journal); a fault a command has no use for is left
+out of its row, with the reason in a comment.
+"""
+
+from __future__ import annotations
+
+import io
+from collections.abc import Mapping
+from pathlib import Path
+
+import attrs
+import pytest
+
+from loom_ref.cli.demo import run_demo
+
+from .helpers import Ran, run
+
+
+@attrs.frozen
+class Sees:
+    """What the user must see: the exit status, and the first line of ``stream`` starting
+    with ``starts``. ``one_line``: the stream holds that line and nothing else."""
+
+    status: int
+    stream: str
+    starts: str
+    one_line: bool = True
+
+
+def refused(status: int, code: str) -> Sees:
+    """``loom-ref: <code>: ...`` on stderr, alone."""
+    return Sees(status, "stderr", f"loom-ref: {code}: ")
+
+
+@attrs.frozen
+class Command:
+    """One row of the walk: ``argv`` with ``{path}`` (the path under test) and ``{journal}``
+    (a good journal); ``faults`` says what each fault must show; ``pipe`` is a good
+    invocation for the closed-pipe run (None: ``argv`` with a good journal as ``{path}``)."""
+
+    name: str
+    argv: tuple[str, ...]
+    faults: Mapping[str, Sees]
+    pipe: tuple[str, ...] | None = None
+
+
+READ_FAULTS = {  # a command that reads a journal file
+    "missing": refused(1, "journal.not-found"),
+    "directory": refused(1, "journal.is-a-directory"),
+    "unreadable": refused(1, "journal.unreadable"),
+    "empty": refused(1, "journal.empty"),
+}
+CHECK_FAULTS = {  # journal check prints its verdict on stdout: 1 torn or empty, 2 unreadable
+    "missing": Sees(2, "stdout", "journal.not-found: "),
+    "directory": Sees(2, "stdout", "journal.is-a-directory: "),
+    "unreadable": Sees(2, "stdout", "journal.unreadable: "),
+    "empty": Sees(1, "stdout", "journal.empty: "),
+}
+DEMO_STARTS = "loom-ref demo: a refund agent journaled to "
+WRITE_FAULTS = {  # a command that writes a file where it is told
+    "missing": refused(2, "argument.path"),  # its directory does not exist
+    "directory": refused(2, "argument.path"),
+    "unreadable": refused(2, "argument.path"),  # a file without permissions: not writable
+}
+
+COMMANDS: tuple[Command, ...] = (
+    Command("journal show", ("journal", "show", "{path}"), READ_FAULTS),
+    # every format reads through the same code as text: the closed pipe only
+    Command("journal show --format html", ("journal", "show", "{path}", "--format", "html"),
+            {}),
+    Command("journal show --out", ("journal", "show", "{journal}", "--format", "json",
+                                   "--out", "{path}"),
+            {**WRITE_FAULTS, "empty": Sees(0, "stdout", "wrote json of 15 events to ")},
+            pipe=("journal", "show", "{journal}", "--format", "json")),
+    Command("journal check", ("journal", "check", "{path}"), CHECK_FAULTS),
+    Command("replay", ("replay", "{path}"), READ_FAULTS),
+    Command("demo --dir", ("demo", "--dir", "{path}"), {
+        # a directory that does not exist yet is made; an existing one is used
+        "missing": Sees(0, "stdout", DEMO_STARTS, one_line=False),
+        "directory": Sees(0, "stdout", DEMO_STARTS, one_line=False),
+        "unreadable": refused(2, "argument.path"),  # a file, not a directory
+        "empty": refused(2, "argument.path"),  # a file, not a directory
+    }, pipe=("demo",)),
+    Command("demo --html", ("demo", "--html", "{path}"),
+            {**WRITE_FAULTS, "empty": Sees(0, "stdout", DEMO_STARTS, one_line=False)},
+            pipe=("demo", "--crash-after", "6")),
+    Command("journal schema", ("journal", "schema"), {}),  # takes no path: the pipe only
+)
+
+
+@pytest.fixture(scope="module")
+def journal(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A good demo journal."""
+    where = tmp_path_factory.mktemp("journal")
+    run_demo(directory=str(where), crash_after=None, deny=False, leak=False,
+             hold_back=False, out=io.StringIO())
+    return where / "demo-1.jsonl"
+
+
+def make_fault(fault: str, where: Path) -> Path:
+    """The path a user mistyped, of each kind."""
+    if fault == "missing":
+        return where / "no-such-dir" / "demo-1.jsonl"
+    if fault == "directory":
+        (where / "a-dir").mkdir()
+        return where / "a-dir"
+    path = where / f"{fault}.jsonl"
+    path.write_bytes(b"" if fault == "empty" else b'{"schema":"loom-ref.journal"}\n')
+    if fault == "unreadable":
+        path.chmod(0o000)
+    return path
+
+
+def argv(command: Command, path: Path, journal: Path) -> list[str]:
+    return [a.replace("{path}", str(path)).replace("{journal}", str(journal))
+            for a in command.argv]
+
+
+def no_traceback(ran: Ran) -> None:
+    assert "Traceback" not in ran.printed, ran.printed
+    assert "Error:" not in ran.err.replace("loom-ref: ", ""), ran.err
+    assert "Warning" not in ran.err, ran.err
+
+
+CASES = [(c, f) for c in COMMANDS for f in c.faults]
+
+
+@pytest.mark.parametrize(("command", "fault"), CASES,
+                         ids=[f"{c.name}-{f}" for c, f in CASES])
+def test_a_wrong_path_is_one_stable_line(command: Command, fault: str, journal: Path,
+                                         tmp_path: Path) -> None:
+    ran = run(argv(command, make_fault(fault, tmp_path), journal), cwd=tmp_path,
+              permissions=fault == "unreadable")
+    sees = command.faults[fault]
+    no_traceback(ran)
+    text = ran.err if sees.stream == "stderr" else ran.out
+    assert ran.status == sees.status, ran
+    assert text.startswith(sees.starts), ran
+    if sees.one_line:
+        assert text.count("\n") == 1, ran
+        if sees.stream == "stderr":
+            assert ran.out == "", ran
+
+
+@pytest.mark.parametrize("command", COMMANDS, ids=[c.name for c in COMMANDS])
+def test_a_closed_pipe_ends_quietly(command: Command, journal: Path) -> None:
+    """The reader went away before the first byte (``| head`` done reading): the command
+    stops with status 1 and says nothing, no traceback, no warning."""
+    template = command.pipe if command.pipe is not None else command.argv
+    args = [a.replace("{path}", str(journal)).replace("{journal}", str(journal))
+            for a in template]
+    ran = run(args, closed_stdout=True)
+    no_traceback(ran)
+    assert (ran.status, ran.err) == (1, ""), ran
+
+
+def test_demo_into_head_prints_no_warning(tmp_path: Path) -> None:
+    """The issue's own reproduction: ``loom-ref demo | head`` printed ``UserWarning: delta
+    sink raised: BrokenPipeError``. Cut after each of the first lines, through a shell."""
+    import subprocess
+
+    from .helpers import loom_ref
+
+    cmd = " ".join(loom_ref())
+    for lines in (1, 5, 9):
+        done = subprocess.run(f"{cmd} demo --dir {tmp_path / str(lines)} | head -{lines}",
+                              shell=True, capture_output=True, text=True, timeout=60)
+        assert done.stdout.count("\n") == lines
+        assert done.stderr == "", done.stderr
