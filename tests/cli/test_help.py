@@ -6,7 +6,8 @@ import pytest
 
 from loom_ref.cli.main import main
 
-COMMANDS = [[], ["demo"], ["journal"], ["journal", "show"], ["journal", "check"], ["replay"],
+COMMANDS = [[], ["demo"], ["journal"], ["journal", "show"], ["journal", "check"],
+            ["journal", "schema"], ["replay"],
             ["conformance"], ["conformance", "lint"], ["conformance", "trace"]]
 
 

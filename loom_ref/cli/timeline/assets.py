@@ -38,6 +38,7 @@ table.counts th:first-child, table.counts td:first-child { text-align: left; }
 #details pre { max-height: 24em; overflow: auto; background: #fff; padding: 8px;
                margin: 6px 0 0; border: 1px solid var(--line); font-size: 13px;
                white-space: pre-wrap; }
+#details pre:empty { display: none; }
 .diff { border-collapse: collapse; margin: 6px 0; font-size: 14px; }
 .diff th, .diff td { border: 1px solid var(--line); padding: 3px 8px; text-align: left;
                      font-family: "DejaVu Sans Mono", monospace; }

@@ -243,7 +243,10 @@ class _Builder:
                 self.markers.append(Marker(
                     kind=MarkerKind.NONDETERMINISM, label="diverged", at_seq=event.seq,
                     lane=self.by_name.get(str(named), EXECUTION_LANE),
-                    detail=f"the body diverged from its journal: {error.get('message')}",
+                    detail=("the body issued another command than the one the journal "
+                            "holds" + (f" at event {where}" if where is not None else "")
+                            + "; replay never continues past a divergence, so the execution "
+                            "failed (kernel.replay-compare)"),
                     data={"expected": expected, "actual": actual, "journalSeq": where}))
             out.append(Point(seq=event.seq, kind=event.kind, lane=lane, label=label,
                              payload=event.payload, status=status,

@@ -110,7 +110,7 @@ class _Layout:
         self.lanes_y = self.status_y + STATUS_H + 6
         self.lane_index = {lane.id: i for i, lane in enumerate(timeline.lanes)}
         self.height = self.lanes_y + LANE_H * len(timeline.lanes) + 34
-        self.width = GUTTER + COL * max(self.columns, 1) + 24
+        self.width = GUTTER + max(COL * self.columns + 24, 660)  # room for the caption
 
     def x(self, seq: int) -> float:
         """The centre of event ``seq``'s column."""
@@ -153,15 +153,18 @@ def _grid(lay: _Layout) -> list[str]:
         x0 = lay.boundary(point.seq - 1)
         out.append(rect(x0 + 2, lay.status_y + 2, COL - 4, STATUS_H - 4, rx=4,
                         class_=f"status st-{point.status.value}"))
-        word = point.status.value
-        squeeze = {"textLength": COL - 12, "lengthAdjust": "spacingAndGlyphs"} if len(
-            word) > 8 else {}
-        out.append(text(lay.x(point.seq), lay.status_y + 18, word, class_="status-text",
-                        text_anchor="middle", **squeeze))
+        out.append(text(lay.x(point.seq), lay.status_y + 18, point.status.value,
+                        class_="status-text", text_anchor="middle",
+                        **_fit(point.status.value)))
     out.append(text(GUTTER, bottom + 24, "time runs left to right: one column per journal "
                     "event (events carry no clock; their order is the sequence number)",
                     class_="caption"))
     return out
+
+
+def _fit(word: str) -> dict[str, object]:
+    """The attributes that squeeze a status word longer than 8 letters into its column."""
+    return {"textLength": COL - 12, "lengthAdjust": "spacingAndGlyphs"} if len(word) > 8 else {}
 
 
 def _spans(lay: _Layout) -> list[str]:
@@ -261,7 +264,8 @@ def _boundaries(lay: _Layout) -> list[str]:
                        + text(x + COL / 2, lay.axis_y + 15, "torn", class_="seq torn-text",
                               text_anchor="middle")
                        + text(x + COL / 2, lay.status_y + 18, "not written",
-                              class_="status-text", text_anchor="middle")
+                              class_="status-text", text_anchor="middle",
+                              **_fit("not written"))
                        + text(x + COL - 4, 19, f"TORN TAIL: line {marker.data.get('line')}, "
                               f"{marker.data.get('size')} bytes, not written",
                               class_="torn-text", text_anchor="end")
