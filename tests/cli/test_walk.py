@@ -11,8 +11,11 @@ out of its row, with the reason in a comment.
 
 from __future__ import annotations
 
+import functools
 import io
-from collections.abc import Mapping
+import os
+from collections.abc import Callable, Mapping
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import attrs
@@ -132,12 +135,35 @@ def no_traceback(ran: Ran) -> None:
 CASES = [(c, f) for c in COMMANDS for f in c.faults]
 
 
+def _pipe_argv(command: Command, journal: Path) -> list[str]:
+    template = command.pipe if command.pipe is not None else command.argv
+    return [a.replace("{path}", str(journal)).replace("{journal}", str(journal))
+            for a in template]
+
+
+@pytest.fixture(scope="module")
+def walked(journal: Path, tmp_path_factory: pytest.TempPathFactory) -> Mapping[str, Ran]:
+    """Every run of the walk, made at once (each is a fresh interpreter, so they run side
+    by side on every core), keyed by the test that asserts on it."""
+    jobs: dict[str, Callable[[], Ran]] = {}
+    for command, fault in CASES:
+        where = tmp_path_factory.mktemp("walk")
+        args = argv(command, make_fault(fault, where), journal)
+        jobs[f"{command.name}-{fault}"] = functools.partial(
+            run, args, cwd=where, permissions=fault == "unreadable")
+    for command in COMMANDS:
+        jobs[f"{command.name}-pipe"] = functools.partial(
+            run, _pipe_argv(command, journal), closed_stdout=True)
+    with ThreadPoolExecutor(max_workers=max(2, os.cpu_count() or 2)) as pool:
+        futures = {key: pool.submit(job) for key, job in jobs.items()}
+        return {key: future.result() for key, future in futures.items()}
+
+
 @pytest.mark.parametrize(("command", "fault"), CASES,
                          ids=[f"{c.name}-{f}" for c, f in CASES])
-def test_a_wrong_path_is_one_stable_line(command: Command, fault: str, journal: Path,
-                                         tmp_path: Path) -> None:
-    ran = run(argv(command, make_fault(fault, tmp_path), journal), cwd=tmp_path,
-              permissions=fault == "unreadable")
+def test_a_wrong_path_is_one_stable_line(command: Command, fault: str,
+                                         walked: Mapping[str, Ran]) -> None:
+    ran = walked[f"{command.name}-{fault}"]
     sees = command.faults[fault]
     no_traceback(ran)
     text = ran.err if sees.stream == "stderr" else ran.out
@@ -150,13 +176,10 @@ def test_a_wrong_path_is_one_stable_line(command: Command, fault: str, journal: 
 
 
 @pytest.mark.parametrize("command", COMMANDS, ids=[c.name for c in COMMANDS])
-def test_a_closed_pipe_ends_quietly(command: Command, journal: Path) -> None:
+def test_a_closed_pipe_ends_quietly(command: Command, walked: Mapping[str, Ran]) -> None:
     """The reader went away before the first byte (``| head`` done reading): the command
     stops with status 1 and says nothing, no traceback, no warning."""
-    template = command.pipe if command.pipe is not None else command.argv
-    args = [a.replace("{path}", str(journal)).replace("{journal}", str(journal))
-            for a in template]
-    ran = run(args, closed_stdout=True)
+    ran = walked[f"{command.name}-pipe"]
     no_traceback(ran)
     assert (ran.status, ran.err) == (1, ""), ran
 

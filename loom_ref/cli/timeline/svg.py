@@ -271,11 +271,13 @@ def _boundaries(lay: _Layout) -> list[str]:
                               class_="torn-text", text_anchor="end")
                        + "</g>")
         elif marker.kind is MarkerKind.SERVED and marker.lane is not None:
-            y = lay.lane_top(marker.lane) + SYM_DY
+            # a tag at the top of the lane, just past the boundary: above any symbol there
+            y = lay.lane_top(marker.lane) + 9
             out.append(f'<g class="marker marker-served" {attrs_of(data_lane=marker.lane)}>'
-                       f"{title}" + rect(x + 2, y - 9, COL - 4, 18, rx=9, class_="served-chip")
+                       f"{title}" + rect(x + 2, y - 7.5, COL - 4, 15, rx=7.5,
+                                         class_="served-chip")
                        + _loop_arrow(x + 10, y)
-                       + text(x + 18, y + 4, "served", class_="served-text") + "</g>")
+                       + text(x + 18, y + 3.8, "served", class_="served-text") + "</g>")
     return out
 
 
@@ -318,8 +320,10 @@ def _processes(lay: _Layout) -> list[str]:
                 pending += call.action + ", "
                 continue
             c0, c1 = lay.boundary(call.first_seq - 1), lay.boundary(call.last_seq)
-            name = pending + call.action + (" (crashed)" if call.outcome == "crashed" else "")
+            full = pending + call.action + (" (crashed)" if call.outcome == "crashed" else "")
             pending = ""
+            name = next((n for n in (full, call.action) if text_width(n, 12) <= c1 - c0 - 8),
+                        call.action[: max(1, int((c1 - c0 - 8) / 7.2) - 1)] + "…")
             out.append(f"<g class=\"call\"><title>{esc(_call_title(call))}</title>"
                        + rect(c0 + 2, y + 25, c1 - c0 - 4, 20, rx=4, class_="call-box")
                        + text((c0 + c1) / 2, y + 39, name, class_="call-text",
