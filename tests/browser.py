@@ -116,7 +116,11 @@ class Browser:
         self._buffer = b""
         self._next_id = 0
         self._events: list[dict[str, Any]] = []
-        self.send("Browser.getVersion")  # fails fast when the browser cannot start
+        try:
+            self.send("Browser.getVersion")  # fails fast when the browser cannot start
+        except BaseException:
+            self.close()
+            raise
 
     # -- the wire ----------------------------------------------------------------------
     def _write(self, message: dict[str, Any]) -> None:
@@ -191,6 +195,7 @@ class Browser:
         page = Page(self, target, session)
         page.send("Page.enable")
         page.send("Runtime.enable")
+        page.send("Network.enable")
         page.send("Emulation.setDeviceMetricsOverride",
                   {"width": self.width, "height": self.height, "deviceScaleFactor": 1,
                    "mobile": False})
@@ -285,6 +290,21 @@ class Page:
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_bytes(base64.b64decode(data))
         return path
+
+    def _seen(self, method: str) -> list[dict[str, Any]]:
+        return [e.get("params", {}) for e in self.browser._events
+                if e.get("method") == method and e.get("sessionId") == self.session]
+
+    def exceptions(self) -> list[str]:
+        """The uncaught JavaScript exceptions of the page so far."""
+        return [str(e.get("exceptionDetails", {}).get("exception", {}).get("description")
+                    or e.get("exceptionDetails", {}).get("text"))
+                for e in self._seen("Runtime.exceptionThrown")]
+
+    def requests(self) -> list[str]:
+        """The URLs the page asked for so far (the page itself included)."""
+        return [str(e.get("request", {}).get("url"))
+                for e in self._seen("Network.requestWillBeSent")]
 
     def close(self) -> None:
         self.browser.send("Target.closeTarget", {"targetId": self.target})

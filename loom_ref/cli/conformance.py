@@ -16,6 +16,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from loom_ref.cli.conformance_tools import usage
+from loom_ref.cli.inputs import check_output_file
 from loom_ref.conformance.case import Case, canonical_json, find_case_files, load_cases
 from loom_ref.conformance.impl import (
     Implementation,
@@ -31,7 +33,7 @@ from loom_ref.conformance.schemas import SchemaSet
 from loom_ref.conformance.selection import selects_case, unmatched
 from loom_ref.conformance.suite import Suite, select_suite
 from loom_ref.conformance.trace import problems, render, trace
-from loom_ref.errors import ConformanceError
+from loom_ref.errors import ConformanceError, InvalidArgument
 
 __all__ = ["register", "run", "run_lint", "run_trace"]
 
@@ -149,8 +151,7 @@ class _Progress:
 
 def _generate(args: argparse.Namespace) -> int:
     if not args.out:
-        sys.stderr.write("loom-ref conformance: --generate needs --out DIR\n")
-        return 2
+        return usage(ConformanceError("--generate needs --out DIR", code="conformance.usage"))
     for case in random_cases(args.generate, args.seed):
         group, name = case.id.split("/", 1)
         os.makedirs(os.path.join(args.out, group), exist_ok=True)
@@ -179,8 +180,8 @@ def _write(path: str, data: bytes) -> None:
         with open(path, "wb") as f:
             f.write(data)
     except OSError as exc:
-        raise ConformanceError(f"cannot write {path}: {exc.strerror}",
-                               code="conformance.bad-path") from None
+        raise InvalidArgument(f"cannot write {path}: {exc.strerror}", code="argument.path",
+                              path=path) from None
 
 
 def run(args: argparse.Namespace) -> int:
@@ -191,17 +192,21 @@ def run(args: argparse.Namespace) -> int:
         suite = suite_of(args)
         impls = implementations(args)
     except ConformanceError as exc:
-        sys.stderr.write(f"loom-ref conformance: {exc}\n")
-        return 2
+        return usage(exc)
+    for path in (args.json, args.junit):  # before the run, not after it
+        if path:
+            check_output_file(path)
     found, file_problems = load_cases(suite.cases_dir)
+    if not found and not args.random:
+        return usage(ConformanceError(f"no case file under {suite.cases_dir}",
+                                      code="conformance.no-cases"))
     cases = [c for c in found if selects_case(args.only, c.id)]
     missing = unmatched(args.only, [c.id for c in found])
     if missing:  # a filter that selects nothing is a mistake, not a pass: CI must not go
         # green on a misspelt group
-        sys.stderr.write(f"loom-ref conformance: conformance.no-cases: --only "
-                         f"{' '.join(repr(p) for p in missing)} matched no case of "
-                         f"{suite.cases_dir}\n")
-        return 2
+        return usage(ConformanceError(f"--only {' '.join(repr(p) for p in missing)} matched "
+                                      f"no case of {suite.cases_dir}",
+                                      code="conformance.no-cases"))
     files = [] if args.only else find_case_files(suite.cases_dir)
     extra: list[Case] = random_cases(args.random, args.seed) if args.random else []
     runner = Runner(impls, suite, generated=not args.no_generated, only=args.only,
@@ -210,18 +215,14 @@ def run(args: argparse.Namespace) -> int:
     try:
         result = runner.run([*cases, *extra], files=files, file_problems=file_problems)
     except TransportError as exc:
-        sys.stderr.write(f"loom-ref conformance: {exc.message}\n")
+        sys.stderr.write(f"loom-ref: {exc}\n")
         return 1
     sys.stdout.write(render_text(result, full=args.full))
     sys.stdout.flush()
-    try:
-        if args.json:
-            _write(args.json, dump_json(result).encode())
-        if args.junit:
-            _write(args.junit, to_junit(result))
-    except ConformanceError as exc:
-        sys.stderr.write(f"loom-ref conformance: {exc}\n")
-        return 2
+    if args.json:
+        _write(args.json, dump_json(result).encode())
+    if args.junit:
+        _write(args.junit, to_junit(result))
     return 0 if result.ok else 1
 
 
@@ -230,8 +231,10 @@ def run_lint(args: argparse.Namespace) -> int:
     try:
         suite = suite_of(args)
     except ConformanceError as exc:
-        sys.stderr.write(f"loom-ref conformance lint: {exc}\n")
-        return 2
+        return usage(exc)
+    if not find_case_files(suite.cases_dir):
+        return usage(ConformanceError(f"no case file under {suite.cases_dir}",
+                                      code="conformance.no-cases"))
     found = lint(suite.cases_dir, suite.spec_dir, SchemaSet(suite.schemas_dir),
                  capabilities=suite.capabilities,
                  whole_suite=suite.cases_dir == os.path.join(suite.root, "cases"))
@@ -247,9 +250,8 @@ def run_trace(args: argparse.Namespace) -> int:
     """``loom-ref conformance trace [--write]``: 0 when traceability is complete."""
     repo = Path(args.repo).resolve()
     if not (repo / "spec").is_dir() or not (repo / "loom_ref").is_dir():
-        sys.stderr.write(f"loom-ref conformance trace: {repo} is not a loom-ref checkout "
-                         "(no spec/ and loom_ref/ in it)\n")
-        return 2
+        return usage(ConformanceError(f"{repo} is not a loom-ref checkout (no spec/ and "
+                                      "loom_ref/ in it)", code="conformance.no-checkout"))
     table = trace(repo)
     if args.write:
         (repo / "spec" / "TRACE.md").write_text(render(table))

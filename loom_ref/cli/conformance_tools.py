@@ -15,13 +15,14 @@ import sys
 from collections.abc import Callable
 from typing import Any
 
+from loom_ref.cli.inputs import check_output_dir, check_output_file
 from loom_ref.conformance.case import load_cases
 from loom_ref.conformance.impl import SubprocessImplementation
 from loom_ref.conformance.show import find_case, protocol_text, render_show
 from loom_ref.conformance.smoke import smoke
 from loom_ref.conformance.starters import LANGUAGES, write_starter
 from loom_ref.conformance.suite import select_suite
-from loom_ref.errors import ConformanceError
+from loom_ref.errors import ConformanceError, InvalidArgument, LoomError
 
 __all__ = ["register"]
 
@@ -93,9 +94,16 @@ def register(sub: Any, add_suite_args: AddArgs, add_impl_args: AddArgs) -> None:
     wp.set_defaults(func=run_where)
 
 
-def _fail(action: str, exc: ConformanceError) -> int:
-    sys.stderr.write(f"loom-ref conformance {action}: {exc}\n")
+def usage(exc: LoomError) -> int:
+    """Report a usage error as every ``loom-ref`` command does (``loom-ref: <code>: ...``,
+    one line on stderr); the exit status 2."""
+    sys.stderr.write(f"loom-ref: {exc}\n")
     return 2
+
+
+def _fail(action: str, exc: ConformanceError) -> int:
+    del action  # every action reports alike
+    return usage(exc)
 
 
 def run_smoke(args: argparse.Namespace) -> int:
@@ -128,6 +136,7 @@ def run_show(args: argparse.Namespace) -> int:
 
 
 def run_init(args: argparse.Namespace) -> int:
+    check_output_dir(args.dir)
     try:
         path = write_starter(args.lang, args.dir, select_suite(args.cases))
     except ConformanceError as exc:
@@ -141,6 +150,7 @@ def run_init(args: argparse.Namespace) -> int:
 def run_report(args: argparse.Namespace) -> int:
     from loom_ref.conformance.html import render_html
 
+    check_output_file(args.html)
     reports = []
     for path in args.reports:
         try:
@@ -156,8 +166,8 @@ def run_report(args: argparse.Namespace) -> int:
     except ConformanceError as exc:
         return _fail("report", exc)
     except OSError as exc:
-        return _fail("report", ConformanceError(f"cannot write {args.html}: {exc.strerror}",
-                                                code="conformance.bad-path"))
+        raise InvalidArgument(f"cannot write {args.html}: {exc.strerror}", code="argument.path",
+                              path=args.html) from None
     print(f"wrote {args.html} ({len(reports)} implementation(s))")
     return 0
 
@@ -183,8 +193,8 @@ def run_fuzz(args: argparse.Namespace) -> int:
     try:
         require_hypothesis(extra="fuzz")
     except ImportError as exc:
-        sys.stderr.write(f"loom-ref conformance fuzz: {exc}\n")
+        sys.stderr.write(f"loom-ref: conformance.needs-hypothesis: {exc}\n")
         return 2
-    from loom_ref.conformance.fuzz.run import fuzz_command
+    from loom_ref.cli.conformance_fuzz import fuzz_command
 
     return fuzz_command(args)

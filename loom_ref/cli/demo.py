@@ -1,29 +1,36 @@
-"""``loom-ref demo [--crash-after N]``: crash, recovery and governed streaming, on screen.
+"""``loom-ref demo [--crash-after N [--torn]] [--html OUT]``: crash, recovery, governed streams.
 
-Runs the scripted refund agent of :mod:`loom_ref.cli.demo_agent` against a file journal.
-The run stops at an approval gate before the refund (a human approves, or with ``--deny``
-declines), streams its answer through a PII guard, and, with ``--crash-after N``, dies after
-the N-th journal event. A second "process" (a fresh runtime and fresh effects over the same
-journal) then recovers, and the demo prints what each step of the way was served from the
-journal and what ran again, and how often each effect really ran in total.
+Runs the scripted refund agent of :mod:`loom_ref.cli.demo_agent` against a file journal
+(the story is :mod:`loom_ref.cli.demo_story`). The run stops at an approval gate before the
+refund (a human approves, or with ``--deny`` declines), streams its answer through a PII
+guard, and, with ``--crash-after N``, dies after the N-th journal event (with ``--torn``, while
+writing it: its line is cut short, a torn tail). A second "process"
+(a fresh runtime and fresh effects over the same journal) then recovers, and the demo prints
+what each step of the way was served from the journal and what ran again, and how often each
+effect really ran in total. ``--html OUT`` also writes the whole story as one page: the
+timeline with the crash, the recovery, what was served and what ran again, and the counts of
+effect calls before and after the crash.
+
+``N`` must name an event the run writes: the demo counts them first (a silent run over an
+in-memory journal; the agent is deterministic), and refuses a crash point past the end.
 """
 
 from __future__ import annotations
 
-import os
 import sys
 import tempfile
 from typing import Any, TextIO
 
-from loom_ref.cli.demo_agent import WORKFLOW, World, build_host, build_workflow
-from loom_ref.cli.journal import render_timeline
+from loom_ref.cli.demo_agent import World
+from loom_ref.cli.demo_story import run_story
+from loom_ref.cli.inputs import check_output_dir, check_output_file, open_output
+from loom_ref.cli.timeline.html import render_html
+from loom_ref.cli.timeline.model import build_timeline
+from loom_ref.cli.timeline.text import render_timeline
 from loom_ref.errors import InvalidArgument
-from loom_ref.journal import Crash, FaultInjectingStore, FileStore, FsyncPolicy, Status
-from loom_ref.kernel import ExecutionResult, Runtime
+from loom_ref.journal import FileStore, FsyncPolicy, MemoryStore, Status
 
-__all__ = ["register", "run_demo"]
-
-REQUEST = "Please refund order A-42: it arrived broken."
+__all__ = ["count_events", "register", "run_demo"]
 
 
 def _free_id(store: FileStore) -> str:
@@ -34,118 +41,116 @@ def _free_id(store: FileStore) -> str:
 
 
 class _Screen:
-    """Prints the story; streamed text goes on one ``model>`` line."""
+    """Prints the story; streamed text goes on one ``model>`` line.
+
+    A reader that goes away (``loom-ref demo | head``) must not turn into a warning: the
+    delta sink cannot raise (ADR 0119 #6: the runtime swallows and reports a sink's throw),
+    so a broken pipe met while streaming is remembered, and raised at the next line the
+    demo says, outside the sink, where ``loom-ref`` ends quietly.
+    """
 
     def __init__(self, out: TextIO) -> None:
         self.out = out
         self.streaming = False
+        self.broken = False
 
     def say(self, text: str) -> None:
+        if self.broken:
+            raise BrokenPipeError("the reader of the demo went away")
         self.end_stream()
         print(text, file=self.out)
 
     def stream(self, text: str) -> None:
-        if not self.streaming:
-            self.out.write("    model> ")
-            self.streaming = True
-        self.out.write(text)
-        self.out.flush()
+        if self.broken:
+            return
+        try:
+            if not self.streaming:
+                self.out.write("    model> ")
+                self.streaming = True
+            self.out.write(text)
+            self.out.flush()
+        except BrokenPipeError:
+            self.broken = True
 
     def end_stream(self) -> None:
         if self.streaming:
-            self.out.write("\n")
             self.streaming = False
+            self.out.write("\n")
 
 
-def _report(screen: _Screen, what: str, result: ExecutionResult) -> None:
-    screen.say(f"  {what}: {result.status.value}")
-    if result.served:
-        screen.say(f"    served from the journal: {', '.join(result.served)}")
-    if result.ran:
-        screen.say(f"    ran: {', '.join(result.ran)}")
-    if result.status is Status.SUSPENDED:
-        screen.say(f"    waiting on gate {result.waiting_on}")
-    if result.status is Status.IN_DOUBT:
-        screen.say(f"    in doubt: {result.in_doubt_step}")
-    if result.status is Status.FAILED:
-        screen.say(f"    error: {result.error['code']}: {result.error['message']}")
-        if result.error["code"] == "governance.delta-severed":
-            screen.say("    the PII guard severed the stream before the delta that completed "
-                       "the card number reached the screen;\n    the digits shown before it "
-                       "are ADR 0119's stated limit (try --hold-back, an extension)")
-    if result.status is Status.COMPLETED:
-        screen.say(f"    answer: {result.output['text']}")
+class _Silent:
+    def say(self, text: str) -> None:
+        pass
+
+    def stream(self, text: str) -> None:
+        pass
+
+
+def count_events(*, deny: bool, leak: bool, hold_back: bool) -> int:
+    """How many journal events an uncrashed demo with these options writes."""
+    store = MemoryStore()
+    run_story(store, "count", World(), _Silent(), crash_after=None, deny=deny, leak=leak,
+              hold_back=hold_back, on_warn=lambda message: None)
+    return len(store.read("count").events)
 
 
 def run_demo(*, directory: str | None, crash_after: int | None, deny: bool, leak: bool,
-             hold_back: bool, out: TextIO) -> int:
+             hold_back: bool, out: TextIO, html: str | None = None, torn: bool = False
+             ) -> int:
     """Run the demo; return 0 when the execution completed, 1 otherwise."""
-    if crash_after is not None and crash_after < 1:
-        raise InvalidArgument(f"--crash-after must be >= 1, got {crash_after}",
-                              code="argument.crash-after")
-    directory = directory or tempfile.mkdtemp(prefix="loom-demo-")
-    os.makedirs(directory, exist_ok=True)
+    if torn and crash_after is None:
+        raise InvalidArgument("--torn tears the write of the --crash-after event: give "
+                              "--crash-after N too", code="argument.torn")
+    if crash_after is not None:
+        if crash_after < 1:
+            raise InvalidArgument(f"--crash-after must be >= 1, got {crash_after}",
+                                  code="argument.crash-after")
+        total = count_events(deny=deny, leak=leak, hold_back=hold_back)
+        if crash_after > total:
+            flags = " ".join(f for f, on in (("--deny", deny), ("--leak", leak),
+                                             ("--hold-back", hold_back)) if on)
+            raise InvalidArgument(
+                f"--crash-after {crash_after} would never crash: the demo"
+                + (f" with {flags}" if flags else "") + f" writes {total} journal events; "
+                f"choose 1 to {total}", code="argument.crash-after")
+    if html is not None:
+        check_output_file(html)  # before anything runs
+    directory = check_output_dir(directory) if directory else tempfile.mkdtemp(
+        prefix="loom-demo-")
     store = FileStore(directory, fsync=FsyncPolicy.AT_BOUNDARIES)
     execution_id = _free_id(store)
     world = World()
     screen = _Screen(out)
-    screen.say(f"loom-ref demo: a refund agent journaled to {store.path(execution_id)}")
-
-    def runtime(process: int) -> Runtime:
-        used: Any = store
-        if process == 1 and crash_after is not None:
-            used = FaultInjectingStore(store, crash_after=crash_after)
-        host = build_host(world, on_text=screen.stream, leak=leak, hold_back=hold_back)
-        return Runtime(store=used, effects=host, workflows=[build_workflow()],
-                       on_warn=lambda message: screen.say(f"    warning: {message}"))
-
-    process = 1
-    screen.say("\nprocess 1")
-    rt = runtime(process)
-    result: ExecutionResult | None = None
-    while True:
-        try:
-            if result is None:
-                what = f"start {WORKFLOW} ({REQUEST!r})" if process == 1 else "recover"
-                result = (rt.start(WORKFLOW, REQUEST, execution_id=execution_id)
-                          if process == 1 else rt.recover(execution_id))
-                _report(screen, what, result)
-            if result.status is Status.IN_DOUBT:
-                step = str(result.in_doubt_step)
-                tool = rt.state(execution_id).frames[step].tool_id
-                screen.say(f"  step {step} ({tool}) is in doubt: it started, but the journal "
-                           f"holds no outcome, and {tool} is not idempotent, so nothing "
-                           "re-runs it on its own")
-                screen.say("  an operator checks with the payment provider that no refund was "
-                           "made" if tool == "refund" else "  an operator accepts paying for "
-                           "the model call again")
-                screen.say("  and resolves the step by retrying it with the same idempotency "
-                           "key")
-                result = rt.resolve(execution_id, step, retry=True)
-                _report(screen, "resolve (retry)", result)
-                continue
-            if result.status is not Status.SUSPENDED:
-                break
-            verdict: dict[str, object] = {"approved": not deny}
-            if deny:
-                verdict["reason"] = "refunds over 20 EUR need a manager"
-            screen.say(f"  a human {'declines' if deny else 'approves'} the refund")
-            result = rt.resume(execution_id, str(result.waiting_on), verdict)
-            _report(screen, "resume", result)
-        except Crash as crash:
-            screen.say(f"  ** the process dies: a simulated crash after journal event "
-                       f"{crash.after} **")
-            process += 1
-            screen.say(f"\nprocess {process} (fresh runtime, fresh effects, same journal)")
-            rt = runtime(process)
-            result = None
+    path = store.path(execution_id)
+    screen.say(f"loom-ref demo: a refund agent journaled to {path}")
+    story = run_story(store, execution_id, world, screen, crash_after=crash_after, deny=deny,
+                      leak=leak, hold_back=hold_back, torn=torn)
+    parsed = store.read(execution_id)
     screen.say("\njournal:")
-    screen.say(render_timeline(list(store.read(execution_id).events)))
+    screen.say(render_timeline(list(parsed.events)))
     runs = ", ".join(f"{name} x{count}" for name, count in sorted(world.runs.items()))
     screen.say(f"\neffects that really ran, over all processes: {runs}")
-    screen.say(f"explore: loom-ref journal show {store.path(execution_id)} --at 5\n"
-               f"         loom-ref replay {store.path(execution_id)}")
-    return 0 if result.status is Status.COMPLETED else 1
+    if html is not None:
+        timeline = build_timeline(parsed.events, source=path, torn=parsed.torn,
+                                  processes=story.processes)
+        crashed = ("" if crash_after is None else
+                   f", crashed while writing journal event {crash_after}" if torn else
+                   f", crashed after journal event {crash_after}")
+        page = render_html(
+            timeline, title=f"loom-ref demo: a refund agent{crashed}",
+            intro=["A scripted refund agent (no network): a model, a read-only "
+                   "<code>lookup_order</code> tool, and a <code>refund</code> that waits for "
+                   "a human's approval at a gate; the answer is streamed through a PII guard. "
+                   "Every step is journaled, so after a crash a fresh process serves what is "
+                   "done from the journal and runs only what is not."])
+        with open_output(html) as f:
+            f.write(page)
+        screen.say(f"wrote the story as one page: {html} (open it in a browser)")
+    screen.say(f"explore: loom-ref journal show {path} --at 5\n"
+               f"         loom-ref journal show {path} --format html --out timeline.html\n"
+               f"         loom-ref replay {path}")
+    assert story.result is not None
+    return 0 if story.result.status is Status.COMPLETED else 1
 
 
 def register(subparsers: Any) -> None:
@@ -159,6 +164,10 @@ def register(subparsers: Any) -> None:
                    help="simulate a crash after the N-th journal event")
     p.add_argument("--dir", default=None, metavar="DIR",
                    help="where to write the journal (default: a new temporary directory)")
+    p.add_argument("--torn", action="store_true",
+                   help="the crash tears the N-th event's line: a torn tail, not written")
+    p.add_argument("--html", default=None, metavar="OUT",
+                   help="also write the whole story as one HTML page to OUT")
     p.add_argument("--deny", action="store_true", help="the human declines the refund")
     p.add_argument("--leak", action="store_true",
                    help="the model tries to stream a card number: watch the guard sever it")
@@ -166,4 +175,5 @@ def register(subparsers: Any) -> None:
                    help="extension: hold text back until it cannot start a match")
     p.set_defaults(func=lambda a: run_demo(
         directory=a.dir, crash_after=a.crash_after, deny=a.deny, leak=a.leak,
-        hold_back=a.hold_back, out=sys.stdout))
+        hold_back=a.hold_back, out=sys.stdout, html=a.html, torn=a.torn))
+

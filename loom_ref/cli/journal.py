@@ -1,13 +1,19 @@
-"""``loom-ref journal show FILE [--at SEQ]`` and ``loom-ref journal check FILE``.
+"""``loom-ref journal show FILE``, ``loom-ref journal check FILE``, ``loom-ref journal schema``.
 
 Teaching and debugging views of one execution's journal file, or of one execution in a store
 log (``--execution ID``; ``spec/journal.md`` 1.7):
 
-- ``show`` prints a timeline (one line per event) and the folded state at the end, or at
-  ``--at SEQ`` (``journal.fold``: folding any prefix gives the state at that point);
+- ``show`` draws the execution's timeline (:mod:`loom_ref.cli.timeline`) up to the end, or
+  to ``--at SEQ`` (``journal.fold``: folding any prefix gives the state at that point), in
+  one of four formats: ``text`` (one line per event and the folded state; ``--full`` prints
+  whole payloads), ``json`` (the same timeline as data, described by ``journal schema``),
+  ``html`` (one self-contained page with the picture) and ``mermaid`` (a sequence diagram).
+  ``--out FILE`` writes it there instead of to standard output.
 - ``check`` verifies checksums, the sequence, payload shapes and the transition table, and
   reports a torn tail (``journal.torn-tail``) or the first corrupt line
-  (``journal.corrupt-line``) by number. Exit status: 0 clean, 1 torn tail, 2 corrupt.
+  (``journal.corrupt-line``) by number. Exit status: 0 clean, 1 torn tail or an empty file,
+  2 corrupt or unreadable.
+- ``schema`` prints the JSON Schema of ``show --format json``.
 
 Both read without taking the writer's lock. ``check`` of a store log without ``--execution``
 checks every execution in it.
@@ -19,132 +25,71 @@ import json
 import sys
 from typing import Any, TextIO
 
+from loom_ref.cli.inputs import open_output, read_execution, read_journal_or_log
+from loom_ref.cli.timeline.html import render_html
+from loom_ref.cli.timeline.json_form import TIMELINE_SCHEMA, dumps
+from loom_ref.cli.timeline.mermaid import render_mermaid
+from loom_ref.cli.timeline.model import build_timeline
+from loom_ref.cli.timeline.text import describe, render_state, render_text, render_timeline
 from loom_ref.errors import InvalidArgument, JournalError
-from loom_ref.journal.events import Event, EventKind
-from loom_ref.journal.fold import ExecutionState, fold
-from loom_ref.journal.logstore import ParsedLog, read_log_file
-from loom_ref.journal.reader import ParsedJournal
-from loom_ref.journal.store import read_journal_file
+from loom_ref.journal.fold import fold
+from loom_ref.journal.logstore import ParsedLog
 
-__all__ = ["check", "describe", "register", "render_state", "render_timeline", "show"]
+__all__ = ["FORMATS", "check", "describe", "register", "render_state", "render_timeline",
+           "show"]
 
-K = EventKind
-
-
-def _short(value: Any, width: int = 60) -> str:
-    text = json.dumps(value, ensure_ascii=False, separators=(",", ":"))
-    return text if len(text) <= width else text[: width - 1] + "…"
+#: The formats of ``journal show``.
+FORMATS = ("text", "json", "html", "mermaid")
 
 
-def describe(event: Event) -> str:
-    """One readable line for one event."""
-    p = event.payload
-    k = event.kind
-    if k is K.EXECUTION_STARTED:
-        return f"started {p['workflow']} as {p['executionId']} with {_short(p['input'])}"
-    if k is K.STEP_STARTED:
-        return f"step {p['stepId']} -> {p['toolId']}({_short(p['input'], 40)})"
-    if k is K.STEP_COMPLETED:
-        return f"step {p['stepId']} completed: {_short(p['output'])}"
-    if k is K.STEP_FAILED:
-        return f"step {p['stepId']} failed: {p['error'].get('code')}: {p['error'].get('message')}"
-    if k is K.STEP_IN_DOUBT:
-        return f"step {p['stepId']} is in doubt (started, no outcome)"
-    if k is K.DECISION_RECORDED:
-        policy = p.get("policy")
-        extra = f" (policy {policy['id']}, propensity {policy['propensity']})" if policy else ""
-        return f"decision {p['decisionId']} = {_short(p['choice'])}{extra}"
-    if k is K.STREAM_APPENDED:
-        return f"stream {p['streamId']}: {_short(p['data'])}"
-    if k is K.EXECUTION_SUSPENDED:
-        return f"suspended on gate {p['gateId']}" + (f" ({p['on']})" if p.get("on") else "")
-    if k is K.RESUME_RECEIVED:
-        return f"resume for gate {p['gateId']}: {_short(p['payload'])}"
-    if k is K.EXECUTION_RESUMED:
-        return f"resumed from gate {p['gateId']}"
-    if k is K.EXECUTION_COMPLETED:
-        return f"completed: {_short(p['output'])}"
-    return f"failed: {p['error'].get('code')}: {p['error'].get('message')}"
-
-
-def render_timeline(events: list[Event]) -> str:
-    """The timeline: ``seq  KIND  description`` per event."""
-    return "\n".join(f"{e.seq:>5}  {e.kind.value:<20} {describe(e)}" for e in events)
-
-
-def render_state(state: ExecutionState) -> str:
-    """The folded state, one fact per line."""
-    lines = [f"status: {state.status.value} (at seq {state.seq})"]
-    if state.waiting_gate:
-        lines.append(f"waiting on gate: {state.waiting_gate}"
-                     + (" (resume received)" if state.pending_resume else ""))
-    if state.in_doubt_step:
-        lines.append(f"in-doubt step: {state.in_doubt_step}")
-    for frame in state.frames.values():
-        lines.append(f"frame {frame.step_id} [{frame.tool_id}]: {frame.status.value}")
-    for decision_id, choice in state.decisions.items():
-        lines.append(f"decision {decision_id}: {_short(choice)}")
-    if state.status.value == "completed":
-        lines.append(f"output: {_short(state.output, 200)}")
-    if state.error is not None:
-        lines.append(f"error: {state.error.get('code')}: {state.error.get('message')}")
-    return "\n".join(lines)
-
-
-def _read(path: str, execution: str | None) -> ParsedJournal | ParsedLog:
-    """A journal file, or a store log (one execution of it if ``execution`` is given)."""
-    log = read_log_file(path)
-    if log is None:
-        parsed = read_journal_file(path)
-        if execution is not None and execution != parsed.execution_id:
-            raise InvalidArgument(f"{path} is the journal of {parsed.execution_id!r}, "
-                                  f"not {execution!r}", code="argument.execution-id")
-        return parsed
-    if execution is None:
-        return log
-    try:
-        return log.journals[execution]
-    except KeyError:
-        raise InvalidArgument(f"store log {path} holds no execution {execution!r}",
-                              code="argument.execution-id") from None
-
-
-def _executions(path: str, log: ParsedLog) -> InvalidArgument:
-    names = ", ".join(list(log.journals)[:10]) + (", ..." if len(log.journals) > 10 else "")
-    return InvalidArgument(f"{path} is a store log of {len(log.journals)} execution(s); "
-                           f"name one with --execution ({names})", code="argument.execution-id")
-
-
-def show(path: str, at: int | None, out: TextIO, execution: str | None = None) -> int:
-    """Print the timeline up to ``at`` (all by default) and the state there."""
-    parsed = _read(path, execution)
-    if isinstance(parsed, ParsedLog):
-        raise _executions(path, parsed)
+def show(path: str, at: int | None, out: TextIO, execution: str | None = None, *,
+         format: str = "text", full: bool = False, output: str | None = None) -> int:
+    """Draw the timeline up to ``at`` (all by default) in ``format``, to ``out`` or to the
+    file ``output``."""
+    if format not in FORMATS:
+        raise InvalidArgument(f"--format must be one of {', '.join(FORMATS)}, got {format!r}",
+                              code="argument.format")
+    if full and format != "text":
+        raise InvalidArgument("--full is for --format text (the other formats hold every "
+                              "payload whole)", code="argument.full")
+    parsed = read_execution(path, execution)
     events = list(parsed.events)
     if at is not None:
         if not 0 <= at <= len(events):
             raise InvalidArgument(f"--at must be between 0 and {len(events)}, got {at}",
                                   code="argument.seq")
         events = events[:at]
-    print(f"journal {path} (execution {parsed.execution_id})", file=out)
-    print(render_timeline(events), file=out)
-    if parsed.torn is not None and at is None:
-        print(f"  torn tail: line {parsed.torn.line}, {parsed.torn.size} bytes (not written)",
-              file=out)
-    print("--", file=out)
-    print(render_state(fold(events)), file=out)
+    timeline = build_timeline(events, source=path, execution_id=parsed.execution_id,
+                              torn=parsed.torn if at is None else None)
+    if format == "json":
+        rendered = dumps(timeline)
+    elif format == "html":
+        rendered = render_html(timeline)
+    elif format == "mermaid":
+        rendered = render_mermaid(timeline) + "\n"
+    else:
+        rendered = render_text(timeline, full=full) + "\n"
+    if output is None:
+        out.write(rendered)
+        out.flush()
+        return 0
+    with open_output(output) as f:
+        f.write(rendered)
+    print(f"wrote {format} of {len(events)} events to {output}", file=out)
     return 0
 
 
 def check(path: str, out: TextIO, execution: str | None = None) -> int:
-    """Verify the whole file; exit 0 clean, 1 torn tail, 2 corrupt or unreadable."""
+    """Verify the whole file; exit 0 clean, 1 torn tail or empty, 2 corrupt or unreadable."""
     try:
-        parsed = _read(path, execution)
+        parsed = read_journal_or_log(path)
+        if execution is not None:
+            parsed = read_execution(path, execution, parsed=parsed)
         journals = parsed.journals.values() if isinstance(parsed, ParsedLog) else [parsed]
         states = [fold(j.events) for j in journals]  # spec: journal.transitions
     except JournalError as err:  # spec: journal.corrupt-line -- one line, file and line
         print(f"{err}", file=out)
-        return 2
+        return 1 if err.code == "journal.empty" else 2
     events = sum(len(j.events) for j in journals)
     if parsed.torn is not None:
         print(f"journal.torn-tail: {path}: line {parsed.torn.line} is torn "
@@ -159,25 +104,45 @@ def check(path: str, out: TextIO, execution: str | None = None) -> int:
     return 0
 
 
+def schema(out: TextIO) -> int:
+    """Print the JSON Schema of ``journal show --format json``."""
+    out.write(json.dumps(TIMELINE_SCHEMA, indent=2) + "\n")
+    out.flush()
+    return 0
+
+
 def register(subparsers: Any) -> None:
-    """Add the ``journal`` command and its ``show`` / ``check`` subcommands to an argparse
-    subparsers object; each sets ``func(args) -> exit status``."""
+    """Add the ``journal`` command and its ``show`` / ``check`` / ``schema`` subcommands to an
+    argparse subparsers object; each sets ``func(args) -> exit status``."""
     parser = subparsers.add_parser("journal", help="inspect a journal file",
                                    description="Inspect one execution's journal file.")
     sub = parser.add_subparsers(dest="journal_command", required=True)
-    p_show = sub.add_parser("show", help="timeline and folded state",
-                            description="Print a readable timeline and the folded state.")
+    p_show = sub.add_parser(
+        "show", help="timeline and folded state, as text, JSON, HTML or Mermaid",
+        description="Draw an execution's timeline: one line per event and the folded state "
+                    "(text), the same as data (json), one self-contained page with the "
+                    "picture (html), or a Mermaid sequence diagram (mermaid).")
     p_show.add_argument("file")
     p_show.add_argument("--at", type=int, default=None, metavar="SEQ",
                         help="fold only the first SEQ events (the state at that point)")
     p_show.add_argument("--execution", default=None, metavar="ID",
                         help="the execution to show, in a store log")
-    p_show.set_defaults(func=lambda a: show(a.file, a.at, sys.stdout, a.execution))
+    p_show.add_argument("--format", default="text", choices=FORMATS,
+                        help="text (default), json, html or mermaid")
+    p_show.add_argument("--full", action="store_true",
+                        help="text: print every payload whole instead of cutting it short")
+    p_show.add_argument("--out", "-o", default=None, metavar="FILE",
+                        help="write to FILE instead of standard output")
+    p_show.set_defaults(func=lambda a: show(a.file, a.at, sys.stdout, a.execution,
+                                            format=a.format, full=a.full, output=a.out))
     p_check = sub.add_parser("check", help="verify checksums, sequence and schema",
-                             description="Verify a journal; exit 0 clean, 1 torn tail, "
-                                         "2 corrupt.")
+                             description="Verify a journal; exit 0 clean, 1 torn tail or "
+                                         "empty file, 2 corrupt or unreadable.")
     p_check.add_argument("file")
     p_check.add_argument("--execution", default=None, metavar="ID",
                          help="check one execution of a store log (default: all of them)")
     p_check.set_defaults(func=lambda a: check(a.file, sys.stdout, a.execution))
-
+    p_schema = sub.add_parser("schema", help="the JSON Schema of show --format json",
+                              description="Print the JSON Schema that a timeline written by "
+                                          "'journal show --format json' satisfies.")
+    p_schema.set_defaults(func=lambda a: schema(sys.stdout))

@@ -50,7 +50,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.print_help()
         return 2
     try:
-        return int(func(args))
+        status = int(func(args))
+        sys.stdout.flush()  # here, so that a reader gone away is met where it is handled
+        return status
     except LoomError as err:  # one clear line with the stable code, never a traceback
         sys.stderr.write(f"loom-ref: {err}\n")
         return 2 if isinstance(err, InvalidArgument) else 1

@@ -22,11 +22,11 @@ from typing import Any
 
 from loom_ref.errors import InvalidArgument
 from loom_ref.journal.events import Event, EventKind, check_payload, kind_from_name
-from loom_ref.journal.fold import fold
+from loom_ref.journal.fold import ExecutionState, fold
 from loom_ref.journal.logstore import parse_log
 from loom_ref.journal.reader import parse_journal
 
-__all__ = ["VECTOR_FUNCTIONS", "journal_fold", "journal_parse", "journal_parse_log"]
+__all__ = ["VECTOR_FUNCTIONS", "journal_fold", "journal_parse", "journal_parse_log", "state_json"]
 
 
 def _obj(value: Any, what: str) -> Mapping[str, Any]:
@@ -90,7 +90,12 @@ def journal_fold(input: Any) -> dict[str, Any]:
             # spec: journal.fold-vector -- the result is keyed by it; a JSON key is a string
             raise InvalidArgument(f"events[{i}]: the fold vector needs a string {key}")
         events.append(Event(seq=item.get("seq", i + 1), kind=kind, payload=item["payload"]))
-    state = fold(events)
+    return state_json(fold(events))
+
+
+def state_json(state: ExecutionState) -> dict[str, Any]:
+    """A folded state as the ``journal.fold`` function answers it (also the ``state`` of a
+    ``loom-ref journal show --format json`` timeline)."""
     return {
         "status": state.status.value,
         "seq": state.seq,

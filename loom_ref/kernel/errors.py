@@ -42,7 +42,8 @@ class NondeterminismError(KernelError):
     """The body diverged from its journal (``kernel.nondeterminism``).
 
     ``details["expected"]`` is what the journal holds at that point (seq, kind, ids) and
-    ``details["actual"]`` what the body did instead.
+    ``details["actual"]`` what the body did instead; ``headline`` is the message without
+    them (for a reader that shows the two as a diff, as ``loom-ref replay`` does).
     """
 
     code = "kernel.nondeterminism"
@@ -50,6 +51,7 @@ class NondeterminismError(KernelError):
     def __init__(self, message: str, *, expected: dict[str, Any], actual: dict[str, Any]) -> None:
         super().__init__(f"{message}: expected {expected}, got {actual}",
                          expected=expected, actual=actual)
+        self.headline = message
         self.expected = expected
         self.actual = actual
 

@@ -90,7 +90,15 @@ def test_replay_reports_determinism_and_divergence(tmp_path: Path,
     path.write_bytes(b"\n".join(lines))
     assert main(["replay", str(path)]) == 1
     out = capsys.readouterr().out
-    assert out.startswith("NOT deterministic") and "'toolId': 'lookup_order'" in out
+    # spec: kernel.replay-compare -- once, as an expected/actual diff of JSON values
+    assert out.splitlines() == [
+        "NOT deterministic: the body diverged from its journal (kernel.nondeterminism)",
+        "  at journal event 4:",
+        "    where    journal holds     body did",
+        '    command  "execute"         "execute"',
+        '    id       "#turn:0:tool:0"  "#turn:0:tool:0"',
+        '    toolId   "refund"          "lookup_order"    <- differs',
+    ]
 
 
 def test_replay_refuses_other_workflows(tmp_path: Path, capsys: pytest.CaptureFixture[str]

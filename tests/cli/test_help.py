@@ -6,10 +6,11 @@ import pytest
 
 from loom_ref.cli.main import main
 
-COMMANDS = [[], ["demo"], ["journal"], ["journal", "show"], ["journal", "check"], ["replay"],
+COMMANDS = [[], ["demo"], ["journal"], ["journal", "show"], ["journal", "check"],
+            ["journal", "schema"], ["replay"],
             ["conformance"], ["conformance", "lint"], ["conformance", "trace"],
             ["conformance", "smoke"], ["conformance", "show"], ["conformance", "init"],
-            ["conformance", "report"], ["conformance", "where"]]
+            ["conformance", "report"], ["conformance", "fuzz"], ["conformance", "where"]]
 
 
 @pytest.mark.parametrize("command", COMMANDS, ids=lambda c: " ".join(c) or "loom-ref")

@@ -85,7 +85,7 @@ def test_init_refuses_a_file_as_directory_and_an_unknown_language(
         tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     (tmp_path / "f").write_text("x")
     assert main(["conformance", "init", "--lang", "python", str(tmp_path / "f")]) == 2
-    assert "conformance.bad-path" in capsys.readouterr().err
+    assert "loom-ref: argument.path: " in capsys.readouterr().err
     with pytest.raises(SystemExit):
         main(["conformance", "init", "--lang", "cobol", str(tmp_path)])
 

@@ -71,3 +71,31 @@ def test_the_window_limit_counterexample_is_what_the_kit_reports() -> None:
 def test_the_regression_snippet_runs() -> None:
     (snippet,) = [b for b in blocks("python") if b.startswith("from loom_ref.testing import")]
     exec(snippet, {"api_key_validator": example.api_key_validator})
+
+
+def test_the_install_lines_work_before_a_release() -> None:
+    """loom-ref is not on PyPI: the page installs from a checkout or a wheel built there."""
+    (install,) = [b for b in re.findall(r"^```\n(.*?)^```$", DOC, flags=re.S | re.M)
+                  if "pip install" in b]
+    for line in install.splitlines():
+        assert re.match(r"pip install (-e '/path/to/loom-ref\[test\]'|'loom_ref-0\.1\.0-py3"
+                        r"-none-any\.whl\[test\]')", line), line
+    assert "pip download" not in DOC and "pip install 'loom-ref[test]'" not in DOC
+
+
+def test_the_plugin_example_passes_as_written(tmp_path: Path) -> None:
+    """The fixtures' example is a whole test module: run it as another project would, with
+    pytest loading the installed plugin."""
+    import os
+    import subprocess
+    import sys
+
+    (module,) = [b for b in blocks("python") if "loom_runtime" in b]
+    (tmp_path / "test_orders.py").write_text(module)
+    env = {**os.environ, "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1", "PYTHONPATH": str(ROOT)}
+    done = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p",
+         "loom_ref.testing.plugin", str(tmp_path)],
+        cwd=tmp_path, env=env, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "1 passed" in done.stdout

@@ -11,6 +11,7 @@ import argparse
 import shlex
 import sys
 
+from loom_ref.cli.inputs import check_output_dir
 from loom_ref.conformance.case import load_cases
 from loom_ref.conformance.fuzz.engine import Fuzzer, FuzzResult, write_drafts
 from loom_ref.conformance.impl import (
@@ -89,8 +90,10 @@ def fuzz_command(args: argparse.Namespace) -> int:
         implementation = _implementation(args.impl, args.timeout)
         reference = _implementation(args.against, args.timeout)
     except ConformanceError as exc:
-        sys.stderr.write(f"loom-ref conformance fuzz: {exc}\n")
+        sys.stderr.write(f"loom-ref: {exc}\n")
         return 2
+    if args.out:
+        check_output_dir(args.out)
     cases, _ = load_cases(suite.cases_dir)
     fuzzer = Fuzzer(implementation, reference, suite, cases, examples=args.examples,
                     seed=args.seed, time_limit=args.time_limit,
@@ -101,14 +104,14 @@ def fuzz_command(args: argparse.Namespace) -> int:
             groups.setdefault(str(case.data["function"]), set()).add(case.group)
     functions = selected_functions(fuzzer.corpus.functions, groups, args.only)
     if not functions and not args.scenarios:
-        sys.stderr.write(f"loom-ref conformance fuzz: conformance.no-cases: --only "
+        sys.stderr.write(f"loom-ref: conformance.no-cases: --only "
                          f"{' '.join(repr(p) for p in args.only)} selects no vector function\n")
         return 2
     scenarios = random_cases(args.scenarios, args.seed) if args.scenarios else []
     try:
         result = fuzzer.run(functions, scenarios)
     except ConformanceError as exc:
-        sys.stderr.write(f"loom-ref conformance fuzz: {exc}\n")
+        sys.stderr.write(f"loom-ref: {exc}\n")
         return 1
     finally:
         progress = fuzzer.progress
