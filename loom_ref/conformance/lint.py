@@ -9,7 +9,10 @@ Rules (``conformance/INTERPRETING.md`` section 10). For every file under ``cases
 - a scenario's body uses known operators only, every decider it names is scripted, and it
   expects one observation per action; patterns in expectations are well-formed;
 - no integer in it is beyond +-2**53, which a reader over IEEE-754 doubles cannot hold
-  (section 7, numbers).
+  (section 7, numbers);
+- every regex it carries is in the portable pattern dialect, or is labelled as the
+  ``python-re`` extension, or is the point of a refusal (section 13, Portability:
+  :func:`~loom_ref.conformance.portability.dialect_problems`).
 """
 
 from __future__ import annotations
@@ -23,6 +26,7 @@ from typing import Any
 from loom_ref.conformance.case import canonical_json, expected_id, find_case_files
 from loom_ref.conformance.interpreter import check_body
 from loom_ref.conformance.match import check_patterns
+from loom_ref.conformance.portability import dialect_problems
 from loom_ref.conformance.schemas import SchemaSet, describe
 
 __all__ = ["ANCHOR_RE", "lint", "spec_anchors"]
@@ -126,4 +130,5 @@ def lint(cases_dir: str, spec_dir: str, schemas: SchemaSet) -> list[str]:
                             f"{os.path.relpath(spec_dir)}/*.md")
         problems += [f"{rel}: {p}" for p in _semantic(data)]
         problems += [f"{rel}: {p}" for p in _inexact_integers(dict(data), "$")]
+        problems += [f"{rel}: {p}" for p in dialect_problems(data)]
     return problems
