@@ -107,11 +107,18 @@ class PatternError(InvalidArgument):
 
     code = "argument.pattern"
 
-    def __init__(self, reason: Reason, message: str, *, position: int) -> None:
-        super().__init__(f"outside the {DIALECT} pattern dialect ({reason.value}) at "
+    def __init__(self, reason: Reason, message: str, *, position: int,
+                 where: str = "") -> None:
+        super().__init__(f"{where}outside the {DIALECT} pattern dialect ({reason.value}) at "
                          f"{position}: {message}", reason=reason.value, position=position,
                          dialect=DIALECT)
         self.reason = reason
+        self.why = message
+
+    def naming(self, where: str) -> PatternError:
+        """The same error, its message opening with ``where`` (the rule and its pattern)."""
+        return PatternError(self.reason, self.why, position=self.details["position"],
+                            where=f"{where}: ")
 
 
 # -- the syntax tree ----------------------------------------------------------------------------

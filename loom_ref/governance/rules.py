@@ -39,7 +39,7 @@ from typing import Any
 import attrs
 
 from loom_ref.errors import InvalidArgument
-from loom_ref.governance.dialect import DIALECT, check_pattern
+from loom_ref.governance.dialect import DIALECT, PatternError, check_pattern
 from loom_ref.governance.portable import compile_portable
 
 __all__ = [
@@ -241,8 +241,11 @@ def compile_rule(
     else:
         raise InvalidArgument(f"rule {name!r}: regex must be a string, got {regex!r}")
     if dialect == DIALECT:  # spec: patterns.dialect
-        checked = check_pattern(source)
-        pattern = compile_portable(checked, flags)
+        try:
+            checked = check_pattern(source)
+            pattern = compile_portable(checked, flags)
+        except PatternError as err:
+            raise err.naming(f"rule {name!r}, pattern {source!r}") from None
         lo, hi = checked.min_width, checked.max_width
     else:
         pattern, lo, hi = _compile_python(name, source, flags)
