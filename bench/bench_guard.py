@@ -53,7 +53,7 @@ def validators() -> list[SafetyValidator]:
         deny_patterns(
             {
                 "api-key": r"sk-[A-Za-z0-9]{20,40}",
-                "password": r"password\s{0,3}[:=]\s{0,3}\S{1,64}",
+                "password": r"password[ \t]{0,3}[:=][ \t]{0,3}[^ \t\n]{1,64}",
             }
         ),
     ]

@@ -29,11 +29,13 @@ VECTOR_FUNCTIONS, _ = load_functions()  # the adapter's one registry
 
 
 def compute(c: Case) -> dict[str, Any]:
-    """loom_ref's answer to a case, in the ``expect`` shape."""
+    """loom_ref's answer to a case, in the ``expect`` shape: an error by its code, plus the
+    details the case names in ``errorDetails`` (those its spec rule makes stable)."""
     try:
         return {"result": VECTOR_FUNCTIONS[c["function"]](c["input"])}
     except LoomError as err:
-        return {"error": {"code": err.code}}
+        return {"error": {"code": err.code,
+                          **{key: err.details[key] for key in c.get("errorDetails", ())}}}
 
 
 def with_patterns(answer: Any, intent: Any) -> Any:
@@ -59,6 +61,8 @@ def case_file(c: Case, check_intent: CheckIntent) -> tuple[Path, dict[str, Any]]
     doc = {"id": f"{c['group']}/{c['name']}", "anchor": c["anchor"], "tier": c["tier"],
            "description": c["description"], "family": "vector", "function": c["function"],
            "input": c["input"], "expect": expect}
+    if c.get("requires"):  # capabilities beyond the function (INTERPRETING.md section 2)
+        doc["requires"] = list(c["requires"])
     return ROOT / c["group"] / f"{c['name']}.json", doc
 
 

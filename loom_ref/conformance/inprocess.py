@@ -21,18 +21,28 @@ from typing import Any
 from loom_ref import __version__
 from loom_ref.conformance.expressions import ScenarioBug
 from loom_ref.conformance.functions import VectorFunction, load_functions
+from loom_ref.conformance.portability import (
+    PATTERNS_PYTHON_RE,
+    TEXT_CODE_POINTS,
+    TEXT_LONE_SURROGATES,
+)
 from loom_ref.conformance.scenario import RuntimeFactory, ScenarioRun, error_observation
 from loom_ref.errors import LoomError
 from loom_ref.journal import MemoryStore
 from loom_ref.kernel import Runtime
 
-__all__ = ["PROTOCOL_VERSION", "SCENARIO_CAPABILITIES", "LoomRefAdapter"]
+__all__ = ["PORTABILITY_CAPABILITIES", "PROTOCOL_VERSION", "SCENARIO_CAPABILITIES",
+           "LoomRefAdapter"]
 
 PROTOCOL_VERSION = 1
 
 #: What loom_ref's scenario side supports (INTERPRETING.md sections 4, 5a and 8): ``agent``
 #: is the ``agent_loop`` instruction.
 SCENARIO_CAPABILITIES = ("scenario", "crash", "torn-write", "always-replay", "agent")
+#: The readings of INTERPRETING.md section 15 (Portability) loom_ref has: it counts code
+#: points, its strings hold a lone surrogate read from JSON, and it has the python-re pattern
+#: extension.
+PORTABILITY_CAPABILITIES = (TEXT_CODE_POINTS, TEXT_LONE_SURROGATES, PATTERNS_PYTHON_RE)
 
 
 class LoomRefAdapter:
@@ -42,7 +52,7 @@ class LoomRefAdapter:
         self, *, name: str = "loom-ref", runtime_factory: RuntimeFactory = Runtime,
         store_factory: Callable[[], MemoryStore] = MemoryStore,
         functions: Mapping[str, VectorFunction] | None = None,
-        capabilities: Iterable[str] = SCENARIO_CAPABILITIES,
+        capabilities: Iterable[str] = (*SCENARIO_CAPABILITIES, *PORTABILITY_CAPABILITIES),
     ) -> None:
         self.name = name
         self.runtime_factory = runtime_factory

@@ -15,6 +15,9 @@ Rules (``conformance/INTERPRETING.md`` section 10). For every file under ``cases
 - every capability it needs (its function, ``scenario``, what it ``requires``) is named in
   ``capabilities.json``, and every capability named there is needed by some case (a mode's
   capability, such as ``torn-write``, counts as needed when a case could generate the mode).
+- every regex it carries is in the portable pattern dialect, or is labelled as the
+  ``python-re`` extension, or is the point of a refusal (section 15, Portability:
+  :func:`~loom_ref.conformance.portability.dialect_problems`).
 """
 
 from __future__ import annotations
@@ -28,6 +31,7 @@ from typing import Any
 from loom_ref.conformance.case import canonical_json, expected_id, find_case_files
 from loom_ref.conformance.interpreter import check_body
 from loom_ref.conformance.match import check_patterns
+from loom_ref.conformance.portability import dialect_problems
 from loom_ref.conformance.schemas import SchemaSet, describe
 
 __all__ = ["ANCHOR_RE", "lint", "spec_anchors"]
@@ -156,4 +160,5 @@ def lint(cases_dir: str, spec_dir: str, schemas: SchemaSet, *,
     if capabilities is not None and files and whole_suite:
         problems += [f"capabilities.json: {name!r} is needed by no case"
                      for name in sorted(set(capabilities) - needed)]
+        problems += [f"{rel}: {p}" for p in dialect_problems(data)]
     return problems

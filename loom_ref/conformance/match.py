@@ -11,7 +11,7 @@ Rules (``conformance/INTERPRETING.md`` section 7):
   - ``{"$type": t}`` matches a value of JSON type ``t`` (``null``, ``boolean``, ``integer``,
     ``number``, ``string``, ``array``, ``object``);
   - ``{"$regex": r}`` matches a string in which ``r`` finds a match (Python ``re.search``;
-    authors anchor with ``^...$`` and keep to the syntax ECMAScript shares);
+    ``r`` is a ``portable-1`` pattern, which the lint checks: INTERPRETING.md section 15);
   - ``{"$capture": name}`` matches any value the first time ``name`` is met in one
     comparison, and afterwards only a value equal to that one (the same idempotency key on a
     retry, the same id in two places);

@@ -1,6 +1,6 @@
 """The suite as a user meets it: where its files are, which version it is, what it knows.
 
-Rules (``conformance/INTERPRETING.md`` sections 1, 4 and 10):
+Rules (``conformance/INTERPRETING.md`` sections 1, 4 and 13):
 
 - The suite is the directory ``conformance/`` (``cases/``, ``schemas/``, ``INTERPRETING.md``,
   ``VERSION``, ``capabilities.json``, ``adapters/``) beside ``spec/``. The repository holds the

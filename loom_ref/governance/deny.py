@@ -3,9 +3,12 @@
 Rules (``spec/governance.md`` § validators.deny; ADR 0119 decision 10):
 
 - ``deny_patterns(patterns, flags=0)`` takes a mapping of rule name to regex, or a sequence of
-  regexes (each rule is then named by its regex text). Regexes are Python ``re`` syntax,
-  compiled with ``flags``; one that fails to compile, or that can match the empty string, is
-  refused with ``InvalidArgument`` (spec: validators.deny).
+  regexes (each rule is then named by its regex text). Regexes are in the portable dialect
+  ``portable-1`` (spec: patterns.dialect), compiled with ``flags`` (``re.IGNORECASE``,
+  ``re.MULTILINE``, ``re.DOTALL``); one outside the dialect is refused with
+  ``argument.pattern`` and its reason, one that can match the empty string with
+  ``argument.invalid`` (spec: validators.deny). ``dialect="python-re"`` is the labelled
+  **extension** for Python-only regexes (spec: patterns.python-re).
 - It ships input, output and delta forms (``delta=False`` builds one without a delta form)
   (spec: validators.pii-delta-form).
 - A regex with unbounded width (``+``, ``*``, ``{n,}``) is scanned whole-window by the delta
@@ -18,6 +21,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 
 from loom_ref.errors import InvalidArgument
+from loom_ref.governance.dialect import DIALECT
 from loom_ref.governance.rules import compile_rule
 from loom_ref.governance.validators import SafetyValidator, pattern_validator
 
@@ -31,6 +35,7 @@ def deny_patterns(
     name: str = "deny-patterns",
     delta: bool = True,
     max_width: int | None = None,
+    dialect: str = DIALECT,
 ) -> SafetyValidator:
     """A validator rejecting any text in which one of ``patterns`` matches.
 
@@ -55,8 +60,8 @@ def deny_patterns(
         raise InvalidArgument(f"max_width must be a positive int, got {max_width!r}")
     rules = []
     for rule_name, regex in items:
-        rule = compile_rule(rule_name, regex, flags)
+        rule = compile_rule(rule_name, regex, flags, dialect=dialect)
         if rule.max_width is None and max_width is not None:
-            rule = compile_rule(rule_name, regex, flags, max_width=max_width)
+            rule = compile_rule(rule_name, regex, flags, dialect=dialect, max_width=max_width)
         rules.append(rule)
     return pattern_validator(name, rules, delta=delta)

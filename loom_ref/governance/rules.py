@@ -2,45 +2,75 @@
 
 Rules (``spec/governance.md`` § Validators):
 
-- A rule is a name, a compiled regex, the regex's maximum match width (``None`` when it is
-  unbounded) and an optional ``accept`` filter on the matched text (the Luhn check of a card
-  number). A rule whose regex can match the empty string is refused: it would match every
-  text (spec: validators.rule-nonempty).
-- A text is rejected by a rule when the rule's regex, scanned left to right over the text
-  (``finditer``), yields a match that ``accept`` accepts. Rules are tried in declaration
-  order; the first rule with an accepted match is reported, at its leftmost accepted match
-  (spec: validators.rule-order).
-- The width of a regex is computed from Python's own regex parser (``re._parser``,
-  ``getwidth``); where that is unavailable every rule counts as unbounded. An explicit
-  ``max_width`` may bound an unbounded regex: it is the caller's promise that wider matches
-  need not be caught by the delta form's tail scan or by hold-back (spec: validators.width).
+- A rule is a name, a compiled regex, the regex's match widths (``max_width`` ``None`` when
+  unbounded) and optional *conditions* checked in code on each candidate match: ``accept``
+  on the matched text (the Luhn check of a card number) and ``boundary`` on the text around
+  it (a card run's maximality), so that no rule needs look-around (spec:
+  validators.rule-conditions). A rule whose regex can match the empty string is refused: it
+  would match every text (spec: validators.rule-nonempty).
+- The regex is in the portable dialect ``portable-1`` (spec: patterns.dialect), checked by
+  :func:`~loom_ref.governance.dialect.check_pattern`, its widths computed from the dialect's
+  syntax tree. ``dialect="python-re"`` is an **extension** (spec: patterns.python-re): the
+  regex is Python ``re`` syntax, unchecked, its widths taken from Python's own regex parser
+  (``re._parser``, ``getwidth``; where that is unavailable the rule counts as unbounded).
+- A scan (spec: validators.rule-conditions): from its start position, the rule's regex finds
+  the leftmost match (the engine's leftmost-first match at the leftmost start where there is
+  one); if the conditions accept it, that is the rule's match; if not, the scan resumes one
+  character after that match's start. Rules are tried in declaration order; the first rule
+  with an accepted match is reported (spec: validators.rule-order). :meth:`PatternRule.finditer`
+  goes on after an accepted match from its end (the matches a redactor masks).
+- An explicit ``max_width`` may bound an unbounded regex: it is the caller's promise that
+  wider matches need not be caught by the delta form's tail scan or by hold-back (spec:
+  validators.width).
 - The tail scan (spec: guards.tail-scan): a match that ends inside the newest delta and is at
   most ``w`` characters wide starts no earlier than ``fresh - (w - 1)``, where ``fresh`` is the
-  offset where the delta begins. So a bounded rule re-scans only from there (the scan still
-  sees the text before its start position, so look-behind assertions are unaffected); an
-  unbounded rule scans the whole text it is handed.
+  offset where the delta begins. So a bounded rule re-scans only from there; the conditions
+  still see the whole text handed to the scan, before that position included. An unbounded
+  rule scans the whole text it is handed.
 """
 
 from __future__ import annotations
 
 import importlib
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import attrs
 
 from loom_ref.errors import InvalidArgument
+from loom_ref.governance.dialect import DIALECT, PatternError, check_pattern
+from loom_ref.governance.portable import compile_portable
 
-__all__ = ["PatternRule", "check_scan_args", "compile_rule", "luhn_ok", "regex_width"]
+__all__ = [
+    "DIALECTS",
+    "PYTHON_RE",
+    "Boundary",
+    "PatternRule",
+    "check_scan_args",
+    "compile_rule",
+    "luhn_ok",
+    "regex_width",
+]
+
+PYTHON_RE = "python-re"
+"""The **extension** dialect: Python ``re`` syntax, for Python-only rules (spec:
+patterns.python-re)."""
+DIALECTS = (DIALECT, PYTHON_RE)
+
+Boundary = Callable[[str, int, int], bool]
+"""A rule's boundary condition: ``boundary(text, start, end)`` is true when the candidate match
+``text[start:end]`` counts, judged by the characters around it (spec:
+validators.rule-conditions)."""
 
 # A regex whose parser-reported maximum exceeds this counts as unbounded.
 _UNBOUNDED = 1 << 30
 
 
 def regex_width(pattern: re.Pattern[str]) -> tuple[int, int | None]:
-    """``(min, max)`` match width of ``pattern``; ``max`` is ``None`` when unbounded. Where the
-    interpreter's regex parser is not available to ask, ``(1, None)``."""
+    """``(min, max)`` match width of a Python ``re`` pattern (the ``python-re`` extension);
+    ``max`` is ``None`` when unbounded. Where the interpreter's regex parser is not available to
+    ask, ``(1, None)``. Portable rules take their widths from the dialect's syntax tree."""
     try:
         parser = importlib.import_module("re._parser")
         lo, hi = parser.parse(pattern.pattern, pattern.flags).getwidth()
@@ -86,15 +116,18 @@ def _or_none(check: Callable[[Any], bool]) -> Callable[[Any], bool]:
 
 @attrs.frozen(kw_only=True)
 class PatternRule:
-    """One named regex check. Build it with :func:`compile_rule`, which computes the widths.
+    """One named regex check. Build it with :func:`compile_rule`, which checks the regex and
+    computes the widths.
 
     ``max_width`` bounds how wide a match can be (``None``: unbounded); ``accept`` (optional)
-    filters candidate matches by their text; ``required`` (optional) is a literal every match
-    contains, so a scan region without it is skipped, and ``required_offset`` (optional) says
-    the literal starts at most that many characters after the match's start, so the scan can
-    begin that far before the literal's first occurrence (optimizations that never change a
-    verdict). Each field is checked for its type when the record is built
-    (spec: errors.invalid-argument); :func:`compile_rule` checks what the fields mean.
+    and ``boundary`` (optional) are the conditions on a candidate match, by its text and by the
+    text around it (spec: validators.rule-conditions); ``dialect`` is ``"portable-1"`` or the
+    ``"python-re"`` extension; ``required`` (optional) is a literal every match contains, so a
+    scan region without it is skipped, and ``required_offset`` (optional) says the literal
+    starts at most that many characters after the match's start, so the scan can begin that
+    far before the literal's first occurrence (optimizations that never change a verdict).
+    Each field is checked for its type when the record is built (spec:
+    errors.invalid-argument); :func:`compile_rule` checks what the fields mean.
     """
 
     name: str = attrs.field(validator=_checked(_text, "a non-empty string"))
@@ -105,6 +138,10 @@ class PatternRule:
                                                            "an int >= 1 or None"))
     accept: Callable[[str], bool] | None = attrs.field(
         default=None, validator=_checked(_or_none(callable), "callable or None"))
+    boundary: Boundary | None = attrs.field(
+        default=None, validator=_checked(_or_none(callable), "callable or None"))
+    dialect: str = attrs.field(default=DIALECT, validator=_checked(
+        lambda v: v in DIALECTS, f"one of {DIALECTS}"))
     required: str | None = attrs.field(
         default=None, validator=_checked(_or_none(_text), "a non-empty string or None"))
     required_offset: int | None = attrs.field(
@@ -129,12 +166,31 @@ class PatternRule:
                 return None
             if self.required_offset is not None:
                 start = max(start, at - self.required_offset)
-        if self.accept is None:
-            return self.pattern.search(text, start)  # the first match of finditer, faster
-        for match in self.pattern.finditer(text, start):
-            if self.accept(match.group()):
-                return match
-        return None
+        if self.accept is None and self.boundary is None:
+            return self.pattern.search(text, start)  # no conditions: the first candidate
+        return next(self._scan(text, start), None)
+
+    def finditer(self, text: str) -> Iterator[re.Match[str]]:
+        """Every accepted match of ``text``, left to right, each scan resuming at the end of the
+        last accepted match (the matches a redactor masks: spec: deltas.redaction-inspects)."""
+        check_scan_args(text, 0)
+        return self._scan(text, 0)
+
+    def _scan(self, text: str, start: int) -> Iterator[re.Match[str]]:
+        """spec: validators.rule-conditions -- the leftmost candidate from ``start``; a
+        candidate the conditions refuse resumes the scan one character after its start."""
+        pos = start
+        while (match := self.pattern.search(text, pos)) is not None:
+            if self._accepts(text, match):
+                yield match
+                pos = match.end() if match.end() > match.start() else match.end() + 1
+            else:
+                pos = match.start() + 1
+
+    def _accepts(self, text: str, match: re.Match[str]) -> bool:
+        if self.boundary is not None and not self.boundary(text, match.start(), match.end()):
+            return False
+        return self.accept is None or bool(self.accept(match.group()))
 
 
 def check_scan_args(text: object, fresh: object) -> None:
@@ -151,42 +207,50 @@ def compile_rule(
     regex: str | re.Pattern[str],
     flags: int = 0,
     *,
+    dialect: str = DIALECT,
     max_width: int | None = None,
     accept: Callable[[str], bool] | None = None,
+    boundary: Boundary | None = None,
     required: str | None = None,
     required_offset: int | None = None,
 ) -> PatternRule:
-    """Compile ``regex`` into a :class:`PatternRule`; ``InvalidArgument`` on a bad regex, a
-    regex that can match the empty string, or an explicit ``max_width`` smaller than the
-    regex's own bounded width (spec: validators.rule-nonempty, validators.width)."""
+    """Compile ``regex`` into a :class:`PatternRule`.
+
+    ``argument.pattern`` (a :class:`~loom_ref.governance.dialect.PatternError`, with its
+    ``reason``) for a regex outside the ``portable-1`` dialect or a flag the dialect lacks
+    (spec: patterns.reasons); ``argument.invalid`` for a regex that can match the empty
+    string, an explicit ``max_width`` smaller than the regex's own bounded width (spec:
+    validators.rule-nonempty, validators.width), and, with ``dialect="python-re"``, a regex
+    Python's ``re`` cannot compile. A compiled ``re.Pattern`` is read as its source and flags.
+    """
     if not isinstance(name, str) or not name:
         raise InvalidArgument(f"rule name must be a non-empty string, got {name!r}")
     if isinstance(flags, bool) or not isinstance(flags, int) or flags < 0:
         # spec: errors.invalid-argument -- re flags are a non-negative int
         raise InvalidArgument(f"rule {name!r}: flags must be re flags (an int >= 0), got {flags!r}")
+    if dialect not in DIALECTS:
+        raise InvalidArgument(f"rule {name!r}: dialect must be one of {DIALECTS}, got {dialect!r}")
     if isinstance(regex, re.Pattern):
         if flags:
             raise InvalidArgument("flags cannot be given with an already compiled pattern")
-        pattern = regex
+        if not isinstance(regex.pattern, str):
+            raise InvalidArgument(f"rule {name!r}: a text (str) pattern is required")
+        source, flags = regex.pattern, regex.flags & ~re.UNICODE
     elif isinstance(regex, str):
-        try:
-            pattern = re.compile(regex, flags)
-        # spec: validators.deny -- a regex that fails to compile is argument.invalid, however
-        # Python's compiler fails: a syntax error, a repeat count too large for it
-        # (OverflowError), nesting too deep for it (RecursionError), or flags it refuses
-        # (ValueError: LOCALE with a str pattern, ASCII with UNICODE)
-        except (re.error, OverflowError, RecursionError, ValueError) as exc:
-            raise InvalidArgument(f"rule {name!r}: bad regex {regex!r}: {exc}") from exc
+        source = regex
     else:
         raise InvalidArgument(f"rule {name!r}: regex must be a string, got {regex!r}")
-    if not isinstance(pattern.pattern, str):
-        raise InvalidArgument(f"rule {name!r}: a text (str) pattern is required")
-    try:
-        lo, hi = regex_width(pattern)
-    except RecursionError as exc:  # a pattern compiled elsewhere, nested too deep to re-parse
-        raise InvalidArgument(f"rule {name!r}: regex nested too deep to measure") from exc
+    if dialect == DIALECT:  # spec: patterns.dialect
+        try:
+            checked = check_pattern(source)
+            pattern = compile_portable(checked, flags)
+        except PatternError as err:
+            raise err.naming(f"rule {name!r}, pattern {source!r}") from None
+        lo, hi = checked.min_width, checked.max_width
+    else:
+        pattern, lo, hi = _compile_python(name, source, flags)
     if lo == 0 or pattern.search("") is not None:
-        raise InvalidArgument(f"rule {name!r}: regex {pattern.pattern!r} can match empty text")
+        raise InvalidArgument(f"rule {name!r}: regex {source!r} can match empty text")
     if max_width is not None:
         if isinstance(max_width, bool) or not isinstance(max_width, int) or max_width < 1:
             raise InvalidArgument(f"rule {name!r}: max_width must be a positive int")
@@ -195,8 +259,9 @@ def compile_rule(
                 f"rule {name!r}: max_width {max_width} is below the regex's own width {hi}"
             )
         hi = max_width
-    if accept is not None and not callable(accept):
-        raise InvalidArgument(f"rule {name!r}: accept must be callable")
+    for what, condition in (("accept", accept), ("boundary", boundary)):
+        if condition is not None and not callable(condition):
+            raise InvalidArgument(f"rule {name!r}: {what} must be callable")
     if required is not None and (not isinstance(required, str) or not required):
         raise InvalidArgument(f"rule {name!r}: required must be a non-empty string")
     if required_offset is not None and (
@@ -212,6 +277,25 @@ def compile_rule(
         min_width=lo,
         max_width=hi,
         accept=accept,
+        boundary=boundary,
+        dialect=dialect,
         required=required,
         required_offset=required_offset,
     )
+
+
+def _compile_python(name: str, source: str, flags: int) -> tuple[re.Pattern[str], int, int | None]:
+    """The ``python-re`` extension (spec: patterns.python-re): Python's ``re``, unchecked."""
+    try:
+        pattern = re.compile(source, flags)
+    # spec: validators.deny -- a regex that fails to compile is argument.invalid, however
+    # Python's compiler fails: a syntax error, a repeat count too large for it
+    # (OverflowError), nesting too deep for it (RecursionError), or flags it refuses
+    # (ValueError: LOCALE with a str pattern, ASCII with UNICODE)
+    except (re.error, OverflowError, RecursionError, ValueError) as exc:
+        raise InvalidArgument(f"rule {name!r}: bad regex {source!r}: {exc}") from exc
+    try:
+        lo, hi = regex_width(pattern)
+    except RecursionError as exc:  # a pattern compiled elsewhere, nested too deep to re-parse
+        raise InvalidArgument(f"rule {name!r}: regex nested too deep to measure") from exc
+    return pattern, lo, hi

@@ -24,8 +24,10 @@ names to them, for the conformance harness.
   ``{"flushed": s}``, ``{"reset": true}`` or ``{"error": {"code"}}`` (spec: guards.lifecycle).
 - A ``<validator>`` is ``{"kind": "pii", "delta"?: true}`` or ``{"kind": "deny", "patterns":
   {name: regex} | [regex...], "flags"?: ["IGNORECASE" | "MULTILINE" | "DOTALL"], "delta"?: true,
-  "maxWidth"?: n}``; an object's rules are tried in name order, a list's in list order. Either
-  may add ``"phases": [...]``, the forms it keeps (default all three).
+  "maxWidth"?: n, "dialect"?: "python-re"}``; an object's rules are tried in name order, a
+  list's in list order. Either may add ``"phases": [...]``, the forms it keeps (default all
+  three). ``"dialect": "python-re"`` is the extension of spec: patterns.python-re (cases that
+  use it require the capability ``patterns.python-re``).
 """
 
 from __future__ import annotations
@@ -39,6 +41,7 @@ import attrs
 from loom_ref.errors import InvalidArgument, LoomError
 from loom_ref.governance.budget import stream_token_budget
 from loom_ref.governance.deny import deny_patterns
+from loom_ref.governance.dialect import DIALECT
 from loom_ref.governance.errors import (
     DeltaSevered,
     SafetyViolation,
@@ -48,6 +51,7 @@ from loom_ref.governance.errors import (
 from loom_ref.governance.guards import DEFAULT_WINDOW, DeltaGuard, GuardChain, RunningTextGuard
 from loom_ref.governance.holdback import HoldBackGuard
 from loom_ref.governance.pii import pii_validator
+from loom_ref.governance.rules import PYTHON_RE
 from loom_ref.governance.taint import TaintedValue, guard_request, unwrap_tainted
 from loom_ref.governance.validators import Phase, SafetyValidator
 
@@ -183,7 +187,8 @@ def decode_validator(spec: object) -> SafetyValidator:
         raise InvalidArgument('"delta" must be a boolean')
     if kind == "pii" and set(spec) <= {"kind", "delta"}:
         return pii_validator(delta=delta)
-    if kind == "deny" and set(spec) <= {"kind", "patterns", "flags", "delta", "maxWidth"}:
+    if kind == "deny" and set(spec) <= {"kind", "patterns", "flags", "delta", "maxWidth",
+                                        "dialect"}:
         flags = 0
         for name in _list(spec.get("flags", []), '"flags"'):
             if not isinstance(name, str) or name not in _FLAGS:
@@ -196,7 +201,11 @@ def decode_validator(spec: object) -> SafetyValidator:
             patterns = dict(sorted(patterns.items()))
         elif not isinstance(patterns, list):
             raise InvalidArgument('"patterns" must be an object or a list of regexes')
-        return deny_patterns(patterns, flags, delta=delta, max_width=spec.get("maxWidth"))
+        dialect = spec.get("dialect", DIALECT)
+        if dialect != PYTHON_RE and "dialect" in spec:  # spec: patterns.python-re
+            raise InvalidArgument(f'"dialect" is "{PYTHON_RE}" or absent, got {dialect!r}')
+        return deny_patterns(patterns, flags, delta=delta, max_width=spec.get("maxWidth"),
+                             dialect=dialect)
     raise InvalidArgument(f"unknown validator description {dict(spec)!r}")
 
 

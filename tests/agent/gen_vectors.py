@@ -33,11 +33,13 @@ CASES: list[Case] = []
 
 
 def case(group: str, name: str, *, anchor: str, description: str, function: str,
-         input: dict[str, Any], intent: dict[str, Any], tier: str = "must") -> None:
-    """Register one case; ``intent`` is ``{"error": code}`` or a subset of the result."""
+         input: dict[str, Any], intent: dict[str, Any], tier: str = "must",
+         requires: tuple[str, ...] = ()) -> None:
+    """Register one case; ``intent`` is ``{"error": code}`` or a subset of the result;
+    ``requires`` lists capabilities beyond the function's."""
     CASES.append({"group": group, "name": name, "anchor": anchor, "tier": tier,
                   "description": description, "function": function, "input": input,
-                  "intent": intent})
+                  "intent": intent, "requires": requires})
 
 
 def sha(text: str) -> str:
@@ -149,7 +151,8 @@ case("agent.transcript", "bytes-utf8", anchor="agent.canonical-json", function=M
 case("agent.transcript", "canonical-key-order", anchor="agent.canonical-json", function=MB,
      description="Keys sort by code point, not by UTF-16 code unit: U+1F600 after U+E000.",
      input={"message": {"\ue000": 1, "😀": 2, "a": 3, "B": 4}},
-     intent={"canonical": '{"B":4,"a":3,"\ue000":1,"😀":2}', "bytes": 30})
+     intent={"canonical": '{"B":4,"a":3,"\ue000":1,"😀":2}', "bytes": 30},
+     requires=("text.code-points",))  # sorting UTF-16 units puts U+1F600 first
 case("agent.transcript", "canonical-escapes", anchor="agent.canonical-json", function=MB,
      description="Only the quote, the backslash and U+0000-U+001F are escaped (short forms where "
      "JSON has them, else lower-case \\u00xx); U+007F and U+2028 are written as themselves.",

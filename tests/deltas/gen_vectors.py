@@ -64,11 +64,13 @@ def err(code: str) -> dict[str, Any]:
 
 
 def case(group: str, name: str, *, anchor: str, description: str, input: dict[str, Any],
-         intent: dict[str, Any], tier: str = "must", function: str = "deltas.run") -> None:
-    """Register one case; ``intent`` is ``{"error": code}`` or a subset of the result."""
+         intent: dict[str, Any], tier: str = "must", function: str = "deltas.run",
+         requires: tuple[str, ...] = ()) -> None:
+    """Register one case; ``intent`` is ``{"error": code}`` or a subset of the result;
+    ``requires`` lists capabilities beyond the function's."""
     CASES.append({"group": group, "name": name, "anchor": anchor, "tier": tier,
                   "description": description, "function": function, "input": input,
-                  "intent": intent})
+                  "intent": intent, "requires": requires})
 
 
 PII = {"kind": "pii"}
@@ -235,14 +237,16 @@ case("deltas.guards", "budget-code-points", anchor="guards.token-count",
      description="The token budget counts code points: four emoji are ceil(4 / 4) = 1 token "
      "(eight UTF-16 code units would be 2), so a budget of 1 lets them through.",
      input={"attempts": [{"deltas": ["\U0001F600" * 4]}], "maxStreamTokens": 1},
-     intent={"perCall": [t("\U0001F600" * 4), done()], "outcome": ok("\U0001F600" * 4)})
+     intent={"perCall": [t("\U0001F600" * 4), done()], "outcome": ok("\U0001F600" * 4)},
+     requires=("text.code-points",))
 case("deltas.guards", "window-code-points", anchor="guards.running-text",
-     description="The window keeps code points and a regex '.' matches one: with a window of "
-     "2, the running text before 'b' is 'a' + an emoji, so 'a.b' is found and the delta "
+     description="The window keeps code points and a class matches one: with a window of "
+     "2, the running text before 'b' is 'a' + an emoji, so 'a[^b]b' is found and the delta "
      "severed.",
      input={"attempts": [{"deltas": ["a\U0001F600", "b"]}], "deltaWindow": 2,
-            "validators": [{"kind": "deny", "patterns": {"dot": "a.b"}}]},
-     intent={"perCall": [t("a\U0001F600")], "outcome": err("governance.delta-severed")})
+            "validators": [{"kind": "deny", "patterns": {"dot": "a[^b]b"}}]},
+     intent={"perCall": [t("a\U0001F600")], "outcome": err("governance.delta-severed")},
+     requires=("text.code-points",))
 
 # -- deltas.failclosed: decisions 10, 12, 13 ------------------------------------------------------
 case("deltas.failclosed", "inspector", anchor="deltas.fail-closed",
@@ -351,7 +355,8 @@ case("deltas.holdback", "code-points", anchor="guards.hold-back",
      input={"attempts": [{"deltas": ["\U0001F600" * 8]}], "validators": [KEY],
             "holdBack": True},
      intent={"perCall": [t("\U0001F600"), t("\U0001F600" * 7), done()],
-             "outcome": ok("\U0001F600" * 8)}, tier="may")
+             "outcome": ok("\U0001F600" * 8)}, tier="may",
+     requires=("text.code-points",))
 
 # -- deltas.input: malformed inputs ------------------------------------------------------------
 case("deltas.input", "no-attempts", anchor="deltas.vector-run",

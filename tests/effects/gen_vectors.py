@@ -42,13 +42,14 @@ CASES: list[Case] = []
 
 
 def case(group: str, name: str, *, anchor: str, description: str, input: dict[str, Any],
-         intent: Any, tier: str = "must", function: str = "effects.route") -> None:
+         intent: Any, tier: str = "must", function: str = "effects.route",
+         requires: tuple[str, ...] = ()) -> None:
     """Register one case. ``intent``: ``{"error": code}`` for a refused input; for
     ``effects.route`` a list with one entry per step; for ``deltas.run`` a subset of the
     result."""
     CASES.append({"group": group, "name": name, "anchor": anchor, "tier": tier,
                   "description": description, "function": function, "input": input,
-                  "intent": intent})
+                  "intent": intent, "requires": requires})
 
 
 # -- building blocks --------------------------------------------------------------------------
@@ -348,13 +349,13 @@ case("effects.retry", "lone-surrogate-seed", anchor="effects.retry-backoff",
      "is malformed.",
      input=route([eff(FLAKY, OK)], [D(idempotencyKey="x1/t#1")],
                  middleware=[RETRY(2, baseDelay=1.0, jitter=1.0, seed="s\udc00")]),
-     intent={"error": "argument.invalid"})
+     intent={"error": "argument.invalid"}, requires=("text.lone-surrogates",))
 case("effects.retry", "lone-surrogate-idempotency-key", anchor="effects.retry-backoff",
      description="A call whose idempotencyKey holds a lone surrogate is refused where it is "
      "built (its key would be hashed and journaled): the input is malformed.",
      input=route([eff(FLAKY, OK)], [D(idempotencyKey="x1/\ud800")],
                  middleware=[RETRY(2, baseDelay=1.0, jitter=1.0, seed="s")]),
-     intent={"error": "argument.invalid"})
+     intent={"error": "argument.invalid"}, requires=("text.lone-surrogates",))
 case("effects.retry", "transient-jitter-key", anchor="effects.retry-backoff",
      description="A transient call has no idempotency key: its jitter key is \"<seed>:\".",
      input=route([eff(FLAKY, OK)], [T(idempotencyKey="ignored")],

@@ -2,7 +2,8 @@
 
 Groups: ``taint.guard``, ``taint.unwrap``, ``validators.pii``, ``validators.deny``,
 ``validators.check``, ``guards.delta``, ``guards.budget``, ``guards.steps``, ``guards.holdback``
-(the hold-back extension: tier ``may``).
+(the hold-back extension: tier ``may``), and ``validators.dialect`` (the portable pattern
+dialect, defined in ``gen_dialect.py``).
 
 Every case states its ``intent`` (the part of the verdict a human decided: ok or not, the rule,
 the sever index, an error code); the ``expect`` written to the file is loom_ref's full answer,
@@ -20,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from .. import vectorkit
+from . import gen_dialect
 
 GROUPS = (
     "taint.guard",
@@ -31,6 +33,7 @@ GROUPS = (
     "guards.budget",
     "guards.steps",
     "guards.holdback",
+    "validators.dialect",
 )
 
 Case = dict[str, Any]
@@ -47,8 +50,12 @@ def case(
     input: dict[str, Any],
     intent: dict[str, Any],
     tier: str = "must",
+    requires: tuple[str, ...] = (),
 ) -> None:
-    """Register one case; ``intent`` is ``{"error": code}`` or a subset of the result."""
+    """Register one case; ``intent`` is ``{"error": code}`` (with ``"details": {...}``, the
+    error details the case pins) or a subset of the result; ``requires`` lists capabilities
+    beyond the function's."""
+    details = intent.get("details", {}) if "error" in intent else {}
     CASES.append(
         {
             "group": group,
@@ -59,6 +66,8 @@ def case(
             "function": function,
             "input": input,
             "intent": intent,
+            "requires": requires,
+            "errorDetails": sorted(details),
         }
     )
 
@@ -218,7 +227,8 @@ OUT = "validators.check_output"
 PII_VIOLATION = {"ok": False, "code": "governance.safety-violation", "validator": "pii"}
 
 
-def pii_case(name: str, anchor: str, description: str, text: str, intent: dict[str, Any]) -> None:
+def pii_case(name: str, anchor: str, description: str, text: str, intent: dict[str, Any],
+             requires: tuple[str, ...] = ()) -> None:
     case(
         "validators.pii",
         name,
@@ -227,6 +237,7 @@ def pii_case(name: str, anchor: str, description: str, text: str, intent: dict[s
         description=description,
         input={"validator": PII, "text": text},
         intent=intent,
+        requires=requires,
     )
 
 
@@ -344,6 +355,24 @@ pii_case(
     {**PII_VIOLATION, "rule": "card", "span": [16, 32]},
 )
 
+pii_case(
+    "refused-candidate-resumes-after-its-start",
+    "validators.rule-conditions",
+    "A candidate the boundary refuses (123-45-6789 after a digit) does not end the scan: it "
+    "resumes one character after the candidate's start and finds the next ssn.",
+    "0123-45-6789  123-45-6789",
+    {"ok": False, "rule": "ssn", "span": [14, 25]},
+)
+pii_case(
+    "card-boundary-sees-digit-and-separator",
+    "validators.rule-conditions",
+    "The card boundary looks two characters back: a run after '1 ' continues a longer run and "
+    "is refused; the separate run later is the card.",
+    "1 4111 1111 1111 1111 and 4111111111111111",
+    {"ok": False, "rule": "card", "span": [26, 42]},
+)
+
+
 # ---- validators.deny ----------------------------------------------------------------------
 DENY_VIOLATION = {"ok": False, "code": "governance.safety-violation", "validator": "deny-patterns"}
 KEYS = {"api-key": "sk-[A-Za-z0-9]{8}", "password": "password=[^ ]{1,32}"}
@@ -410,10 +439,12 @@ deny_case(
 )
 deny_case(
     "bad-regex",
-    "A pattern that does not compile is refused.",
+    "A pattern that is not a regex at all (an unterminated group) is refused: outside the "
+    "portable dialect, reason syntax.",
     {"patterns": ["("]},
     "x",
-    {"error": "argument.invalid"},
+    {"error": "argument.pattern", "details": {"reason": "syntax"}},
+    anchor="patterns.reasons",
 )
 deny_case(
     "duplicate-regex-refused",
@@ -445,6 +476,7 @@ def run_case(
     input: dict[str, Any],
     intent: dict[str, Any],
     tier: str = "must",
+    requires: tuple[str, ...] = (),
 ) -> None:
     case(
         group,
@@ -455,6 +487,7 @@ def run_case(
         input=input,
         intent=intent,
         tier=tier,
+        requires=requires,
     )
 
 
@@ -958,6 +991,7 @@ pii_case(
     "A span counts code points: two emoji before the address are two characters, not four.",
     EMOJI * 2 + " bob@example.com",
     {**PII_VIOLATION, "rule": "email", "span": [3, 18]},
+    requires=("text.code-points",),  # a UTF-16 span would be [5, 20]
 )
 run_case(
     "guards.budget",
@@ -967,6 +1001,7 @@ run_case(
     "budget of 2 (in UTF-16 units they would be 3).",
     {"maxTokens": 2, "deltas": [EMOJI * 5]},
     {"delivered": [EMOJI * 5], "severedAt": None},
+    requires=("text.code-points",),
 )
 run_case(
     "guards.holdback",
@@ -977,6 +1012,7 @@ run_case(
     {"validators": [KEY4], "holdBack": True, "deltas": [EMOJI * 8]},
     {"delivered": [EMOJI], "flushed": EMOJI * 7, "severedAt": None},
     tier="may",
+    requires=("text.code-points",),
 )
 run_case(
     "guards.delta",
@@ -1135,24 +1171,29 @@ deny_case(
 )
 deny_case(
     "repeat-count-too-large",
-    "A repeat count of 2**32 - 1 or more is too large for Python's re: argument.invalid, though"
-    " the regex is otherwise well formed (a count of 2**32 - 2 compiles).",
-    {"patterns": ["secret", "a{4294967295}"]},
+    "A repeat count above 1000 (RE2's and Go's limit) is outside the portable dialect, though "
+    "the regex is otherwise well formed: argument.pattern, reason repeat, and no text is "
+    "checked.",
+    {"patterns": ["secret", "a{1001}"]},
     "secret",
-    {"error": "argument.invalid"},
+    {"error": "argument.pattern", "details": {"reason": "repeat"}},
+    anchor="patterns.limits",
 )
 deny_case(
     "repeat-count-largest",
-    "A repeat count of 2**32 - 2, the largest Python's re takes, compiles: the rule is bounded"
+    "A repeat count of 1000, the largest of the portable dialect, compiles: the rule is bounded"
     " and the text is checked.",
-    {"patterns": ["secret", "a{4294967294}"]},
+    {"patterns": ["secret", "a{1000}"]},
     "a secret",
     {**DENY_VIOLATION, "rule": "secret", "span": [2, 8]},
+    anchor="patterns.limits",
 )
 check_case("phases-member-not-string", "guards.vector-run",
            "A phases member that is not a phase name (here an array) is argument.invalid.",
            {"kind": "pii", "phases": [["output"]]}, "output", "x",
            {"error": "argument.invalid"})
+
+gen_dialect.register(case)  # the validators.dialect group (spec: patterns.*)
 
 # ---- machinery ----------------------------------------------------------------------------
 
@@ -1161,7 +1202,8 @@ def check_intent(c: Case, expect: dict[str, Any]) -> None:
     intent = c["intent"]
     where = f"{c['group']}/{c['name']}"
     if "error" in intent:
-        assert expect == {"error": {"code": intent["error"]}}, (where, expect)
+        assert expect == {"error": {"code": intent["error"], **intent.get("details", {})}}, (
+            where, expect)
         return
     assert "result" in expect, (where, expect)
     if intent.get("$exact"):  # the whole result, not a part of it

@@ -62,8 +62,8 @@ def test_reset_drops_held_text() -> None:
 
 def test_unbounded_pattern_refused_unless_bounded() -> None:
     with pytest.raises(InvalidArgument):
-        HoldBackGuard([deny_patterns([r"sk-\w+"])])
-    guard = HoldBackGuard([deny_patterns([r"sk-\w+"], max_width=20)])
+        HoldBackGuard([deny_patterns([r"sk-[A-Za-z0-9_]+"])])
+    guard = HoldBackGuard([deny_patterns([r"sk-[A-Za-z0-9_]+"], max_width=20)])
     assert guard.max_width == 20
 
 

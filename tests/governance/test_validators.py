@@ -211,7 +211,7 @@ def test_has_delta_form_rejects_non_validator() -> None:
 
 
 def test_deny_mapping_names_rules() -> None:
-    v = deny_patterns({"api-key": r"sk-[A-Za-z0-9]{8}", "pw": r"password=\S{1,20}"})
+    v = deny_patterns({"api-key": r"sk-[A-Za-z0-9]{8}", "pw": r"password=[^ ]{1,20}"})
     assert rule_of(v, "key sk-abcdEFGH1 here") == "api-key"
     assert rule_of(v, "password=hunter2") == "pw"
     assert rule_of(v, "nothing to see") is None

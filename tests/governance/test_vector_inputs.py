@@ -100,7 +100,8 @@ def test_a_wrong_value_at_any_position_is_a_loom_error(function: str) -> None:
         ("validators.check_output",
          {"validator": {"kind": "pii", "phases": [["output"]]}, "text": "x"}),
         ("validators.check_output",
-         {"validator": {"kind": "deny", "patterns": ["a{4294967296}"]}, "text": "x"}),
+         {"validator": {"kind": "deny", "patterns": ["a{4294967296}"],
+                        "dialect": "python-re"}, "text": "x"}),
     ],
 )
 def test_wrong_types_are_argument_invalid(function: str, data: dict[str, Any]) -> None:
@@ -111,8 +112,21 @@ def test_wrong_types_are_argument_invalid(function: str, data: dict[str, Any]) -
 
 @pytest.mark.parametrize("regex", ["a{4294967296}", "(" * 600 + "a" + ")" * 600])
 def test_a_regex_python_cannot_compile_is_argument_invalid(regex: str) -> None:
-    with pytest.raises(InvalidArgument):
-        compile_rule("r", regex)
+    # the python-re extension hands the regex to Python's compiler, which refuses it
+    with pytest.raises(InvalidArgument) as info:
+        compile_rule("r", regex, dialect="python-re")
+    assert info.value.code == "argument.invalid"
+
+
+@pytest.mark.parametrize(("regex", "reason"), [("a{4294967296}", "repeat"),
+                                               ("(" * 600 + "a" + ")" * 600, "nesting")])
+def test_a_regex_outside_the_dialect_is_argument_pattern(regex: str, reason: str) -> None:
+    # spec: patterns.reasons -- the portable dialect refuses it before any compiler sees it
+    with pytest.raises(InvalidArgument) as info:
+        VECTOR_FUNCTIONS["validators.check_output"](
+            {"validator": {"kind": "deny", "patterns": [regex]}, "text": "x"})
+    assert info.value.code == "argument.pattern"
+    assert info.value.details["reason"] == reason
 
 
 def test_a_precompiled_pattern_too_deep_to_measure_is_argument_invalid() -> None:

@@ -19,7 +19,7 @@
 //   channel and warns once (#deltas.fail-closed).
 
 import { LoomError } from "./journal.mjs";
-import { Tainted, invalid, walkStrings } from "./governance.mjs";
+import { Tainted, invalid, ruleMatches, walkStrings } from "./governance.mjs";
 import { HoldBackGuard, RunningTextGuard, TokenBudgetGuard } from "./governance-guards.mjs";
 // signals (#effects.signal-compose, #effects.signal-detach): the effects chapter's one implementation
 import { NEVER, Signal, anyOf } from "./effects-runtime.mjs";
@@ -354,9 +354,18 @@ export const streamBudgetMiddleware = (maxTokens) => {
 /** spec: deltas.redaction-inspects — pattern_redactor masks every accepted match. */
 export function patternRedactor(validators, mask = "[redacted]") {
   const rules = validators.flatMap((v) => (v.forms.output ? v.rules : []));
+  // each rule in turn masks its accepted matches (conditions included,
+  // #validators.rule-conditions) in the text the earlier rules left
   const maskText = (s) => {
     for (const r of rules) {
-      s = s.replace(new RegExp(r.regex.source, r.regex.flags), (m) => (r.accept && !r.accept(m) ? m : mask));
+      const cps = [...s];
+      let out = "";
+      let end = 0;
+      for (const [a, b] of ruleMatches(r, s)) {
+        out += cps.slice(end, a).join("") + mask;
+        end = b;
+      }
+      s = out + cps.slice(end).join("");
     }
     return s;
   };

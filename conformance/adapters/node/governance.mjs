@@ -12,12 +12,15 @@
 // - A validator has up to three forms; a form rejects with `governance.safety-violation`
 //   carrying validator, phase, rule, span (and path for input), never the matched text
 //   (#validators.phases, #validators.violation, #validators.no-echo).
-// - Pattern rules: never empty-matching, tried in declaration order, the first rule with an
-//   accepted match reported at its leftmost accepted match (#validators.rule-nonempty,
-//   #validators.rule-order). Characters, spans and widths count code points.
+// - Pattern rules: a `portable-1` regex (dialect.mjs, #patterns.dialect) compiled natively,
+//   never empty-matching, tried in declaration order, the first rule with an accepted match
+//   reported at its leftmost accepted match (#validators.rule-nonempty, #validators.rule-order);
+//   conditions in code (accept on the matched text, boundary on the text around it) refuse a
+//   candidate, and the scan resumes one character after its start
+//   (#validators.rule-conditions). Characters, spans and widths count code points.
 
 import { LoomError } from "./journal.mjs";
-import { compilePython } from "./pyregex.mjs";
+import { compilePortable } from "./dialect.mjs";
 
 export const invalid = (message) => new LoomError("argument.invalid", message);
 const jsonType = (v) => (v === null ? "null" : Array.isArray(v) ? "array" : typeof v);
@@ -150,9 +153,13 @@ const violation = (validator, phase, rule, span, path) => {
   return new LoomError("governance.safety-violation", `${validator} rejected the ${phase} (rule ${rule})`, details);
 };
 
-/** A pattern rule (`compile_rule`): `{name, regex, min, width, accept}`; width Infinity = unbounded. */
-export function compileRule(name, source, flags, { maxWidth = null, accept = null } = {}) {
-  const { regex, min, max } = compilePython(source, flags);
+/**
+ * A pattern rule (`compile_rule`): `{name, regex, min, width, accept, boundary}`; width
+ * Infinity = unbounded. `flags` is a set of "i", "m", "s": only "i" changes a portable pattern
+ * (#patterns.flags).
+ */
+export function compileRule(name, source, flags, { maxWidth = null, accept = null, boundary = null } = {}) {
+  const { regex, min, max } = compilePortable(source, flags.has("i"));
   // spec: validators.rule-nonempty
   if (min === 0) throw invalid(`rule ${name} can match the empty string`);
   let width = max;
@@ -161,26 +168,37 @@ export function compileRule(name, source, flags, { maxWidth = null, accept = nul
     if (!Number.isInteger(maxWidth) || maxWidth < 1 || (max !== Infinity && maxWidth < max)) throw invalid(`max_width ${maxWidth} is below the width of ${name}`);
     width = maxWidth;
   }
-  return { name, regex, min, width, accept };
+  return { name, regex, min, width, accept, boundary };
 }
 
 /**
- * The leftmost match of `rule` in `text` at or after code point `from` that its accept filter
- * accepts, as a code-point span, or null. The scan sees the text before `from`, so
- * look-behind is unaffected (#guards.tail-scan); after a refused match it goes on from that
- * match's end, as Python's finditer does.
+ * The leftmost match of `rule` in `text` at or after code point `from` that its conditions
+ * accept, as a code-point span, or null (#validators.rule-conditions). The boundary condition
+ * sees the whole text, before `from` included (#guards.tail-scan); after a refused candidate
+ * the scan resumes one code point after that candidate's start.
  */
 export function ruleMatch(rule, text, from = 0) {
   const re = rule.regex;
   re.lastIndex = cpOffset(text, from);
   let m;
   while ((m = re.exec(text)) !== null) {
-    if (!rule.accept || rule.accept(m[0])) {
-      const start = cpLength(text.slice(0, m.index));
-      return [start, start + cpLength(m[0])];
-    }
+    const start = cpLength(text.slice(0, m.index));
+    const end = start + cpLength(m[0]);
+    if ((!rule.boundary || rule.boundary(text, m.index, m.index + m[0].length))
+        && (!rule.accept || rule.accept(m[0]))) return [start, end];
+    re.lastIndex = m.index + (text.codePointAt(m.index) > 0xffff ? 2 : 1);
   }
   return null;
+}
+
+/** Every accepted match of `rule` in `text`, each scan resuming at the last one's end (a redactor's). */
+export function* ruleMatches(rule, text) {
+  let from = 0;
+  let span;
+  while ((span = ruleMatch(rule, text, from)) !== null) {
+    yield span;
+    from = span[1];
+  }
 }
 
 /** `pattern_validator(name, rules)`: every form scans with the rules in order. */
@@ -220,17 +238,30 @@ const luhn = (run) => {
   return sum % 10 === 0;
 };
 
+// The boundary conditions of the PII rules, on UTF-16 offsets (the characters tested are
+// ASCII, so a unit is a character here): "a digit" is 0-9, "a separator" a space or "-", and
+// there is no character before the text or after it.
+const digitAt = (s, k) => k >= 0 && k < s.length && s[k] >= "0" && s[k] <= "9";
+const separatorAt = (s, k) => k >= 0 && k < s.length && (s[k] === " " || s[k] === "-");
+// spec: validators.pii-card — the run is maximal: no digit, nor a digit and one separator,
+// before it; no digit, nor one separator and a digit, after it
+const cardBoundary = (s, start, end) =>
+  !(digitAt(s, start - 1) || (separatorAt(s, start - 1) && digitAt(s, start - 2)))
+  && !(digitAt(s, end) || (separatorAt(s, end) && digitAt(s, end + 1)));
+// spec: validators.pii-ssn — no digit right before or right after
+const ssnBoundary = (s, start, end) => !digitAt(s, start - 1) && !digitAt(s, end);
+
 /** `pii_validator()`: card, email, ssn, in that order (#validators.pii-*). */
 export function piiValidator(phases = PHASES) {
+  const none = new Set();
   const rules = [
     // spec: validators.pii-card — 13-19 ASCII digits, one space or dash at most between two,
-    // a maximal run (no digit, nor digit and separator, on either side), Luhn. Widest 37.
-    compileRule("card", "(?<![0-9])(?<![0-9][ -])[0-9](?:[ -]?[0-9]){12,18}(?![0-9])(?![ -][0-9])", [],
-      { accept: luhn }),
+    // a maximal run (the boundary), Luhn. Widest 37.
+    compileRule("card", "[0-9](?:[ -]?[0-9]){12,18}", none, { accept: luhn, boundary: cardBoundary }),
     // spec: validators.pii-email — local@label(.label){0,3}.tld. Widest 345.
-    compileRule("email", "[A-Za-z0-9._%+-]{1,64}@[A-Za-z0-9-]{1,63}(?:\\.[A-Za-z0-9-]{1,63}){0,3}\\.[A-Za-z]{2,24}", []),
-    // spec: validators.pii-ssn — ddd-dd-dddd, no digit either side. Widest 11.
-    compileRule("ssn", "(?<![0-9])[0-9]{3}-[0-9]{2}-[0-9]{4}(?![0-9])", []),
+    compileRule("email", "[A-Za-z0-9._%+-]{1,64}@[A-Za-z0-9-]{1,63}(?:\\.[A-Za-z0-9-]{1,63}){0,3}\\.[A-Za-z]{2,24}", none),
+    // spec: validators.pii-ssn — ddd-dd-dddd, no digit either side (the boundary). Widest 11.
+    compileRule("ssn", "[0-9]{3}-[0-9]{2}-[0-9]{4}", none, { boundary: ssnBoundary }),
   ];
   return patternValidator("pii", rules, phases);
 }
@@ -291,6 +322,8 @@ export function buildValidator(spec) {
     return piiValidator(phases);
   }
   if (spec.kind === "deny") {
+    // `dialect` ("python-re", spec: patterns.python-re) is an extension this adapter does not
+    // implement: it declares no `patterns.python-re` capability, and refuses the member
     checkKeys(spec, [...common, "patterns", "flags", "maxWidth"], "a deny validator");
     // spec: guards.vector-run — an explicit null maxWidth is read as absent; validators.deny —
     // otherwise a positive int even when no rule uses it

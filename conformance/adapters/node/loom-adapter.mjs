@@ -13,7 +13,7 @@
 // - stream.check, stream.assemble, stream.decode, stream.enforce (stream.mjs); stream.consume,
 //   stream.openai_map, stream.attribution_headers (stream-io.mjs);
 // - taint.guard_request, taint.unwrap, validators.check, validators.check_output
-//   (governance.mjs, with pyregex.mjs for the validators' Python regexes), guards.run,
+//   (governance.mjs, with dialect.mjs for the validators' portable patterns), guards.run,
 //   guards.steps (governance-guards.mjs): chapter 4's one implementation, which the deltas
 //   modules use too;
 // - effects.backoff, effects.route (effects.mjs over effects-runtime.mjs);
@@ -22,7 +22,8 @@
 // - the agent chapter's vectors (agent.mjs, agent-model.mjs);
 // and the capability `agent`: the body instruction `agent_loop` (agent-loop.mjs), whose
 // opaque form's `agent_step` effect the scripted world's host provides.
-// It declares no other capability, so the runner reports every other group as skipped.
+// It declares no other capability (not patterns.python-re), so the runner reports every
+// other group as skipped.
 
 import { createInterface } from "node:readline";
 import {
@@ -45,7 +46,11 @@ const CHAPTER_VECTORS = {
   ...EFFECTS_VECTORS, ...DELTAS_VECTORS,
   ...AGENT_VECTORS, ...AGENT_MODEL_VECTORS,
 };
+// text.code-points: every chapter module counts code points; text.lone-surrogates: JSON.parse
+// keeps a lone surrogate (INTERPRETING.md section 15). Not patterns.python-re: the deny
+// patterns are portable-1 only (dialect.mjs).
 const CAPABILITIES = ["scenario", "crash", "torn-write", "always-replay", "agent",
+  "text.code-points", "text.lone-surrogates",
   "journal.parse", "journal.parse-log",
   "journal.fold", ...Object.keys(CHAPTER_VECTORS)];
 const copy = (v) => (v === undefined ? null : JSON.parse(JSON.stringify(v)));

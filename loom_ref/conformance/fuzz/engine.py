@@ -103,7 +103,7 @@ class Fuzzer:
         self.sides = {"implementation": implementation, "reference": reference}
         self.suite, self.schemas = suite, SchemaSet(suite.schemas_dir)
         self.cases = {c.id: c for c in cases}
-        self.corpus = Corpus.of(cases)
+        self.corpus = Corpus.of(cases)  # narrowed to what both sides declare at start()
         self.examples, self.seed, self.time_limit = examples, seed, time_limit
         self.progress, self.clock = progress, clock
         self.infos: dict[str, Mapping[str, Any]] = {}
@@ -121,6 +121,8 @@ class Fuzzer:
             if problems:
                 raise ConformanceError(f"{side}: invalid start reply", code="conformance.transport")
             self.infos[side] = dict(reply["implementation"])
+        both = self.capabilities("implementation") & self.capabilities("reference")
+        self.corpus = Corpus.of(self.cases.values(), capabilities=both)
 
     def stop(self) -> None:
         for impl in self.sides.values():
@@ -225,7 +227,7 @@ class Fuzzer:
     # -- a whole run -----------------------------------------------------------------------------
     def run(self, functions: Sequence[str], scenarios: Sequence[Case] = ()) -> FuzzResult:
         """Fuzz ``functions`` (those both sides declare; the others are tallied with a note),
-        then ``scenarios``."""
+        then ``scenarios``. Inputs grow from the cases whose capabilities both declare."""
         self.start()
         try:
             start = self.clock()
@@ -233,7 +235,7 @@ class Fuzzer:
             tallies: list[Tally] = []
             findings: list[Finding] = []
             both = self.capabilities("implementation") & self.capabilities("reference")
-            todo = [f for f in functions if f in both]
+            todo = [f for f in functions if f in both and f in self.corpus.seeds]
             parts = len(todo) + (1 if scenarios else 0)
             for i, function in enumerate(todo):
                 left = None if limit is None else limit - (self.clock() - start)

@@ -41,7 +41,8 @@ LONG = "ab\u00e9" * 3000
 STRINGS = ["", " ", "x", "\U0001F600", "e\u0301", "\u0000", "\ufeff", "\u2028", "\\",
            "\U0001D518\u200d\U0001F600", "\u00e9" * 7, "a\nb", "\"", LONG, "$tainted", "null",
            "0", "-1", "\t", "\u0130", "\u00df", "\U0001F1FA\U0001F1F8",
-           # pattern syntax, for deny patterns and schema patterns
+           # pattern syntax, for deny and schema patterns (portable-1: both sides refuse what is
+           # outside the dialect)
            "(", "a|", "\\d+", "(?i)a", "\\b\\w+\\b", ".*", "^$", "a{2,}", "\\Z", "(?P<n>x)",
            "[^\\s]", "\\u00e9", "(?=x)", "[\\W_]", "\\p{L}"]
 INTS = [0, -1, 1, 2, 7, 2**31, 2**31 - 1, -(2**31), 2**32, 2**53, -(2**53)]
@@ -68,18 +69,32 @@ def members(value: Any) -> Iterator[tuple[str, Any]]:
             yield from members(sub)
 
 
+def _astral(value: Any) -> bool:
+    return isinstance(value, str) and any(ord(c) > 0xFFFF for c in value)
+
+
 @attrs.frozen(kw_only=True)
 class Corpus:
     """Per vector function: the inputs its cases give (``seeds``, with the case each came
-    from), and, per member name, the distinct values that member has there (``pools``)."""
+    from), and, per member name, the distinct values that member has there (``pools``);
+    ``strings`` and ``specials``, the replacements drawn."""
 
     seeds: Mapping[str, tuple[tuple[str, Any], ...]]
     pools: Mapping[str, Mapping[str, tuple[Any, ...]]]
+    strings: tuple[str, ...] = tuple(STRINGS)
+    specials: tuple[Any, ...] = tuple(SPECIALS)
 
     @classmethod
-    def of(cls, cases: Iterable[Case]) -> Corpus:
+    def of(cls, cases: Iterable[Case], *, capabilities: Iterable[str] | None = None) -> Corpus:
+        """The corpus of ``cases``. With ``capabilities`` (what both sides declare), only
+        the cases those capabilities cover seed it (an input a side cannot be asked, such as
+        a ``python-re`` pattern, is never drawn), and astral strings are drawn only when both
+        count code points (``text.code-points``, section 15)."""
+        declared = None if capabilities is None else set(capabilities)
         seeds: dict[str, list[tuple[str, Any]]] = {}
         for case in cases:
+            if declared is not None and not set(case.requires) <= declared:
+                continue
             if case.family is Family.VECTOR:
                 seeds.setdefault(str(case.data["function"]), []).append(
                     (case.id, case.data.get("input")))
@@ -90,7 +105,11 @@ class Corpus:
                 for key, sub in members(inp):
                     seen.setdefault(key, {})[json.dumps(sub, sort_keys=True)] = sub
             pools[fn] = {k: tuple(v[t] for t in sorted(v)) for k, v in sorted(seen.items())}
-        return cls(seeds={k: tuple(v) for k, v in sorted(seeds.items())}, pools=pools)
+        astral = declared is None or "text.code-points" in declared
+        strings = tuple(x for x in STRINGS if astral or not _astral(x))
+        specials = tuple(x for x in SPECIALS if astral or not _astral(x))
+        return cls(seeds={k: tuple(v) for k, v in sorted(seeds.items())}, pools=pools,
+                   strings=strings, specials=specials)
 
     @property
     def functions(self) -> list[str]:
@@ -139,8 +158,9 @@ def _crc_line(obj: Any) -> str:
 
 
 class _Mutator:
-    def __init__(self, draw: st.DrawFn, pool: Mapping[str, tuple[Any, ...]]) -> None:
-        self.draw, self.pool = draw, pool
+    def __init__(self, draw: st.DrawFn, corpus: Corpus, fn: str) -> None:
+        self.draw, self.pool = draw, corpus.pools.get(fn, {})
+        self.strings, self.specials = corpus.strings, corpus.specials
 
     def line(self, line: str) -> str:
         """Rewrite one line of a JSON-lines text: a journal line (its members, the CRC kept
@@ -175,10 +195,10 @@ class _Mutator:
         draw = self.draw
         op = draw(st.sampled_from(["special", "insert", "cut", "repeat", "case", "drop-char"]))
         if op == "special":
-            return str(draw(st.sampled_from(STRINGS)))
+            return str(draw(st.sampled_from(self.strings)))
         at = draw(st.integers(0, len(text)))
         if op == "insert":
-            return text[:at] + draw(st.sampled_from(STRINGS[1:13])) + text[at:]
+            return text[:at] + draw(st.sampled_from(self.strings[1:13])) + text[at:]
         if op == "cut":
             return text[:at]
         if op == "repeat":
@@ -223,7 +243,7 @@ class _Mutator:
                     if node else ["splice"])
         op = draw(st.sampled_from(ops))
         if op == "special":
-            return copy.deepcopy(draw(st.sampled_from(SPECIALS)))
+            return copy.deepcopy(draw(st.sampled_from(self.specials)))
         if op == "pool":
             if isinstance(key, str) and pool.get(key):
                 return copy.deepcopy(draw(st.sampled_from(pool[key])))
@@ -246,7 +266,7 @@ class _Mutator:
             return {k: v for k, v in node.items() if k != gone}
         if op == "add":
             name = draw(st.sampled_from(["bogus", "", "$tainted", *sorted(pool)]))
-            values = pool.get(name) or SPECIALS
+            values = pool.get(name) or self.specials
             return {**node, name: copy.deepcopy(draw(st.sampled_from(values)))}
         if op == "drop-item":
             i = draw(st.integers(0, len(node) - 1))
@@ -303,7 +323,7 @@ def drawn(draw: st.DrawFn, corpus: Corpus, fn: str) -> tuple[str, Any]:
     in canonical member order."""
     origin, value = draw(st.sampled_from(corpus.seeds[fn]))
     value = copy.deepcopy(value)
-    mutator = _Mutator(draw, corpus.pools.get(fn, {}))
+    mutator = _Mutator(draw, corpus, fn)
     for _ in range(draw(st.integers(0, 4))):
         value = mutator.mutate(value)
     return origin, canonical(value)

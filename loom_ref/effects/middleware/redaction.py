@@ -10,7 +10,8 @@ Spec: ``spec/deltas.md`` § Redaction. Rules enforced here:
 - ``deltas.no-redaction``: redaction never runs on deltas (ADR 0119 #5: "redactOutput and
   claim-check do NOT apply to deltas: they act on what is journaled, and nothing here is").
 - :func:`pattern_redactor` builds a ``redact_output`` from pattern validators: every accepted
-  match of every rule of their output forms, in every string of the output, becomes ``mask``.
+  match of every rule of their output forms (``PatternRule.finditer``: the rule's conditions
+  apply), in every string of the output, becomes ``mask``.
 """
 
 from __future__ import annotations
@@ -60,14 +61,14 @@ def redaction_middleware(*, redact_output: Redactor | None = None) -> RedactionM
 
 
 def _redact_text(text: str, rules: tuple[PatternRule, ...], mask: str) -> str:
+    """Each rule in turn masks its accepted matches (conditions included: spec:
+    validators.rule-conditions) in the text the earlier rules left."""
     for rule in rules:
-
-        def replace(match: Any, rule: PatternRule = rule) -> str:
-            if rule.accept is None or rule.accept(match.group()):
-                return mask
-            return str(match.group())
-
-        text = rule.pattern.sub(replace, text)
+        pieces, end = [], 0
+        for match in rule.finditer(text):
+            pieces += [text[end:match.start()], mask]
+            end = match.end()
+        text = "".join(pieces) + text[end:]
     return text
 
 

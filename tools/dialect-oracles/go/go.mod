@@ -1,0 +1,3 @@
+module dialectoracle
+
+go 1.19
