@@ -4,12 +4,13 @@ Rules (``spec/stream.md`` § Conformance vectors, spec: stream.vectors):
 
 - ``stream.check``: input ``{"chunks": [wire chunks]}`` → result
   ``{"violations": [{"rule": <rule id>, "index": <chunk position>}, ...]}`` in chunk order.
-- ``stream.assemble``: input ``{"chunks": [wire chunks]}`` → result
-  ``{"message": <Message>, "finish": <FinishReason>, "usage": <TokenUsage> | null}``.
+- ``stream.assemble``: input ``{"chunks": [wire chunks], "strict"?: bool}`` → result
+  ``{"message": <Message>, "finish": <FinishReason>, "usage": <TokenUsage> | null,
+  "interrupted": [<blocks>]}``.
 
 Either raises a ``StreamError`` whose ``code`` is the case's expected error code (a
-``stream.wire.*`` code for malformed input; an assembler or rule code for a stream the
-assembler cannot fold).
+``stream.wire.*`` code for malformed input; a rule code for a stream the assembler cannot
+fold, or, strict, for the first contract violation).
 
 - ``stream.decode``: ``{"chunks": [wire chunks]}`` → ``{"chunks": [the decoded chunks, encoded
   again]}``; malformed wire JSON raises its ``stream.wire.*`` code (spec: stream.wire.malformed).
@@ -40,6 +41,8 @@ from loom_ref.stream.identity import AppIdentity, attribution_headers
 from loom_ref.stream.openai_mapping import map_event_stream
 from loom_ref.stream.scripted import Script, ScriptedAdapter
 from loom_ref.stream.wire import (
+    assemble_input_from_json,
+    block_to_json,
     chunk_list_input_from_json,
     chunks_from_json,
     chunks_to_json,
@@ -98,12 +101,15 @@ def check_vector(payload: object) -> dict[str, Any]:
 
 
 def assemble_vector(payload: object) -> dict[str, Any]:
-    """``stream.assemble``: the assembler over wire chunks."""
-    result = assemble(_chunks_of(payload))
+    """``stream.assemble``: the assembler over wire chunks, ``strict`` with the contract
+    checker in front (spec: stream.assembler.strict)."""
+    chunks, strict = assemble_input_from_json(payload)
+    result = assemble(chunks, strict=strict)
     return {
         "message": message_to_json(result.message),
         "finish": finish_reason_to_json(result.finish),
         "usage": None if result.usage is None else usage_to_json(result.usage),
+        "interrupted": [block_to_json(b) for b in result.interrupted],
     }
 
 

@@ -804,6 +804,21 @@ llm("finish-usage", anchor="deltas.collect-finish",
     "ends the end-of-stream chunk.",
     input={"scripts": [{"chunks": text_script(["a"], USAGE)}]},
     intent={"usage": [USAGE], "perCall": [pt("a"), pdone(USAGE)]})
+REASONER_USAGE = {"inputTokens": 10, "outputTokens": 30, "cacheReadTokens": 5,
+                  "reasoningTokens": 20}
+llm("usage-billed-counters", anchor="deltas.collect-usage",
+    description="The usage is reported as its billed counters: reasoningTokens, a breakdown "
+    "of outputTokens, is not a counter (a meter would charge it twice); the end chunk keeps "
+    "the whole usage. The token budget counts the visible text only: 100 characters of "
+    "reasoning do not breach a 2-token budget.",
+    input={"scripts": [{"chunks": [start(0, "reasoning"), delta(0, "x" * 100, "reasoning-delta"),
+                                   end(0, {"type": "reasoning", "text": "x" * 100}), start(1),
+                                   delta(1, "Hi"), end(1, tx("Hi")),
+                                   {"type": "usage", "usage": REASONER_USAGE}, finish()]}],
+           "maxStreamTokens": 2},
+    intent={"usage": [{"inputTokens": 10, "outputTokens": 30, "cacheReadTokens": 5}],
+            "perCall": [pt("Hi"), pdone(REASONER_USAGE)],
+            "outcome": ok(msg({"type": "reasoning", "text": "x" * 100}, tx("Hi")))})
 llm("finish-error", anchor="deltas.collect-finish",
     description="A finish of kind error is a turn error (effect.llm-error with the failure), "
     "never a message; no usage is reported and no terminal chunk is sent.",

@@ -116,7 +116,8 @@ def test_missing_usage_is_absent_never_zero() -> None:
     assert assemble(out).usage is None
 
 
-def test_cached_and_reasoning_tokens_are_subtracted_out() -> None:
+def test_cached_tokens_are_subtracted_out_and_reasoning_is_a_breakdown() -> None:
+    # spec: stream.openai.disjoint-usage, stream.usage.reasoning-breakdown
     raw = usage(
         100,
         40,
@@ -124,8 +125,14 @@ def test_cached_and_reasoning_tokens_are_subtracted_out() -> None:
         completion_tokens_details={"reasoning_tokens": 30},
     )["usage"]
     assert map_usage(raw) == TokenUsage(
-        input_tokens=36, output_tokens=10, cache_read_tokens=64, reasoning_tokens=30
+        input_tokens=36, output_tokens=40, cache_read_tokens=64, reasoning_tokens=30
     )
+    # the deepseek-reasoner stream of the issue: 212 completion tokens, 198 of them reasoning
+    reasoner = {"prompt_tokens": 1500, "completion_tokens": 212, "prompt_cache_hit_tokens": 1408,
+                "completion_tokens_details": {"reasoning_tokens": 198}}
+    assert map_usage(reasoner) == TokenUsage(input_tokens=92, output_tokens=212,
+                                             cache_read_tokens=1408, reasoning_tokens=198)
+    assert map_usage({**reasoner, "completion_tokens_details": {"reasoning_tokens": 213}}) is None
     deepseek = {"prompt_tokens": 50, "completion_tokens": 5, "prompt_cache_hit_tokens": 20}
     assert map_usage(deepseek) == TokenUsage(input_tokens=30, output_tokens=5, cache_read_tokens=20)
     zero_cached = {

@@ -112,12 +112,18 @@ export function collectStream(chunks, ctx, { configured = null } = {}) {
   } finally {
     source.return?.();
   }
-  const { message, finish: reason, usage } = assembler.result();
+  let { message, finish: reason, usage } = assembler.result();
+  if (assembler.finish === null) { // spec: deltas.collect-finish — never a normal message
+    reason = { kind: "error", failure: { message: "the model stream ended without a finish chunk", code: "stream.missing-finish" } };
+  }
   if (reason.kind === "error" || reason.kind === "aborted") { // spec: deltas.collect-finish
     const code = reason.kind === "error" ? "effect.llm-error" : "effect.llm-aborted";
     throw new LoomError(code, reason.failure.message, { failure: reason.failure });
   }
-  if (usage) ctx.reportUsage(usage);
+  if (usage) { // spec: deltas.collect-usage — the billed counters, without the breakdown
+    const { reasoningTokens, ...billed } = usage;
+    ctx.reportUsage(billed);
+  }
   const end = chunk({ done: true, usage });
   if (ctx.onDelta) ctx.onDelta(end);
   else direct(end, true);

@@ -139,8 +139,9 @@ const isCount = (v) => Number.isInteger(v) && v >= 0;
 const countOrNull = (v) => (isCount(v) ? v : null); // a count that is not one is not reported
 
 /**
- * spec: stream.openai.disjoint-usage — cached prompt tokens and reasoning tokens subtracted
- * out and reported apart; usage without both totals, or inconsistent, is absent (null). A
+ * spec: stream.openai.disjoint-usage — cached prompt tokens subtracted out of the input and
+ * reported apart; reasoning tokens reported as a breakdown of the whole completion; usage
+ * without both totals, or inconsistent, is absent (null). A
  * detail count that is not a non-negative integer counts as not reported; DeepSeek's
  * `prompt_cache_hit_tokens` is read when `cached_tokens` is not reported.
  */
@@ -151,7 +152,8 @@ export function disjointUsage(u) {
   const cached = countOrNull(inDetails.cached_tokens) ?? countOrNull(u.prompt_cache_hit_tokens);
   const reasoning = countOrNull(outDetails.reasoning_tokens);
   if ((cached ?? 0) > u.prompt_tokens || (reasoning ?? 0) > u.completion_tokens) return null; // inconsistent
-  const usage = { inputTokens: u.prompt_tokens - (cached ?? 0), outputTokens: u.completion_tokens - (reasoning ?? 0) };
+  // spec: stream.usage.reasoning-breakdown — outputTokens is the whole completion
+  const usage = { inputTokens: u.prompt_tokens - (cached ?? 0), outputTokens: u.completion_tokens };
   if (cached !== null) usage.cacheReadTokens = cached;
   if (reasoning !== null) usage.reasoningTokens = reasoning;
   return usage;
