@@ -804,6 +804,16 @@ llm("finish-usage", anchor="deltas.collect-finish",
     "ends the end-of-stream chunk.",
     input={"scripts": [{"chunks": text_script(["a"], USAGE)}]},
     intent={"usage": [USAGE], "perCall": [pt("a"), pdone(USAGE)]})
+CUT_CALL = {"type": "tool-call", "id": "c0", "name": "write", "arguments": '{"path": "no'}
+llm("max-tokens-output", anchor="deltas.llm-output-finish",
+    description="A reply that finished with max-tokens is returned with finish max-tokens, "
+    "and without its tool call, which the provider closed with arguments cut mid-JSON.",
+    input={"scripts": [{"chunks": [start(0), delta(0, "Saving."), end(0, tx("Saving.")),
+                                   start(1, "tool-call"),
+                                   {"type": "tool-call-delta", "index": 1, "id": "c0",
+                                    "name": "write", "argumentsDelta": CUT_CALL["arguments"]},
+                                   end(1, CUT_CALL), finish("max-tokens")]}]},
+    intent={"outcome": ok({**msg(tx("Saving.")), "finish": {"kind": "max-tokens"}})})
 REASONER_USAGE = {"inputTokens": 10, "outputTokens": 30, "cacheReadTokens": 5,
                   "reasoningTokens": 20}
 llm("usage-billed-counters", anchor="deltas.collect-usage",

@@ -12,7 +12,8 @@
 //   aborted raise effect.llm-error / effect.llm-aborted, a success reports usage and writes the
 //   end chunk (#deltas.collect-finish); without a runtime it delivers itself (#deltas.no-runtime).
 // - The effect fences its input with guardRequest FIRST (#deltas.llm-input) and returns the
-//   assembled message (#deltas.llm-output); with onReset the configured sink's resets go there
+//   assembled message (#deltas.llm-output), with `finish` for a max-tokens reply
+//   (#deltas.llm-output-finish); with onReset the configured sink's resets go there
 //   (#deltas.llm-sinks).
 
 import { LoomError } from "./journal.mjs";
@@ -127,8 +128,11 @@ export function collectStream(chunks, ctx, { configured = null } = {}) {
   const end = chunk({ done: true, usage });
   if (ctx.onDelta) ctx.onDelta(end);
   else direct(end, true);
-  return message;
+  return llmOutput(message, reason);
 }
+
+/** spec: deltas.llm-output-finish — a reply cut at the token ceiling says so. */
+export const llmOutput = (message, reason) => (reason.kind === "max-tokens" ? { ...message, finish: { kind: "max-tokens" } } : message);
 
 // -- the request (#deltas.llm-input) --------------------------------------------------------
 const ROLES = ["system", "user", "assistant", "tool"];

@@ -93,7 +93,7 @@ function decodeFailure(value, path) {
   return failure;
 }
 
-function decodeReason(value, path) {
+export function decodeReason(value, path) {
   const f = new Fields(value, path);
   const kind = f.get("kind", variant(FINISH_KINDS, "finish kind"));
   const failure = f.get("failure", decodeFailure, !FAILED_KINDS.has(kind));
