@@ -90,9 +90,11 @@ export function* consume(adapter, request, signal) {
  * WHATWG event-stream decoding over text pieces cut anywhere: LF, CRLF or CR line ends (a CR
  * at the end of a piece waits for the next piece, which may start with its LF), `:` comments,
  * one space after the colon dropped, `data` lines joined with LF, dispatch on a blank line.
- * Yields each event's data; a partial event at the end of input is discarded.
+ * Yields each event's data; a partial event at the end of input is discarded, unless
+ * `endsLastEvent` (#stream.anthropic.sse): then the end of input dispatches a pending event
+ * whose lines all ended, and only a last line without line end is dropped.
  */
-export function* sseData(pieces) {
+export function* sseData(pieces, { endsLastEvent = false } = {}) {
   let pending = "";
   let data = null; // the data buffer, as lines
   const line = function* (text) {
@@ -130,6 +132,7 @@ export function* sseData(pieces) {
   }
   if (pending.endsWith("\r")) yield* line(pending.slice(0, -1)); // the input ended: a lone CR
   // what is left is a partial line of a partial event: discarded
+  if (endsLastEvent && data !== null) yield data.join("\n");
 }
 
 // -- the chat-completions mapping (#stream.openai) -----------------------------------------
@@ -338,7 +341,7 @@ export function attributionHeaders(identity) {
 // spec: stream.vectors.input-order — the inputs of these three functions are read as objects
 // of known members: not-an-object, then unknown-field (any member it does not define), then
 // missing-field (a required one absent), then the members' values in the order listed.
-function inputObject(value, path, required, optional = []) {
+export function inputObject(value, path, required, optional = []) {
   if (!isObject(value)) throw wireError("not-an-object", `expected an object, got ${jsonType(value)}`, path);
   const extra = Object.keys(value).filter((k) => !required.includes(k) && !optional.includes(k)).sort();
   if (extra.length) throw wireError("unknown-field", `unknown field(s) ${extra.join(", ")}`, path);

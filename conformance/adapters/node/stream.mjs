@@ -104,7 +104,7 @@ export function decodeReason(value, path) {
   return { kind, failure };
 }
 
-function decodeBlock(value, path) {
+export function decodeBlock(value, path) {
   const f = new Fields(value, path);
   const type = f.get("type", variant(BLOCK_TYPES, "block type"));
   let block;
