@@ -36,7 +36,7 @@ from loom_ref.stream.blocks import (
     ToolResultBlock,
 )
 from loom_ref.stream.chunks import StreamChunk
-from loom_ref.stream.http import Endpoint, read_pieces, streaming_post
+from loom_ref.stream.http import Endpoint, env_value, json_body, read_pieces, streaming_post
 from loom_ref.stream.identity import APP_IDENTITY, AppIdentity, attribution_headers
 
 if TYPE_CHECKING:
@@ -175,12 +175,10 @@ class AnthropicAdapter(LlmAdapter):
         """Build from ``LOOM_ANTHROPIC_API_KEY``/``ANTHROPIC_API_KEY`` and, when set,
         ``LOOM_ANTHROPIC_BASE_URL``/``ANTHROPIC_BASE_URL`` in ``environ`` (the only place
         that reads it)."""
-        if not isinstance(environ, Mapping):
-            raise InvalidArgument(f"environ must be a mapping, got {type(environ).__name__}")
-        api_key = next((environ[k] for k in ENV_API_KEY if environ.get(k)), None)
+        api_key = env_value(environ, ENV_API_KEY)
         if api_key is None:
             raise InvalidArgument(f"set one of {', '.join(ENV_API_KEY)}")
-        base_url = next((environ[k] for k in ENV_BASE_URL if environ.get(k)), DEFAULT_BASE_URL)
+        base_url = env_value(environ, ENV_BASE_URL) or DEFAULT_BASE_URL
         return cls(api_key=api_key, base_url=base_url, identity=identity, timeout=timeout)
 
     @property
@@ -201,11 +199,7 @@ class AnthropicAdapter(LlmAdapter):
     def stream(self, request: LlmRequest, signal: Signal) -> Iterator[StreamChunk]:
         """Stream one message (spec: stream.adapter.seam)."""
         body = build_messages_body(request, default_max_tokens=self._default_max_tokens)
-        try:
-            encoded = json.dumps(body).encode("utf-8")
-        except (TypeError, ValueError) as exc:  # a tool's parameters held a non-JSON value
-            raise InvalidArgument(f"the request is not made of JSON values: {exc}") from None
-        return self._stream(encoded, check_signal(signal))
+        return self._stream(json_body(body), check_signal(signal))
 
     def _stream(self, body: bytes, signal: Signal) -> Iterator[StreamChunk]:
         with streaming_post(self._endpoint, PATH, body, self.request_headers(),

@@ -15,6 +15,7 @@ Rules (``spec/stream.md`` § The OpenAI-compatible adapter, § The Anthropic Mes
 from __future__ import annotations
 
 import http.client
+import json
 import urllib.parse
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
@@ -28,8 +29,8 @@ from loom_ref.stream.errors import ProviderError, StreamAborted
 if TYPE_CHECKING:
     from loom_ref.signals import Signal
 
-__all__ = ["HTTP_STATUS", "MAX_TIMEOUT", "TRANSPORT", "Endpoint", "read_lines", "read_pieces",
-           "streaming_post"]
+__all__ = ["HTTP_STATUS", "MAX_TIMEOUT", "TRANSPORT", "Endpoint", "env_value", "json_body",
+           "read_lines", "read_pieces", "streaming_post"]
 
 HTTP_STATUS = "stream.provider.http-status"
 """Error code: the endpoint answered with a status other than 200."""
@@ -75,6 +76,23 @@ class Endpoint:
         if self.scheme == "https":
             return http.client.HTTPSConnection(self.host, self.port, timeout=self.timeout)
         return http.client.HTTPConnection(self.host, self.port, timeout=self.timeout)
+
+
+def env_value(environ: Mapping[str, str], names: tuple[str, ...]) -> str | None:
+    """The first of ``names`` set (non-empty) in ``environ``: what an adapter's explicit
+    ``from_env`` factory reads, and the only place that reads an environment."""
+    if not isinstance(environ, Mapping):
+        raise InvalidArgument(f"environ must be a mapping, got {type(environ).__name__}")
+    return next((environ[k] for k in names if environ.get(k)), None)
+
+
+def json_body(value: object) -> bytes:
+    """A request body as UTF-8 JSON; a value that is not JSON (a tool's parameters holding
+    one) is ``argument.invalid``, refused before anything is sent."""
+    try:
+        return json.dumps(value).encode("utf-8")
+    except (TypeError, ValueError) as exc:
+        raise InvalidArgument(f"the request is not made of JSON values: {exc}") from None
 
 
 def _check(signal: Signal) -> None:

@@ -19,7 +19,6 @@ The chunk mapping itself lives in :mod:`loom_ref.stream.openai_mapping`.
 
 from __future__ import annotations
 
-import json
 import os
 from collections.abc import Iterator, Mapping
 from typing import TYPE_CHECKING, Any
@@ -35,7 +34,15 @@ from loom_ref.stream.blocks import (
     ToolResultBlock,
 )
 from loom_ref.stream.chunks import StreamChunk
-from loom_ref.stream.http import HTTP_STATUS, TRANSPORT, Endpoint, read_lines, streaming_post
+from loom_ref.stream.http import (
+    HTTP_STATUS,
+    TRANSPORT,
+    Endpoint,
+    env_value,
+    json_body,
+    read_lines,
+    streaming_post,
+)
 from loom_ref.stream.identity import APP_IDENTITY, AppIdentity, attribution_headers
 from loom_ref.stream.openai_mapping import map_event_stream
 
@@ -164,12 +171,10 @@ class OpenAICompatAdapter(LlmAdapter):
     ) -> OpenAICompatAdapter:
         """Build from ``LOOM_LLM_BASE_URL``/``OPENAI_BASE_URL`` and
         ``LOOM_LLM_API_KEY``/``OPENAI_API_KEY`` in ``environ`` (the only place that reads it)."""
-        if not isinstance(environ, Mapping):
-            raise InvalidArgument(f"environ must be a mapping, got {type(environ).__name__}")
-        base_url = next((environ[k] for k in ENV_BASE_URL if environ.get(k)), None)
+        base_url = env_value(environ, ENV_BASE_URL)
         if base_url is None:
             raise InvalidArgument(f"set one of {', '.join(ENV_BASE_URL)}")
-        api_key = next((environ[k] for k in ENV_API_KEY if environ.get(k)), None)
+        api_key = env_value(environ, ENV_API_KEY)
         return cls(base_url=base_url, api_key=api_key, identity=identity, timeout=timeout)
 
     @property
@@ -188,11 +193,7 @@ class OpenAICompatAdapter(LlmAdapter):
 
     def stream(self, request: LlmRequest, signal: Signal) -> Iterator[StreamChunk]:
         """Stream one chat completion (spec: stream.adapter.seam)."""
-        try:
-            body = json.dumps(build_chat_body(request)).encode("utf-8")
-        except (TypeError, ValueError) as exc:  # a tool's parameters held a non-JSON value
-            raise InvalidArgument(f"the request is not made of JSON values: {exc}") from None
-        return self._stream(body, check_signal(signal))
+        return self._stream(json_body(build_chat_body(request)), check_signal(signal))
 
     def _stream(self, body: bytes, signal: Signal) -> Iterator[StreamChunk]:
         with streaming_post(self._endpoint, PATH, body, self.request_headers(),

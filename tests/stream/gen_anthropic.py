@@ -10,22 +10,17 @@ nothing. ``python -m tests.stream.gen_anthropic --write`` writes the files.
 from __future__ import annotations
 
 import json
-import os
-import sys
 from typing import Any
 
+from . import gen_vectors
 from .gen_vectors import (
-    CASES_DIR,
     MSG,
     J,
     RawInput,
-    agrees,
     bs,
     call,
-    canonical,
     fin,
     msg,
-    path_of,
     rd,
     reason,
     reasoning,
@@ -510,26 +505,8 @@ def cases() -> list[J]:
 
 def verify() -> list[str]:
     """Problems: a case whose hand-written answer loom_ref does not give."""
-    return [f"{case['id']}: {found}" for case in cases() if (found := agrees(case))]
-
-
-def write() -> None:
-    problems = verify()
-    if problems:
-        raise SystemExit("refusing to write vectors:\n" + "\n".join(problems))
-    folder = CASES_DIR / GROUP
-    folder.mkdir(parents=True, exist_ok=True)
-    for stale in folder.glob("*.json"):
-        stale.unlink()
-    for case in cases():
-        path_of(case).write_text(canonical(case), encoding="utf-8")
+    return gen_vectors.verify(cases)
 
 
 if __name__ == "__main__":
-    if "--write" in sys.argv or os.environ.get("LOOM_REF_WRITE_VECTORS") == "1":
-        write()
-        print(f"wrote {len(cases())} cases under {CASES_DIR / GROUP}")
-    else:
-        found = verify()
-        print("\n".join(found) or f"all {len(cases())} cases agree with loom_ref")
-        raise SystemExit(1 if found else 0)
+    gen_vectors.main((GROUP,), cases)

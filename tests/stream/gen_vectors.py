@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 import os
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -1018,34 +1019,37 @@ def path_of(case: J) -> Path:
     return CASES_DIR / group / f"{name}.json"
 
 
-def verify() -> list[str]:
-    """Problems found: a case whose hand-written answer loom_ref does not give."""
-    problems = []
-    for case in cases():
-        found = agrees(case)
-        if found:
-            problems.append(f"{case['id']}: {found}")
-    return problems
+def verify(made: Callable[[], list[J]] | None = None) -> list[str]:
+    """Problems found: a case (of ``made()``, default :func:`cases`) whose hand-written answer
+    loom_ref does not give."""
+    return [f"{case['id']}: {found}" for case in (made or cases)() if (found := agrees(case))]
 
 
-def write() -> None:
-    problems = verify()
+def write(groups: tuple[str, ...] = GROUPS, made: Callable[[], list[J]] | None = None) -> None:
+    """Rewrite the files of ``groups`` from ``made()`` (default: this module's groups)."""
+    problems = verify(made)
     if problems:
         raise SystemExit("refusing to write vectors:\n" + "\n".join(problems))
-    for group in GROUPS:
+    for group in groups:
         folder = CASES_DIR / group
         folder.mkdir(parents=True, exist_ok=True)
         for stale in folder.glob("*.json"):
             stale.unlink()
-    for case in cases():
+    for case in (made or cases)():
         path_of(case).write_text(canonical(case), encoding="utf-8")
 
 
-if __name__ == "__main__":
+def main(groups: tuple[str, ...] = GROUPS, made: Callable[[], list[J]] | None = None) -> None:
+    """``--write`` (or ``LOOM_REF_WRITE_VECTORS=1``) rewrites the files; else check only."""
+    built = (made or cases)()
     if "--write" in sys.argv or os.environ.get("LOOM_REF_WRITE_VECTORS") == "1":
-        write()
-        print(f"wrote {len(cases())} cases under {CASES_DIR}")
+        write(groups, made)
+        print(f"wrote {len(built)} cases under {CASES_DIR}")
     else:
-        found = verify()
-        print("\n".join(found) or f"all {len(cases())} cases agree with loom_ref")
+        found = verify(made)
+        print("\n".join(found) or f"all {len(built)} cases agree with loom_ref")
         raise SystemExit(1 if found else 0)
+
+
+if __name__ == "__main__":
+    main()

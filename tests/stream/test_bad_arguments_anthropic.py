@@ -9,14 +9,12 @@ from typing import Any
 
 import pytest
 
-from loom_ref.signals import Signal
 from loom_ref.stream import (
     AnthropicAdapter,
     LlmRequest,
     Message,
     MessagesStreamMapper,
     Role,
-    TextBlock,
     ToolCallBlock,
     ToolSpec,
     build_messages_body,
@@ -25,15 +23,7 @@ from loom_ref.stream import (
 from loom_ref.stream.anthropic_mapping import map_stop_reason
 
 from ..badargs import leaks, try_call, with_member
-
-USER = Message(role=Role.USER, content=[TextBlock(text="hi")])
-REQUEST = LlmRequest(model="m", messages=[USER])
-
-
-def aborted() -> Signal:
-    signal = Signal()
-    signal.abort("test")
-    return signal
+from .test_bad_arguments import REQUEST, USER, aborted
 
 
 def adapter(**override: Any) -> AnthropicAdapter:
