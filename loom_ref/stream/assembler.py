@@ -97,7 +97,7 @@ class AssembledStream:
     interrupted: tuple[ContentBlock, ...] = ()
 
 
-_TEXTUAL = frozenset({BlockType.TEXT, BlockType.REASONING})
+_TEXT, _REASONING, _TOOL_CALL = BlockType.TEXT, BlockType.REASONING, BlockType.TOOL_CALL
 
 
 @attrs.define
@@ -200,17 +200,18 @@ class BlockAssembler:
             case BlockStart():
                 self._slot(chunk.index, chunk.block_type)
             case TextDelta() | ReasoningDelta():
-                slot = self._slot(chunk.index, BlockType.TEXT if isinstance(chunk, TextDelta)
-                                  else BlockType.REASONING)
-                # spec: stream.assembler.deltas-by-block-type
-                if slot is not None and slot.block_type in _TEXTUAL:
+                slot = self._slot(chunk.index, _TEXT if type(chunk) is TextDelta else _REASONING)
+                # spec: stream.assembler.deltas-by-block-type (module constants and identity
+                # tests: an enum's attribute and hash are Python calls, on the fold's hot path)
+                if slot is not None and (slot.block_type is _TEXT
+                                         or slot.block_type is _REASONING):
                     slot.parts.append(chunk.text)
             case ToolCallDelta():
-                slot = self._slot(chunk.index, BlockType.TOOL_CALL)
+                slot = self._slot(chunk.index, _TOOL_CALL)
                 if slot is None:
                     return
                 _raw_json(chunk.arguments_delta, "argumentsDelta")
-                if slot.block_type is BlockType.TOOL_CALL:
+                if slot.block_type is _TOOL_CALL:
                     slot.call_id = chunk.id  # the last delta's id
                     if chunk.name:  # the last non-empty name
                         slot.name = chunk.name
