@@ -68,11 +68,13 @@ from loom_ref.agent.identity import (
     turn_step_id,
 )
 from loom_ref.agent.loop import (
+    MAX_TOKENS_NOTICE,
     SUMMARY_PREFIX,
     TURN_ABORTED,
     TURN_ERROR,
     agent_loop,
     initial_messages,
+    max_tokens_notice,
     summary_message,
 )
 from loom_ref.agent.model_effect import create_agent_model_effect
@@ -107,6 +109,7 @@ __all__ = [
     "DEFAULT_MIN_CHARS",
     "DEFAULT_SUMMARY_INSTRUCTIONS",
     "DEFAULT_WARN_TRANSCRIPT_BYTES",
+    "MAX_TOKENS_NOTICE",
     "PREVIEW_CHARS",
     "RECALL_DECISION_ID",
     "SKILLS_DECISION_ID",
@@ -162,6 +165,7 @@ __all__ = [
     "initial_messages",
     "is_claim_check_envelope",
     "kept_suffix_for_bytes",
+    "max_tokens_notice",
     "message_bytes",
     "read_approval",
     "recall",

@@ -25,6 +25,10 @@ input)``. A run, in order:
       normal completed assistant message for a failed step"); so does the compaction step;
    c. with ``stream_min_chars`` set, the turn's text is appended to the durable stream in
       sentence batches (``agent.stream-text``, through ``chunk_deltas``);
+   c'. a reply cut at the output-token ceiling (its ``finish`` is ``max-tokens``,
+      ``deltas.llm-output-finish``) runs none of its tool calls: the message enters the
+      transcript without them, then the notice :data:`MAX_TOKENS_NOTICE` as a user message,
+      and the loop goes on to the next turn (``agent.max-tokens-turn``);
    d. no tool call in the message: the run's answer is ``{"text", "message", "turns"}``;
    e. else, for tool call ``j`` in message order: an approval gate if asked
       (``agent.approval-gate``), then the step ``#turn:<i>:tool:<j>``
@@ -72,6 +76,7 @@ from loom_ref.agent.tools import (
 )
 from loom_ref.agent.transcript import Transcript
 from loom_ref.effects.collect import LLM_ABORTED, LLM_ERROR
+from loom_ref.effects.llm_effect import llm_output_from_json
 from loom_ref.errors import InvalidArgument, LoomError
 from loom_ref.journal.codec import parse_json
 from loom_ref.kernel.context import ExecutionContext
@@ -79,13 +84,21 @@ from loom_ref.kernel.errors import StepFailedError
 from loom_ref.kernel.runtime import LoomWarning
 from loom_ref.stream.blocks import Message, Role, TextBlock, ToolCallBlock, ToolResultBlock
 from loom_ref.stream.errors import WireError
+from loom_ref.stream.finish import FinishKind
 from loom_ref.stream.wire import block_to_json, message_from_json, message_to_json
 
-__all__ = ["SUMMARY_PREFIX", "TRANSCRIPT_WARNING", "TURN_ABORTED", "TURN_ERROR", "agent_loop",
-           "initial_messages", "summary_message"]
+__all__ = ["MAX_TOKENS_NOTICE", "SUMMARY_PREFIX", "TRANSCRIPT_WARNING", "TURN_ABORTED",
+           "TURN_ERROR", "agent_loop", "initial_messages", "max_tokens_notice", "summary_message"]
 
 #: spec: agent.summary-message -- the text that introduces a compaction summary.
 SUMMARY_PREFIX = "Summary of the earlier conversation:\n"
+
+#: spec: agent.max-tokens-turn -- what the model reads after a reply cut at the token ceiling.
+MAX_TOKENS_NOTICE = (
+    "Your previous reply reached the output-token limit and was cut off, so none of its tool "
+    "calls was run. Continue from where it stopped, in shorter steps, and make again any tool "
+    "call you still need."
+)
 
 #: spec: agent.warn-transcript -- the stable code the transcript warning starts with.
 TRANSCRIPT_WARNING = "agent.transcript-bytes"
@@ -120,6 +133,11 @@ def summary_message(summary: str) -> dict[str, Any]:
     return {"role": "user", "content": [{"type": "text", "text": SUMMARY_PREFIX + summary}]}
 
 
+def max_tokens_notice() -> dict[str, Any]:
+    """The user message that follows a ``max-tokens`` turn (spec: agent.max-tokens-turn)."""
+    return {"role": "user", "content": [{"type": "text", "text": MAX_TOKENS_NOTICE}]}
+
+
 def _query(messages: list[Any]) -> str:
     for message in reversed(messages):
         if message["role"] == "user":
@@ -140,10 +158,12 @@ def _not_envelope(value: Any, what: str, tool_id: str) -> None:
             "execution.claimCheck.toolIds)", tool_id=tool_id)
 
 
-def _assistant(raw: Any, tool_id: str) -> Message:
+def _assistant(raw: Any, tool_id: str) -> tuple[Message, bool]:
+    """The model response's message, and whether it was cut at the output-token ceiling
+    (spec: agent.model-response, deltas.llm-output-finish)."""
     _not_envelope(raw, "model step", tool_id)
     try:
-        message = message_from_json(raw)
+        message, finish = llm_output_from_json(raw)
     except WireError as exc:  # spec: agent.model-response
         raise ModelResponseError(f"the model step {tool_id!r} did not return a message: "
                                  f"{exc.message}", tool_id=tool_id) from None
@@ -151,7 +171,10 @@ def _assistant(raw: Any, tool_id: str) -> Message:
         raise ModelResponseError(f"the model step {tool_id!r} returned a "
                                  f"{message.role.value} message, not an assistant message",
                                  tool_id=tool_id)
-    return message
+    if finish is not None and finish.failed:  # a failed stream is never an output
+        raise ModelResponseError(f"the model step {tool_id!r} returned a message with finish "
+                                 f"{finish.kind.value}", tool_id=tool_id)
+    return message, finish is not None and finish.kind is FinishKind.MAX_TOKENS
 
 
 def _model_call(step: str, call: Generator[Any, Any, Any]) -> Generator[Any, Any, Any]:
@@ -305,14 +328,20 @@ def agent_loop(ctx: ExecutionContext, config: AgentLoopConfig, input: Any
             step_id = turn_step_id(turn)
             raw = yield from _model_call(step_id, _one(ctx.execute(
                 config.model_tool_id, request, step_id=step_id)))
-            message = _assistant(raw, config.model_tool_id)
+            message, truncated = _assistant(raw, config.model_tool_id)
         else:
             assert config.router is not None
             raw = yield from _model_call(turn_step_id(turn), config.router.reason(
                 DecideSeam(ctx, turn), request))
-            message = _assistant(raw, "router")
+            message, truncated = _assistant(raw, "router")
+        if truncated:  # spec: agent.max-tokens-turn -- no tool call of it ever runs
+            message = Message(role=Role.ASSISTANT, content=[
+                b for b in message.content if not isinstance(b, ToolCallBlock)])
         message_json = message_to_json(message)
-        transcript.push(message_json)
+        if message.content or not truncated:
+            transcript.push(message_json)
+        if truncated:
+            transcript.push(max_tokens_notice())
         warner.check(transcript)
         text = _text(message)
         if config.stream_min_chars is not None and text:  # spec: agent.stream-text
@@ -322,6 +351,8 @@ def agent_loop(ctx: ExecutionContext, config: AgentLoopConfig, input: Any
             chunker.flush()
             for batch in batches:
                 yield ctx.stream({"turn": turn, "text": batch})
+        if truncated:
+            continue  # spec: agent.max-tokens-turn -- never the answer, never a tool call
         calls = [b for b in message.content if isinstance(b, ToolCallBlock)]
         if not calls:
             return {"text": text, "message": message_json, "turns": turn + 1}  # spec: agent.answer

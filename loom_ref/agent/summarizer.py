@@ -25,7 +25,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from loom_ref.effects.effect import Effect
-from loom_ref.effects.llm_effect import create_llm_effect
+from loom_ref.effects.llm_effect import create_llm_effect, llm_output_from_json
 from loom_ref.errors import InvalidArgument
 from loom_ref.stream.adapter import LlmAdapter, LlmRequest
 from loom_ref.stream.blocks import (
@@ -94,8 +94,9 @@ def create_summarizer_effect(provider: LlmAdapter | Callable[[str], str], *, too
         def summarize(ctx: EffectContext, text: str) -> str:
             request = LlmRequest(model=model, messages=[
                 system, Message(role=Role.USER, content=[TextBlock(text=text)])])
-            message = llm(ctx, request)  # spec: agent.summarizer -- a failed finish raises
-            return "".join(b["text"] for b in message["content"] if b["type"] == "text")
+            output = llm(ctx, request)  # spec: agent.summarizer -- a failed finish raises
+            message, _ = llm_output_from_json(output)  # a max-tokens summary is what came
+            return "".join(b.text for b in message.content if isinstance(b, TextBlock))
     elif callable(provider):
         call = provider
 

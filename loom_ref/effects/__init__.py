@@ -30,7 +30,12 @@ from loom_ref.effects.errors import (
     UnknownEffectError,
 )
 from loom_ref.effects.kill_switch import KillSwitch
-from loom_ref.effects.llm_effect import create_llm_effect, llm_request
+from loom_ref.effects.llm_effect import (
+    create_llm_effect,
+    llm_output_from_json,
+    llm_output_to_json,
+    llm_request,
+)
 from loom_ref.effects.metering import BudgetMeter, Meter, MeterRecord
 from loom_ref.effects.middleware import (
     NEVER_RETRIED,
@@ -120,6 +125,8 @@ __all__ = [
     "delta_origin",
     "delta_to_json",
     "jitter_fraction",
+    "llm_output_from_json",
+    "llm_output_to_json",
     "llm_request",
     "output_texts",
     "pattern_redactor",

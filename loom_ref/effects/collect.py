@@ -13,8 +13,14 @@ Spec: ``spec/deltas.md`` § The stream collector. Rules enforced here:
   MUST NOT catch it around the call").
 - ``deltas.collect-finish``: a ``finish`` of kind ``error`` raises ``effect.llm-error`` and
   one of kind ``aborted`` raises ``effect.llm-aborted`` (a turn error: never a normal
-  message); the end-of-stream chunk is written only after a successful finish, carrying the
-  stream's usage, which is also reported with ``ctx.report_usage``.
+  message); so does a stream that ends without a finish (``effect.llm-error`` with failure code
+  ``stream.missing-finish``, as ``consume`` would have ended it). The end-of-stream chunk is
+  written only after a successful finish, carrying the stream's usage.
+- ``deltas.collect-usage``: the usage is reported with ``ctx.report_usage`` as its billed,
+  disjoint counters (``inputTokens``, ``outputTokens``, ``cacheReadTokens``,
+  ``cacheWriteTokens``, each when reported), whose sum is what the call spent;
+  ``reasoningTokens`` is a breakdown of ``outputTokens`` (spec: stream.usage.reasoning-breakdown),
+  so it is not reported as a counter: a meter summing the counters would charge it twice.
 - ``deltas.no-runtime``: when ``ctx.on_delta`` is ``None`` (no runtime stands between the
   effect and its sinks) the collector delivers directly: text chunks to the call's per-call
   sink, then to ``configured``; the end chunk to the per-call sink only. Nothing guards this
@@ -26,19 +32,23 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING
 
+import attrs
+
 from loom_ref.effects.context import EffectContext
 from loom_ref.effects.deltas import EffectDelta, delta_origin
 from loom_ref.effects.errors import AbortedError
 from loom_ref.errors import EffectError, InvalidArgument
+from loom_ref.stream.adapter import MISSING_FINISH
 from loom_ref.stream.assembler import AssembledStream, BlockAssembler
 from loom_ref.stream.chunks import FinishChunk, StreamChunk, TextDelta
-from loom_ref.stream.finish import FinishKind
+from loom_ref.stream.finish import FinishKind, FinishReason
+from loom_ref.stream.usage import TokenUsage
 from loom_ref.stream.wire import usage_to_json
 
 if TYPE_CHECKING:
     from loom_ref.effects.call import DeltaSink
 
-__all__ = ["LLM_ABORTED", "LLM_ERROR", "LlmStreamFailed", "collect_stream"]
+__all__ = ["LLM_ABORTED", "LLM_ERROR", "LlmStreamFailed", "billed_usage", "collect_stream"]
 
 LLM_ERROR = "effect.llm-error"
 LLM_ABORTED = "effect.llm-aborted"
@@ -69,6 +79,14 @@ def _direct(ctx: EffectContext, configured: DeltaSink | None) -> Callable[[objec
                 sink(delta)
 
     return write
+
+
+def billed_usage(usage: TokenUsage) -> dict[str, int]:
+    """The counters ``ctx.report_usage`` receives for ``usage`` (spec: deltas.collect-usage):
+    the disjoint counts in their wire names, without the ``reasoningTokens`` breakdown."""
+    counters = usage_to_json(usage)
+    counters.pop("reasoningTokens", None)
+    return counters
 
 
 def _close(source: object) -> None:
@@ -112,6 +130,9 @@ def collect_stream(
     if signal.aborted:
         raise AbortedError(signal.reason)
     result = assembler.result()
+    if not assembler.finished:  # spec: deltas.collect-finish -- never a normal message
+        result = attrs.evolve(result, finish=FinishReason.error(
+            "the model stream ended without a finish chunk", MISSING_FINISH))
     failure = result.finish.failure
     if result.finish.failed and failure is not None:  # spec: deltas.collect-finish
         aborted = result.finish.kind is FinishKind.ABORTED
@@ -123,6 +144,6 @@ def collect_stream(
             failure={"code": failure.code, "message": failure.message},
         )
     if result.usage is not None:
-        ctx.report_usage(usage_to_json(result.usage))
+        ctx.report_usage(billed_usage(result.usage))  # spec: deltas.collect-usage
     write(EffectDelta.end(delta_origin(ctx.tool_id), result.usage))
     return result

@@ -12,6 +12,11 @@ Spec: ``spec/deltas.md`` § The LLM effect. Rules enforced here:
   sanctioned error paths folded into one finish) through :func:`collect_stream` and returns
   the assembled message in the stream package's wire form (``message_to_json``). A failed
   finish raises (``effect.llm-error`` / ``effect.llm-aborted``), never returns a message.
+- ``deltas.llm-output-finish``: a reply cut at the output-token ceiling (finish
+  ``max-tokens``) is returned with one more member, ``"finish": {"kind": "max-tokens"}``, so
+  that whoever reads the journaled output knows it is incomplete and that its tool calls were
+  removed (``stream.assembler.max-tokens-drops-tool-calls``); :func:`llm_output_from_json`
+  reads the form back.
 - ``deltas.llm-sinks``: the configured sink is declared as ``Effect.delta_sink``, so the
   runtime owns its delivery (ADR 0119 #12). ``on_reset(attempt)``, when given, receives the
   reset chunks and ``delta_sink`` then sees text chunks only; without ``on_reset``,
@@ -31,14 +36,21 @@ from loom_ref.effects.effect import ALL_MODES, Effect
 from loom_ref.errors import InvalidArgument
 from loom_ref.governance.taint import guard_request
 from loom_ref.stream.adapter import LlmAdapter, LlmRequest, ToolSpec, consume
+from loom_ref.stream.assembler import AssembledStream
 from loom_ref.stream.blocks import Message, Role, TextBlock
 from loom_ref.stream.errors import WireError
-from loom_ref.stream.wire import message_from_json, message_to_json
+from loom_ref.stream.finish import FinishKind, FinishReason
+from loom_ref.stream.wire import (
+    finish_reason_from_json,
+    finish_reason_to_json,
+    message_from_json,
+    message_to_json,
+)
 
 if TYPE_CHECKING:
     from loom_ref.effects.context import EffectContext
 
-__all__ = ["create_llm_effect", "llm_request"]
+__all__ = ["create_llm_effect", "llm_output_from_json", "llm_output_to_json", "llm_request"]
 
 _FIELDS = frozenset({"messages", "system", "tools", "model", "maxTokens", "temperature"})
 
@@ -89,6 +101,27 @@ def llm_request(input: object, *, model: str | None) -> LlmRequest:
     )
 
 
+def llm_output_to_json(result: AssembledStream) -> dict[str, Any]:
+    """What an LLM effect returns for ``result`` (spec: deltas.llm-output,
+    deltas.llm-output-finish): the message's wire form, with ``finish`` for ``max-tokens``."""
+    out = message_to_json(result.message)
+    if result.finish.kind is FinishKind.MAX_TOKENS:
+        out["finish"] = finish_reason_to_json(result.finish)
+    return out
+
+
+def llm_output_from_json(value: object, path: str = "$") -> tuple[Message, FinishReason | None]:
+    """Read an LLM effect's output back (spec: deltas.llm-output-finish): the message, and the
+    ``finish`` member when there is one (``None`` otherwise). Malformed JSON raises the
+    ``stream.wire.*`` :class:`WireError` of the message or the finish reason; a ``finish``
+    member is read before the message's own members."""
+    finish: FinishReason | None = None
+    if isinstance(value, Mapping) and "finish" in value:
+        finish = finish_reason_from_json(value["finish"], f"{path}.finish")
+        value = {k: v for k, v in value.items() if k != "finish"}
+    return message_from_json(value, path), finish
+
+
 def _configured(
     delta_sink: DeltaSink | None, on_reset: Callable[[int], object] | None
 ) -> DeltaSink | None:
@@ -132,7 +165,7 @@ def create_llm_effect(
         request = llm_request(input, model=model)
         chunks = consume(adapter, request, ctx.signal)
         result = collect_stream(chunks, ctx, configured=configured)
-        return message_to_json(result.message)  # spec: deltas.llm-output
+        return llm_output_to_json(result)  # spec: deltas.llm-output, deltas.llm-output-finish
 
     return Effect(
         tool_id=tool_id,

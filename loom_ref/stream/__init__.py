@@ -1,9 +1,12 @@
 """The stream layer: the ``StreamChunk`` protocol, its contract checker, the ``BlockAssembler``,
-the ``LlmAdapter`` seam with its consumer wrapper, a scripted and an OpenAI-compatible adapter,
-and the JSON wire form. Normative text: ``spec/stream.md``.
+the ``LlmAdapter`` seam with its consumer wrapper, a scripted adapter and two real ones
+(OpenAI-compatible chat completions, Anthropic Messages), and the JSON wire form. Normative
+text: ``spec/stream.md``.
 """
 
 from loom_ref.stream.adapter import LlmAdapter, LlmRequest, ToolSpec, consume, guard_stream
+from loom_ref.stream.anthropic import AnthropicAdapter, build_messages_body
+from loom_ref.stream.anthropic_mapping import MessagesStreamMapper, map_messages_stream
 from loom_ref.stream.assembler import AssembledStream, BlockAssembler, assemble
 from loom_ref.stream.blocks import (
     BlockType,
@@ -63,6 +66,7 @@ from loom_ref.stream.wire import (
 __all__ = [
     "APP_IDENTITY",
     "VECTOR_FUNCTIONS",
+    "AnthropicAdapter",
     "AppIdentity",
     "AssembledStream",
     "AssemblerError",
@@ -82,6 +86,7 @@ __all__ = [
     "LlmAdapter",
     "LlmRequest",
     "Message",
+    "MessagesStreamMapper",
     "OpenAICompatAdapter",
     "ProviderError",
     "ReasoningBlock",
@@ -110,6 +115,7 @@ __all__ = [
     "block_from_json",
     "block_to_json",
     "build_chat_body",
+    "build_messages_body",
     "check",
     "check_strict",
     "chunk_from_json",
@@ -122,6 +128,7 @@ __all__ = [
     "finish_reason_to_json",
     "guard_stream",
     "is_chunk",
+    "map_messages_stream",
     "message_from_json",
     "message_to_json",
     "usage_from_json",

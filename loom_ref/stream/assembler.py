@@ -1,35 +1,38 @@
 """``BlockAssembler``: folds a chunk stream back into content blocks and a final ``Message``.
 
-Rules (``spec/stream.md`` § The assembler):
+It folds as dsh-llm's ``BlockAssembler`` does (``spec/stream.md`` § The assembler): tolerant by
+design, because it runs on live streams and on replays of logged chunks alike. Rules:
 
-- Delta-only streams are tolerated: a delta for an index never started opens it (spec:
-  stream.assembler.delta-only), and a block-end alone is a whole block.
-- The first block-end of an index wins; deltas, block-starts and block-ends for that index after
-  it are stragglers and are ignored (spec: stream.assembler.first-block-end-wins). The block the
-  block-end carries is the block (seed 001: "``block-end`` carries the fully-assembled
-  ``ContentBlock``").
-- Blocks come out in first-seen index order, not in index order (spec:
-  stream.assembler.first-seen-order).
-- A tool-call block without a block-end is dropped when the finish is ``max-tokens`` (its
-  arguments never completed), and likewise for ``error`` and ``aborted`` (spec:
-  stream.assembler.incomplete-tool-calls-dropped). Interrupted text and reasoning blocks are kept
-  with the text received (spec: stream.assembler.interrupted-kept). A tool-result block without
-  a block-end has no content and is dropped.
-- Tool arguments are concatenated, never parsed (spec: stream.assembler.arguments-unparsed).
-- Linear in the number of chunks: text is accumulated as a list of parts and joined once
-  (spec: stream.assembler.linear).
-- Fail closed on what cannot be folded without guessing (spec: stream.assembler.fail-closed):
-  anything after finish, a second usage or finish, an invalid index, a type conflict at an
-  index, a changed tool-call identity, non-string arguments. The error's code is the broken
-  contract rule's id, or ``stream.assembler.type-conflict``.
-- Several broken rules: the first failing check wins, chunk by chunk and, within a chunk, from
-  the outside in — after-finish, second usage, index, the block at the index (unseen: open it;
-  ended: a straggler, ignored unjudged; open with another type: type conflict), then what the
-  chunk carries (raw-JSON arguments, then id, then name) (spec: stream.assembler.check-order).
-- Failed stays failed: once a chunk raised, every later ``feed`` and every read (``blocks``,
-  ``message``, ``result``) raises an ``AssemblerError`` with the same code, so a caller that
-  catches the error cannot read a half-folded message as if it were whole (spec:
-  stream.assembler.failed-stays-failed).
+- Every chunk folds, wherever it comes: a later ``usage`` replaces an earlier one, a later
+  ``finish`` replaces an earlier one, a block chunk after the finish folds like any other
+  (spec: stream.assembler.folds-everything). The ordering rules are the contract checker's.
+- A stream that ends without a finish folds with finish ``stop`` (spec:
+  stream.assembler.missing-finish-is-stop).
+- Delta-only streams are tolerated: any block chunk for an index never seen opens it with the
+  chunk's block type (spec: stream.assembler.delta-only); a ``block-start`` for a seen index
+  changes nothing.
+- The first block-end of an index wins: the block it carries is the block, whatever the
+  index's type was, and every later chunk for that index is a straggler, ignored unjudged
+  (spec: stream.assembler.first-block-end-wins).
+- Blocks come out in first-seen index order (spec: stream.assembler.first-seen-order).
+- ``text-delta`` and ``reasoning-delta`` both append to an open text or reasoning block,
+  whichever of the two it is; a ``tool-call-delta`` into an open tool-call block sets its id (the
+  last delta's), its name (the last non-empty one) and appends its arguments; any other delta
+  changes nothing (spec: stream.assembler.deltas-by-block-type).
+- An open tool-call block assembles from its deltas; one that received none is named
+  ``call-<index>`` (spec: stream.assembler.unnamed-call). An open tool-result block has no
+  content and is dropped.
+- A ``max-tokens`` finish removes every tool-call block, ended or not: its arguments may be cut
+  mid-JSON (spec: stream.assembler.max-tokens-drops-tool-calls).
+- :meth:`BlockAssembler.interrupted_blocks` is the prefix safe to keep after a cancellation:
+  text and reasoning blocks whose text is not blank (spec: stream.assembler.interrupted).
+- Tool arguments are concatenated, never parsed (spec: stream.assembler.arguments-unparsed);
+  parts are joined once (spec: stream.assembler.linear).
+- What no fold can take (an index that is not a non-negative integer, arguments that are not a
+  string) raises :class:`AssemblerError` with the rule's id (spec: stream.assembler.type-errors),
+  and a failed assembler stays failed (spec: stream.assembler.failed-stays-failed).
+- ``strict=True`` puts the contract checker in front of the same fold: the first violation
+  raises :class:`ContractViolationError`, as ``enforce`` would (spec: stream.assembler.strict).
 """
 
 from __future__ import annotations
@@ -39,7 +42,7 @@ from typing import assert_never
 
 import attrs
 
-from loom_ref.errors import InvalidArgument
+from loom_ref.errors import InvalidArgument, StreamError
 from loom_ref.stream.blocks import (
     BlockType,
     ContentBlock,
@@ -50,7 +53,6 @@ from loom_ref.stream.blocks import (
     ToolCallBlock,
 )
 from loom_ref.stream.chunks import (
-    DELTA_BLOCK_TYPE,
     BlockEnd,
     BlockStart,
     FinishChunk,
@@ -61,67 +63,103 @@ from loom_ref.stream.chunks import (
     UsageChunk,
     is_chunk,
 )
-from loom_ref.stream.contract import is_valid_index
+from loom_ref.stream.contract import ContractChecker, is_valid_index, violation_error
 from loom_ref.stream.errors import AssemblerError
 from loom_ref.stream.finish import FinishKind, FinishReason
 from loom_ref.stream.rules import Rule
 from loom_ref.stream.usage import TokenUsage
 
-__all__ = ["TYPE_CONFLICT", "UNFINISHED", "AssembledStream", "BlockAssembler", "assemble"]
+__all__ = ["BLANK", "AssembledStream", "BlockAssembler", "assemble", "is_blank"]
 
-TYPE_CONFLICT = "stream.assembler.type-conflict"
-"""Error code: two chunks for one index disagree about the block's type."""
-
-UNFINISHED = "stream.assembler.unfinished"
-"""Error code: a final message was asked for before the finish chunk."""
-
-DROPS_INCOMPLETE_TOOL_CALLS = frozenset(
-    {FinishKind.MAX_TOKENS, FinishKind.ERROR, FinishKind.ABORTED}
+BLANK = frozenset(
+    "\t\n\v\f\r \u00a0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009"
+    "\u200a\u2028\u2029\u202f\u205f\u3000\ufeff"
 )
-"""Finish kinds under which a tool-call block without block-end is dropped
-(spec: stream.assembler.incomplete-tool-calls-dropped)."""
+"""The whitespace of ``stream.assembler.interrupted``: ECMAScript's WhiteSpace and
+LineTerminator, what dsh-llm's ``text.trim()`` removes. Not Python's ``str.isspace`` (which adds
+U+001C-U+001F and U+0085 and leaves out U+FEFF)."""
+
+
+def is_blank(text: str) -> bool:
+    """``text`` holds nothing but :data:`BLANK` characters (spec: stream.assembler.interrupted)."""
+    return all(c in BLANK for c in text)
 
 
 @attrs.frozen(kw_only=True)
 class AssembledStream:
-    """The fold of a finished stream: the assistant ``message``, the ``finish`` reason and the
-    ``usage`` (``None`` when the stream carried none — absent, never zero)."""
+    """The fold of a stream: the assistant ``message``, the ``finish`` reason (``stop`` when the
+    stream had none), the ``usage`` (``None`` when it carried none: absent, never zero) and the
+    ``interrupted`` prefix (:meth:`BlockAssembler.interrupted_blocks`)."""
 
     message: Message
     finish: FinishReason
     usage: TokenUsage | None
+    interrupted: tuple[ContentBlock, ...] = ()
+
+
+_TEXT, _REASONING, _TOOL_CALL = BlockType.TEXT, BlockType.REASONING, BlockType.TOOL_CALL
 
 
 @attrs.define
 class _Slot:
+    index: int
     block_type: BlockType
-    parts: list[str] = attrs.field(factory=list)
+    parts: list[str] = attrs.field(factory=list)  # text, or a tool call's arguments
     call_id: str | None = None
     name: str | None = None
     ended: ContentBlock | None = None
 
+    def block(self) -> ContentBlock | None:
+        """The block this slot assembles to (``None``: an open tool-result, dropped)."""
+        if self.ended is not None:
+            return self.ended
+        match self.block_type:
+            case BlockType.TEXT:
+                return TextBlock(text="".join(self.parts))
+            case BlockType.REASONING:
+                return ReasoningBlock(text="".join(self.parts))
+            case BlockType.TOOL_CALL:  # spec: stream.assembler.unnamed-call
+                call_id = self.call_id if self.call_id is not None else f"call-{self.index}"
+                return ToolCallBlock(id=call_id, name=self.name or "",
+                                     arguments="".join(self.parts))
+            case BlockType.TOOL_RESULT:
+                return None  # no content arrives except by block-end
+            case _:
+                assert_never(self.block_type)
+
 
 class BlockAssembler:
-    """Feed chunks in order; read :meth:`blocks` at any time and :meth:`result` after finish."""
+    """Feed chunks in order; read :meth:`blocks`, :meth:`message`, :meth:`result` and
+    :meth:`interrupted_blocks` at any time. ``strict=True`` checks the contract first."""
 
-    def __init__(self) -> None:
-        self._slots: dict[float, _Slot] = {}  # insertion order = first-seen order
+    def __init__(self, *, strict: bool = False) -> None:
+        if not isinstance(strict, bool):
+            raise InvalidArgument(f"strict must be a bool, got {strict!r}")
+        self._slots: dict[int, _Slot] = {}  # insertion order = first-seen order
         self._usage: TokenUsage | None = None
         self._finish: FinishReason | None = None
-        self._final: tuple[ContentBlock, ...] | None = None
+        self._checker = ContractChecker() if strict else None
         #: The error a chunk raised, once one has (spec: stream.assembler.failed-stays-failed).
-        self._failed: AssemblerError | None = None
+        self._failed: StreamError | None = None
+
+    @property
+    def strict(self) -> bool:
+        return self._checker is not None
 
     @property
     def finished(self) -> bool:
+        """True once a finish chunk has been fed."""
         return self._finish is not None
 
     @property
-    def finish_reason(self) -> FinishReason | None:
-        return self._finish
+    def finish_reason(self) -> FinishReason:
+        """The last finish fed, or ``stop`` when none was (spec:
+        stream.assembler.missing-finish-is-stop)."""
+        return self._finish if self._finish is not None else FinishReason.stop()
 
     @property
     def usage(self) -> TokenUsage | None:
+        """The last usage fed, or ``None``."""
         return self._usage
 
     def feed_all(self, chunks: Iterable[StreamChunk]) -> BlockAssembler:
@@ -133,173 +171,121 @@ class BlockAssembler:
         return self
 
     def feed(self, chunk: StreamChunk) -> None:
-        """Fold one chunk."""
+        """Fold one chunk (after the contract check, in strict mode)."""
         self._check_not_failed()
         if not is_chunk(chunk):
             raise InvalidArgument(f"expected a StreamChunk, got {type(chunk).__name__}")
         try:
+            if self._checker is not None:  # spec: stream.assembler.strict
+                found = self._checker.feed(chunk)
+                if found:
+                    raise violation_error(found[0])
             self._fold(chunk)
-        except AssemblerError as exc:
+        except StreamError as exc:
             self._failed = exc
             raise
 
     def _check_not_failed(self) -> None:
         """spec: stream.assembler.failed-stays-failed"""
         if self._failed is not None:
-            raise AssemblerError(f"the assembler failed earlier: {self._failed.message}",
-                                 code=self._failed.code)
+            raise type(self._failed)(f"the assembler failed earlier: {self._failed.message}",
+                                     code=self._failed.code, **self._failed.details)
 
     def _fold(self, chunk: StreamChunk) -> None:
-        # spec: stream.assembler.check-order — after-finish first, then the second usage, then
-        # (in _slot) the index and the block, then (in the chunk's handler) what it carries
-        if self._finish is not None:
-            # spec: stream.usage-before-finish, stream.single-finish, stream.nothing-after-finish
-            rule = (
-                Rule.USAGE_BEFORE_FINISH
-                if isinstance(chunk, UsageChunk)
-                else Rule.SINGLE_FINISH
-                if isinstance(chunk, FinishChunk)
-                else Rule.NOTHING_AFTER_FINISH
-            )
-            raise AssemblerError(f"{chunk.type.value} chunk after finish", code=rule.value)
         match chunk:
-            case UsageChunk():
-                if self._usage is not None:
-                    # spec: stream.single-usage
-                    raise AssemblerError("a second usage chunk", code=Rule.SINGLE_USAGE.value)
+            case UsageChunk():  # spec: stream.assembler.folds-everything -- the last wins
                 self._usage = chunk.usage
             case FinishChunk():
                 self._finish = chunk.reason
             case BlockStart():
                 self._slot(chunk.index, chunk.block_type)
             case TextDelta() | ReasoningDelta():
-                slot = self._slot(chunk.index, DELTA_BLOCK_TYPE[chunk.type])
-                if slot.ended is None:
+                slot = self._slot(chunk.index, _TEXT if type(chunk) is TextDelta else _REASONING)
+                # spec: stream.assembler.deltas-by-block-type (module constants and identity
+                # tests: an enum's attribute and hash are Python calls, on the fold's hot path)
+                if slot is not None and (slot.block_type is _TEXT
+                                         or slot.block_type is _REASONING):
                     slot.parts.append(chunk.text)
             case ToolCallDelta():
-                self._tool_call_delta(chunk)
+                slot = self._slot(chunk.index, _TOOL_CALL)
+                if slot is None:
+                    return
+                _raw_json(chunk.arguments_delta, "argumentsDelta")
+                if slot.block_type is _TOOL_CALL:
+                    slot.call_id = chunk.id  # the last delta's id
+                    if chunk.name:  # the last non-empty name
+                        slot.name = chunk.name
+                    slot.parts.append(chunk.arguments_delta)  # never parsed
             case BlockEnd():
-                self._block_end(chunk)
+                slot = self._slot(chunk.index, chunk.block.type)
+                if slot is None:
+                    return
+                if isinstance(chunk.block, ToolCallBlock):
+                    _raw_json(chunk.block.arguments, "block-end tool-call arguments")
+                slot.ended = chunk.block  # spec: stream.assembler.first-block-end-wins
+                slot.parts = []
             case _:
                 assert_never(chunk)
 
-    def _slot(self, index: float, block_type: BlockType) -> _Slot:
-        if not is_valid_index(index):
-            # spec: stream.index-non-negative-integer
-            raise AssemblerError(
-                f"index {index!r} is not a non-negative integer",
-                code=Rule.INDEX_NON_NEGATIVE_INTEGER.value,
-            )
-        try:
-            key = float(index)
-        except OverflowError:  # an int past the float range: a valid index no float equals
-            key = index
+    def _slot(self, index: float, block_type: BlockType) -> _Slot | None:
+        """The open slot at ``index`` (opened if unseen), or ``None`` for a straggler."""
+        if not is_valid_index(index):  # spec: stream.assembler.type-errors
+            raise AssemblerError(f"index {index!r} is not a non-negative integer",
+                                 code=Rule.INDEX_NON_NEGATIVE_INTEGER.value)
+        key = int(index)
         slot = self._slots.get(key)
-        if slot is None:
-            # spec: stream.assembler.delta-only — a delta or block-end may open its block
-            slot = self._slots[key] = _Slot(block_type=block_type)
-        elif slot.ended is None and slot.block_type is not block_type:
-            raise AssemblerError(
-                f"block {index} is {slot.block_type.value}, got a {block_type.value} chunk",
-                code=TYPE_CONFLICT,
-            )
-        return slot
-
-    def _tool_call_delta(self, chunk: ToolCallDelta) -> None:
-        slot = self._slot(chunk.index, BlockType.TOOL_CALL)
-        if slot.ended is not None:
-            return  # spec: stream.assembler.first-block-end-wins — a straggler
-        if not isinstance(chunk.arguments_delta, str):
-            # spec: stream.tool-arguments-raw-json
-            raise AssemblerError(
-                "argumentsDelta is not a string", code=Rule.TOOL_ARGUMENTS_RAW_JSON.value
-            )
-        # spec: stream.tool-call-identity-stable
-        if slot.call_id is None:
-            slot.call_id = chunk.id
-        elif chunk.id != slot.call_id:
-            raise AssemblerError(
-                f"tool-call id changed from {slot.call_id!r} to {chunk.id!r}",
-                code=Rule.TOOL_CALL_IDENTITY_STABLE.value,
-            )
-        if chunk.name is not None:
-            if slot.name is None:
-                slot.name = chunk.name
-            elif chunk.name != slot.name:
-                raise AssemblerError(
-                    f"tool-call name changed from {slot.name!r} to {chunk.name!r}",
-                    code=Rule.TOOL_CALL_IDENTITY_STABLE.value,
-                )
-        # spec: stream.assembler.arguments-unparsed — concatenated, never parsed
-        slot.parts.append(chunk.arguments_delta)
-
-    def _block_end(self, chunk: BlockEnd) -> None:
-        slot = self._slot(chunk.index, chunk.block.type)
-        if slot.ended is not None:
-            return  # spec: stream.assembler.first-block-end-wins
-        block = chunk.block
-        if isinstance(block, ToolCallBlock) and not isinstance(block.arguments, str):
-            # spec: stream.tool-arguments-raw-json
-            raise AssemblerError(
-                "block-end tool-call arguments is not a string",
-                code=Rule.TOOL_ARGUMENTS_RAW_JSON.value,
-            )
-        slot.ended = block
-        slot.parts = []  # the carried block wins; free the parts
+        if slot is None:  # spec: stream.assembler.delta-only
+            slot = self._slots[key] = _Slot(index=key, block_type=block_type)
+        return None if slot.ended is not None else slot
 
     def blocks(self) -> tuple[ContentBlock, ...]:
-        """The blocks so far, in first-seen index order (final once finished)."""
+        """The blocks so far, in first-seen index order, without the tool calls of a
+        ``max-tokens`` finish (spec: stream.assembler.max-tokens-drops-tool-calls)."""
         self._check_not_failed()
-        if self._final is not None:
-            return self._final
-        drop_open_tool_calls = (
-            self._finish is not None and self._finish.kind in DROPS_INCOMPLETE_TOOL_CALLS
-        )
-        out: list[ContentBlock] = []
+        drop_calls = self._finish is not None and self._finish.kind is FinishKind.MAX_TOKENS
+        out = []
         for slot in self._slots.values():  # spec: stream.assembler.first-seen-order
-            if slot.ended is not None:
-                out.append(slot.ended)
+            block = slot.block()
+            if block is None or (drop_calls and isinstance(block, ToolCallBlock)):
                 continue
-            # spec: stream.assembler.interrupted-kept — open text and reasoning are kept
-            match slot.block_type:
-                case BlockType.TEXT:
-                    out.append(TextBlock(text="".join(slot.parts)))
-                case BlockType.REASONING:
-                    out.append(ReasoningBlock(text="".join(slot.parts)))
-                case BlockType.TOOL_CALL:
-                    # spec: stream.assembler.incomplete-tool-calls-dropped
-                    if not drop_open_tool_calls:
-                        out.append(
-                            ToolCallBlock(
-                                id=slot.call_id or "",
-                                name=slot.name or "",
-                                arguments="".join(slot.parts),
-                            )
-                        )
-                case BlockType.TOOL_RESULT:
-                    pass  # no content arrives except by block-end
-                case _:
-                    assert_never(slot.block_type)
-        result = tuple(out)
-        if self._finish is not None:
-            self._final = result
-        return result
+            out.append(block)
+        return tuple(out)
+
+    def interrupted_blocks(self) -> tuple[ContentBlock, ...]:
+        """The prefix safe to keep after a cancellation: the text and reasoning blocks, ended or
+        open, whose text is not blank, in first-seen order; never a tool call, which would need
+        a fabricated result (spec: stream.assembler.interrupted)."""
+        self._check_not_failed()
+        out = []
+        for slot in self._slots.values():
+            block = slot.block()
+            if isinstance(block, (TextBlock, ReasoningBlock)) and not is_blank(block.text):
+                out.append(block)
+        return tuple(out)
 
     def message(self) -> Message:
-        """The assistant message; raises ``stream.assembler.unfinished`` before finish."""
+        """The assistant message over :meth:`blocks`. In strict mode a stream without its
+        finish raises ``stream.single-finish``, as ``enforce`` would at its end."""
         self._check_not_failed()
-        if self._finish is None:
-            raise AssemblerError("the stream has not finished", code=UNFINISHED)
+        if self._checker is not None and not self._checker.finished:
+            found = self._checker.close()
+            raise violation_error(found[0])
         return Message(role=Role.ASSISTANT, content=self.blocks())
 
     def result(self) -> AssembledStream:
-        """Message, finish reason and usage; raises ``stream.assembler.unfinished`` before
-        finish."""
+        """Message, finish reason, usage and the interrupted prefix."""
         message = self.message()
-        assert self._finish is not None
-        return AssembledStream(message=message, finish=self._finish, usage=self._usage)
+        return AssembledStream(message=message, finish=self.finish_reason, usage=self._usage,
+                               interrupted=self.interrupted_blocks())
 
 
-def assemble(chunks: Iterable[StreamChunk]) -> AssembledStream:
-    """Fold a whole stream; raises ``stream.assembler.unfinished`` if it has no finish."""
-    return BlockAssembler().feed_all(chunks).result()
+def _raw_json(value: object, what: str) -> None:
+    """spec: stream.assembler.type-errors -- arguments no fold can concatenate."""
+    if not isinstance(value, str):
+        raise AssemblerError(f"{what} is a {type(value).__name__}, not a string",
+                             code=Rule.TOOL_ARGUMENTS_RAW_JSON.value)
+
+
+def assemble(chunks: Iterable[StreamChunk], *, strict: bool = False) -> AssembledStream:
+    """Fold a whole stream (spec: stream.assembler); ``strict`` checks the contract first."""
+    return BlockAssembler(strict=strict).feed_all(chunks).result()

@@ -59,6 +59,7 @@ __all__ = [
     "check_strict",
     "enforce",
     "is_valid_index",
+    "violation_error",
 ]
 
 
@@ -356,7 +357,9 @@ def check(chunks: Iterable[StreamChunk]) -> tuple[Violation, ...]:
     return tuple(found)
 
 
-def _raise(violation: Violation) -> ContractViolationError:
+def violation_error(violation: Violation) -> ContractViolationError:
+    """The :class:`ContractViolationError` of ``violation`` (spec: stream.errors.rule-codes):
+    its code the rule's id, ``details["index"]`` the chunk index."""
     return ContractViolationError(
         f"chunk {violation.index}: {violation.message}",
         code=violation.rule.value,
@@ -378,8 +381,8 @@ def enforce(chunks: Iterable[StreamChunk]) -> Iterator[StreamChunk]:
     for chunk in _iterate(chunks):
         violations = checker.feed(chunk)
         if violations:
-            raise _raise(violations[0])
+            raise violation_error(violations[0])
         yield chunk
     violations = checker.close()
     if violations:
-        raise _raise(violations[0])
+        raise violation_error(violations[0])

@@ -1,9 +1,10 @@
 """The stream layer's errors: all ``StreamError`` subclasses with stable dotted codes.
 
-Rules (``spec/stream.md`` § Errors): a contract violation raised by the strict checker or the
-assembler carries the broken rule's id as its ``code`` (spec: stream.errors.rule-codes);
-malformed wire JSON raises :class:`WireError` with a ``stream.wire.*`` code naming what is wrong,
-never ``KeyError`` or ``TypeError`` (spec: stream.wire.malformed).
+Rules (``spec/stream.md`` § Errors): a contract violation raised by the strict checker, the
+strict assembler or the assembler carries the broken rule's id as its ``code``
+(spec: stream.errors.rule-codes); malformed wire JSON raises :class:`WireError` with a
+``stream.wire.*`` code naming what is wrong, never ``KeyError`` or ``TypeError``
+(spec: stream.wire.malformed).
 """
 
 from __future__ import annotations
@@ -30,10 +31,11 @@ class ContractViolationError(StreamError):
 
 
 class AssemblerError(StreamError):
-    """The assembler met a stream it cannot fold without guessing.
-
-    ``code`` is a contract rule id when the stream broke that rule, or one of the assembler's
-    own codes (``stream.assembler.type-conflict``, ``stream.assembler.unfinished``).
+    """The assembler met a value no fold can take (spec: stream.assembler.type-errors): an
+    index that is not a non-negative integer, or tool-call arguments that are not a string;
+    ``code`` is the rule's id (``stream.index-non-negative-integer``,
+    ``stream.tool-arguments-raw-json``). The strict assembler raises
+    :class:`ContractViolationError` instead, for every contract violation.
     """
 
     code = "stream.assembler"

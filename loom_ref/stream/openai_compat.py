@@ -19,10 +19,7 @@ The chunk mapping itself lives in :mod:`loom_ref.stream.openai_mapping`.
 
 from __future__ import annotations
 
-import http.client
-import json
 import os
-import urllib.parse
 from collections.abc import Iterator, Mapping
 from typing import TYPE_CHECKING, Any
 
@@ -37,7 +34,15 @@ from loom_ref.stream.blocks import (
     ToolResultBlock,
 )
 from loom_ref.stream.chunks import StreamChunk
-from loom_ref.stream.errors import ProviderError, StreamAborted
+from loom_ref.stream.http import (
+    HTTP_STATUS,
+    TRANSPORT,
+    Endpoint,
+    env_value,
+    json_body,
+    read_lines,
+    streaming_post,
+)
 from loom_ref.stream.identity import APP_IDENTITY, AppIdentity, attribution_headers
 from loom_ref.stream.openai_mapping import map_event_stream
 
@@ -53,15 +58,8 @@ __all__ = [
     "build_chat_body",
 ]
 
-HTTP_STATUS = "stream.provider.http-status"
-"""Error code: the endpoint answered with a status other than 200."""
-
-TRANSPORT = "stream.provider.transport"
-"""Error code: the connection failed or broke."""
-
-#: The longest ``timeout`` accepted, in seconds (about 31 years): every platform's socket
-#: timeout holds it (a larger one overflows when the connection is made).
-MAX_TIMEOUT = 1e9
+PATH = "/chat/completions"
+"""Where the adapter posts, under the base URL's path."""
 
 ENV_BASE_URL = ("LOOM_LLM_BASE_URL", "OPENAI_BASE_URL")
 ENV_API_KEY = ("LOOM_LLM_API_KEY", "OPENAI_API_KEY")
@@ -155,26 +153,13 @@ class OpenAICompatAdapter(LlmAdapter):
         identity: AppIdentity = APP_IDENTITY,
         timeout: float = 60.0,
     ) -> None:
-        if not isinstance(base_url, str):
-            raise InvalidArgument(f"base_url must be a str, got {type(base_url).__name__}")
-        parts = urllib.parse.urlsplit(base_url)
-        if parts.scheme not in ("http", "https") or not parts.hostname:
-            raise InvalidArgument(f"base_url must be an http(s) URL, got {base_url!r}")
+        self._endpoint = Endpoint.parse(base_url, timeout)
         if api_key is not None and (not isinstance(api_key, str) or not api_key):
             raise InvalidArgument("api_key must be a non-empty str or None")
         if not isinstance(identity, AppIdentity):
             raise InvalidArgument("identity must be an AppIdentity")
-        if (isinstance(timeout, bool) or not isinstance(timeout, (int, float))
-                or not 0 < timeout <= MAX_TIMEOUT):  # NaN fails the comparison too
-            raise InvalidArgument(f"timeout must be a positive number of seconds, at most "
-                                  f"{MAX_TIMEOUT:g}, got {timeout!r}")
-        self._scheme = parts.scheme
-        self._host = parts.hostname
-        self._port = parts.port
-        self._path = parts.path.rstrip("/") + "/chat/completions"
         self._api_key = api_key
         self._identity = identity
-        self._timeout = float(timeout)
 
     @classmethod
     def from_env(
@@ -186,19 +171,16 @@ class OpenAICompatAdapter(LlmAdapter):
     ) -> OpenAICompatAdapter:
         """Build from ``LOOM_LLM_BASE_URL``/``OPENAI_BASE_URL`` and
         ``LOOM_LLM_API_KEY``/``OPENAI_API_KEY`` in ``environ`` (the only place that reads it)."""
-        if not isinstance(environ, Mapping):
-            raise InvalidArgument(f"environ must be a mapping, got {type(environ).__name__}")
-        base_url = next((environ[k] for k in ENV_BASE_URL if environ.get(k)), None)
+        base_url = env_value(environ, ENV_BASE_URL)
         if base_url is None:
             raise InvalidArgument(f"set one of {', '.join(ENV_BASE_URL)}")
-        api_key = next((environ[k] for k in ENV_API_KEY if environ.get(k)), None)
+        api_key = env_value(environ, ENV_API_KEY)
         return cls(base_url=base_url, api_key=api_key, identity=identity, timeout=timeout)
 
     @property
     def url(self) -> str:
         """The endpoint this adapter posts to."""
-        port = f":{self._port}" if self._port else ""
-        return f"{self._scheme}://{self._host}{port}{self._path}"
+        return self._endpoint.url(PATH)
 
     def request_headers(self) -> dict[str, str]:
         """Headers of every request, the attribution ``User-Agent`` first."""
@@ -209,56 +191,12 @@ class OpenAICompatAdapter(LlmAdapter):
             headers["Authorization"] = f"Bearer {self._api_key}"
         return headers
 
-    def _connect(self) -> http.client.HTTPConnection:
-        if self._scheme == "https":
-            return http.client.HTTPSConnection(self._host, self._port, timeout=self._timeout)
-        return http.client.HTTPConnection(self._host, self._port, timeout=self._timeout)
-
     def stream(self, request: LlmRequest, signal: Signal) -> Iterator[StreamChunk]:
         """Stream one chat completion (spec: stream.adapter.seam)."""
-        try:
-            body = json.dumps(build_chat_body(request)).encode("utf-8")
-        except (TypeError, ValueError) as exc:  # a tool's parameters held a non-JSON value
-            raise InvalidArgument(f"the request is not made of JSON values: {exc}") from None
-        return self._stream(body, check_signal(signal))
-
-    @staticmethod
-    def _lines(response: http.client.HTTPResponse, signal: Signal) -> Iterator[str]:
-        """The response body line by line; the signal is checked between lines."""
-        while True:
-            if signal.aborted:
-                raise StreamAborted(f"aborted: {signal.reason}", reason=signal.reason)
-            try:
-                raw = response.readline()
-            except (OSError, http.client.HTTPException) as error:
-                raise ProviderError(
-                    f"reading the stream failed: {error}", code=TRANSPORT
-                ) from error
-            if not raw:
-                return  # the connection closed
-            # a line ends at LF, so no UTF-8 sequence is cut; CR line ends are split by the decoder
-            yield raw.decode("utf-8", "replace")
+        return self._stream(json_body(build_chat_body(request)), check_signal(signal))
 
     def _stream(self, body: bytes, signal: Signal) -> Iterator[StreamChunk]:
-        if signal.aborted:
-            raise StreamAborted(f"aborted: {signal.reason}", reason=signal.reason)
-        connection = self._connect()
-        try:
-            try:
-                connection.request("POST", self._path, body=body, headers=self.request_headers())
-                response = connection.getresponse()
-            except (OSError, http.client.HTTPException) as error:
-                raise ProviderError(
-                    f"request to {self.url} failed: {error}", code=TRANSPORT
-                ) from error
-            if response.status != 200:
-                detail = response.read(2048).decode("utf-8", "replace")
-                raise ProviderError(
-                    f"{self.url} answered {response.status}: {detail}",
-                    code=HTTP_STATUS,
-                    status=response.status,
-                )
+        with streaming_post(self._endpoint, PATH, body, self.request_headers(),
+                            signal) as response:
             # spec: stream.openai.defer-usage-and-finish -- at the end-of-stream marker
-            yield from map_event_stream(self._lines(response, signal))
-        finally:
-            connection.close()
+            yield from map_event_stream(read_lines(response, signal))

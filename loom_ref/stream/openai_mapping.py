@@ -8,9 +8,9 @@ Rules (``spec/stream.md`` § The OpenAI-compatible adapter):
 - Usage the provider never sent is absent — no usage chunk — never zeros.
   (spec: stream.usage.absent-not-zero)
 - ``prompt_tokens_details.cached_tokens`` (or DeepSeek's ``prompt_cache_hit_tokens``) is
-  subtracted out of ``inputTokens`` and reported as ``cacheReadTokens``;
-  ``completion_tokens_details.reasoning_tokens`` is subtracted out of ``outputTokens``.
-  (spec: stream.openai.disjoint-usage)
+  subtracted out of ``inputTokens`` and reported as ``cacheReadTokens``; ``outputTokens`` is
+  ``completion_tokens`` whole, ``completion_tokens_details.reasoning_tokens`` a breakdown of it
+  (spec: stream.openai.disjoint-usage, stream.usage.reasoning-breakdown).
 - A stream that ends without a ``finish_reason`` ends in ``finish error``, never ``stop``; its
   blocks are left open (an interrupted reply). (spec: stream.openai.no-finish-reason-is-error)
 - Each provider tool-call index gets its own protocol index, so parallel calls never mix; the
@@ -98,7 +98,8 @@ def map_usage(raw: object) -> TokenUsage | None:
     """The provider's usage as disjoint counts, or ``None`` if it is absent or malformed.
 
     spec: stream.openai.disjoint-usage — "Adapters whose providers fold cache hits into a single
-    prompt total ... subtract them back out."
+    prompt total ... subtract them back out"; reasoning stays inside ``outputTokens``
+    (spec: stream.usage.reasoning-breakdown), as dsh-llm's DeepSeek adapter reports it.
     """
     if not isinstance(raw, Mapping):
         return None
@@ -122,7 +123,7 @@ def map_usage(raw: object) -> TokenUsage | None:
         return None  # inconsistent: report nothing rather than a wrong count
     return TokenUsage(
         input_tokens=prompt - (cached or 0),
-        output_tokens=completion - (reasoning or 0),
+        output_tokens=completion,  # reasoning included: reasoning_tokens is a breakdown
         cache_read_tokens=cached,
         reasoning_tokens=reasoning,
     )

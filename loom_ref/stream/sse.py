@@ -87,6 +87,15 @@ class SseDecoder:
             self._id = value
         return None  # "retry" and unknown fields are ignored
 
+    def close(self) -> SseEvent | None:
+        """The end of input for a body whose last event may lack its blank line (spec:
+        stream.anthropic.sse): the pending event is dispatched when every one of its lines
+        ended; the text after the last line end is a partial line and is dropped. (A WHATWG
+        reader, :meth:`feed` alone, discards the whole pending event.)"""
+        self._partial = ""
+        self._after_cr = False
+        return self._dispatch()
+
     def _dispatch(self) -> SseEvent | None:
         data, event = self._data, self._event
         self._data, self._event = [], ""

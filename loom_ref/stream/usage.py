@@ -4,8 +4,9 @@ Rules (``spec/stream.md`` § TokenUsage):
 
 - Counts are **disjoint** (seed 001: "``inputTokens`` is uncached input only; cached input is
   reported separately, and billed input is the sum of the three"). (spec: stream.usage.disjoint)
-  loom-ref reads "disjoint" for output as well: ``output_tokens`` excludes
-  ``reasoning_tokens`` when a provider reports both.
+- ``output_tokens`` is every output token, reasoning included; ``reasoning_tokens`` is a
+  breakdown of it, never an addition, as dsh-llm's DeepSeek adapter reports it
+  (spec: stream.usage.reasoning-breakdown).
 - Every count is a non-negative integer; an optional count that the provider did not report
   is ``None``, never ``0`` ("missing is absent, never zero"). (spec: stream.usage.absent-not-zero)
 """
@@ -51,5 +52,12 @@ class TokenUsage:
 
     @property
     def billed_output_tokens(self) -> int:
-        """Visible output plus reasoning output (loom-ref's disjoint reading of output)."""
-        return self.output_tokens + (self.reasoning_tokens or 0)
+        """Every output token: ``output_tokens``, which already holds the reasoning
+        (spec: stream.usage.reasoning-breakdown)."""
+        return self.output_tokens
+
+    @property
+    def billed_tokens(self) -> int:
+        """What the call spent, each token once: billed input plus billed output
+        (spec: stream.usage.disjoint)."""
+        return self.billed_input_tokens + self.output_tokens

@@ -4,12 +4,13 @@ Rules (``spec/stream.md`` § Conformance vectors, spec: stream.vectors):
 
 - ``stream.check``: input ``{"chunks": [wire chunks]}`` → result
   ``{"violations": [{"rule": <rule id>, "index": <chunk position>}, ...]}`` in chunk order.
-- ``stream.assemble``: input ``{"chunks": [wire chunks]}`` → result
-  ``{"message": <Message>, "finish": <FinishReason>, "usage": <TokenUsage> | null}``.
+- ``stream.assemble``: input ``{"chunks": [wire chunks], "strict"?: bool}`` → result
+  ``{"message": <Message>, "finish": <FinishReason>, "usage": <TokenUsage> | null,
+  "interrupted": [<blocks>]}``.
 
 Either raises a ``StreamError`` whose ``code`` is the case's expected error code (a
-``stream.wire.*`` code for malformed input; an assembler or rule code for a stream the
-assembler cannot fold).
+``stream.wire.*`` code for malformed input; a rule code for a stream the assembler cannot
+fold, or, strict, for the first contract violation).
 
 - ``stream.decode``: ``{"chunks": [wire chunks]}`` → ``{"chunks": [the decoded chunks, encoded
   again]}``; malformed wire JSON raises its ``stream.wire.*`` code (spec: stream.wire.malformed).
@@ -20,6 +21,7 @@ assembler cannot fold).
   consumer wrapper (spec: stream.adapter.consumer-wrapper, stream.scripted).
 - ``stream.openai_map``: ``{"sse": <text> | [<text piece>...]}`` → ``{"chunks": [...]}``: a
   chat-completions response body through :func:`map_event_stream` (spec: stream.openai).
+- ``stream.anthropic_map``, ``stream.anthropic_request``: :mod:`loom_ref.stream.vectors_anthropic`.
 - ``stream.attribution_headers``: ``{"identity": {"product", "version", "url"}}`` →
   ``{"headers": {...}}``; a bad identity is ``argument.invalid`` (spec: stream.attribution).
 
@@ -28,7 +30,7 @@ Inputs with unknown or missing members are ``stream.wire.*`` errors, like malfor
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Set
+from collections.abc import Callable
 from typing import Any
 
 from loom_ref.signals import Signal
@@ -39,7 +41,11 @@ from loom_ref.stream.errors import ContractViolationError, WireError
 from loom_ref.stream.identity import AppIdentity, attribution_headers
 from loom_ref.stream.openai_mapping import map_event_stream
 from loom_ref.stream.scripted import Script, ScriptedAdapter
+from loom_ref.stream.vector_input import input_count, input_fields
+from loom_ref.stream.vectors_anthropic import anthropic_map_vector, anthropic_request_vector
 from loom_ref.stream.wire import (
+    assemble_input_from_json,
+    block_to_json,
     chunk_list_input_from_json,
     chunks_from_json,
     chunks_to_json,
@@ -60,32 +66,6 @@ __all__ = [
 ]
 
 
-def _fields(payload: object, required: Set[str], optional: Set[str] = frozenset()) -> Any:
-    """The input object, refusing unknown and missing members (``stream.wire.*`` codes), in
-    the order of ``stream.vectors.input-order``: not an object, unknown, then missing."""
-    if not isinstance(payload, Mapping):
-        raise WireError("the input is not an object", code="stream.wire.not-an-object", path="$")
-    extra = sorted(str(k) for k in payload if k not in required | optional)
-    if extra:
-        raise WireError(
-            f"unknown input field(s) {extra}", code="stream.wire.unknown-field", path="$"
-        )
-    for name in sorted(required):
-        if name not in payload:
-            raise WireError(
-                f"missing field {name!r}", code="stream.wire.missing-field", path=f"$.{name}"
-            )
-    return payload
-
-
-def _count(value: object, path: str) -> int:
-    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
-        raise WireError(
-            "expected a non-negative integer", code="stream.wire.field-type", path=path
-        )
-    return value
-
-
 def _chunks_of(payload: object) -> Any:
     """The ``{"chunks": [...]}`` input, every chunk decoded before anything judges them."""
     return chunk_list_input_from_json(payload)
@@ -98,12 +78,15 @@ def check_vector(payload: object) -> dict[str, Any]:
 
 
 def assemble_vector(payload: object) -> dict[str, Any]:
-    """``stream.assemble``: the assembler over wire chunks."""
-    result = assemble(_chunks_of(payload))
+    """``stream.assemble``: the assembler over wire chunks, ``strict`` with the contract
+    checker in front (spec: stream.assembler.strict)."""
+    chunks, strict = assemble_input_from_json(payload)
+    result = assemble(chunks, strict=strict)
     return {
         "message": message_to_json(result.message),
         "finish": finish_reason_to_json(result.finish),
         "usage": None if result.usage is None else usage_to_json(result.usage),
+        "interrupted": [block_to_json(b) for b in result.interrupted],
     }
 
 
@@ -138,7 +121,7 @@ def consume_vector(payload: object) -> dict[str, Any]:
 
     spec: stream.adapter.consumer-wrapper, stream.adapter.two-error-paths, stream.scripted
     """
-    data = _fields(payload, {"scripts"}, {"calls", "abortAfter"})
+    data = input_fields(payload, {"scripts"}, {"calls", "abortAfter"})
     raw = data["scripts"]
     if not isinstance(raw, list) or not raw:
         raise WireError(
@@ -147,16 +130,17 @@ def consume_vector(payload: object) -> dict[str, Any]:
     scripts = []
     for i, item in enumerate(raw):
         where = f"$.scripts[{i}]"
-        script = _fields(item, {"chunks"}, {"raiseAfter"})
+        script = input_fields(item, {"chunks"}, {"raiseAfter"})
         raise_after = script.get("raiseAfter")
         scripts.append(Script(
             chunks=list(chunks_from_json(script["chunks"], f"{where}.chunks")),
-            raise_after=None if raise_after is None else _count(raise_after, f"{where}.raiseAfter"),
+            raise_after=(None if raise_after is None
+                         else input_count(raise_after, f"{where}.raiseAfter")),
         ))
-    calls = _count(data.get("calls", len(scripts)), "$.calls")
+    calls = input_count(data.get("calls", len(scripts)), "$.calls")
     abort_after = data.get("abortAfter")
     if abort_after is not None:
-        abort_after = _count(abort_after, "$.abortAfter")
+        abort_after = input_count(abort_after, "$.abortAfter")
     adapter = ScriptedAdapter(scripts)
     request = LlmRequest(model="scripted", messages=[])
     out = []
@@ -179,7 +163,7 @@ def openai_map_vector(payload: object) -> dict[str, Any]:
     spec: stream.openai.sse, stream.openai.defer-usage-and-finish, stream.openai.disjoint-usage,
     stream.openai.no-finish-reason-is-error, stream.openai.tool-call-identity
     """
-    sse = _fields(payload, {"sse"})["sse"]
+    sse = input_fields(payload, {"sse"})["sse"]
     pieces = [sse] if isinstance(sse, str) else sse
     if not isinstance(pieces, list) or not all(isinstance(p, str) for p in pieces):
         raise WireError(
@@ -194,8 +178,8 @@ def attribution_vector(payload: object) -> dict[str, Any]:
 
     spec: stream.attribution.user-agent, stream.attribution.static
     """
-    identity = _fields(payload, {"identity"})["identity"]
-    fields = _fields(identity, {"product", "version", "url"})
+    identity = input_fields(payload, {"identity"})["identity"]
+    fields = input_fields(identity, {"product", "version", "url"})
     return {"headers": attribution_headers(AppIdentity(
         product=fields["product"], version=fields["version"], url=fields["url"]
     ))}
@@ -208,6 +192,8 @@ VECTOR_FUNCTIONS: dict[str, Callable[[object], dict[str, Any]]] = {
     "stream.enforce": enforce_vector,
     "stream.consume": consume_vector,
     "stream.openai_map": openai_map_vector,
+    "stream.anthropic_map": anthropic_map_vector,
+    "stream.anthropic_request": anthropic_request_vector,
     "stream.attribution_headers": attribution_vector,
 }
 """Conformance function name → implementation, for the conformance runner."""

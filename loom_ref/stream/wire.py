@@ -54,6 +54,7 @@ from loom_ref.stream.usage import TokenUsage
 
 __all__ = [
     "WIRE_CODES",
+    "assemble_input_from_json",
     "block_from_json",
     "block_to_json",
     "chunk_from_json",
@@ -451,3 +452,15 @@ def chunk_list_input_from_json(value: object, path: str = "$") -> tuple[StreamCh
     items = obj.get("chunks", _list)
     obj.done()
     return chunks_from_json(items, f"{path}.chunks")
+
+
+def assemble_input_from_json(value: object, path: str = "$"
+                             ) -> tuple[tuple[StreamChunk, ...], bool]:
+    """Decode the ``{"chunks": [...], "strict"?: bool}`` input of ``stream.assemble``: as
+    :func:`chunk_list_input_from_json`, with ``strict`` (a boolean) read after ``chunks`` and
+    before the unknown members (spec: stream.wire.check-order)."""
+    obj = _Object(value, path)
+    items = obj.get("chunks", _list)
+    strict = obj.get("strict", _boolean, optional=True)
+    obj.done()
+    return chunks_from_json(items, f"{path}.chunks"), bool(strict)

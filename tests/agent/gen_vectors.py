@@ -345,6 +345,24 @@ case("agent.model-effect", "assembled-message", anchor="agent.model-output", fun
      description="The effect returns the assembled assistant message in the wire form.",
      input={"input": TURN, "chunks": TOOL_CHUNKS},
      intent={"outcome": {"output": {"role": "assistant", "content": [TOOL_CALL]}}})
+LENGTH_CUT = '{"path": "notes/x'
+case("agent.model-effect", "max-tokens-reply", anchor="agent.model-output", function=ME,
+     description="A reply cut at the output-token ceiling: its tool call, closed by the "
+     "provider but with arguments cut mid-JSON, is removed "
+     "(stream.assembler.max-tokens-drops-tool-calls), and the output says finish max-tokens.",
+     input={"input": TURN, "chunks": [
+         {"type": "block-start", "index": 0, "blockType": "text"},
+         {"type": "text-delta", "index": 0, "text": "Saving."},
+         {"type": "block-end", "index": 0, "block": {"type": "text", "text": "Saving."}},
+         {"type": "block-start", "index": 1, "blockType": "tool-call"},
+         {"type": "tool-call-delta", "index": 1, "id": "c0", "name": "write",
+          "argumentsDelta": LENGTH_CUT},
+         {"type": "block-end", "index": 1, "block": {"type": "tool-call", "id": "c0",
+                                                     "name": "write", "arguments": LENGTH_CUT}},
+         {"type": "finish", "reason": {"kind": "max-tokens"}}]},
+     intent={"outcome": {"output": {"role": "assistant",
+                                    "content": [{"type": "text", "text": "Saving."}],
+                                    "finish": {"kind": "max-tokens"}}}})
 case("agent.model-effect", "finish-error", anchor="agent.model-output", function=ME,
      description="A finish error fails the call with effect.llm-error, never a message.",
      input={"input": TURN, "chunks": text_chunks("Tea c", finish={

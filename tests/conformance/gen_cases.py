@@ -178,6 +178,7 @@ def build_vector(defn: Mapping[str, Any]) -> dict[str, Any]:
 def definitions() -> Iterator[dict[str, Any]]:
     from tests.conformance import (
         defs_agent,
+        defs_agent_truncation,
         defs_journal,
         defs_kernel_gates,
         defs_kernel_recover,
@@ -186,7 +187,7 @@ def definitions() -> Iterator[dict[str, Any]]:
     )
 
     for module in (defs_journal, defs_kernel_steps, defs_kernel_gates, defs_kernel_replay,
-                   defs_kernel_recover, defs_agent):
+                   defs_kernel_recover, defs_agent, defs_agent_truncation):
         yield from module.DEFINITIONS
 
 

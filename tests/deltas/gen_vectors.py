@@ -809,6 +809,31 @@ llm("finish-usage", anchor="deltas.collect-finish",
     "ends the end-of-stream chunk.",
     input={"scripts": [{"chunks": text_script(["a"], USAGE)}]},
     intent={"usage": [USAGE], "perCall": [pt("a"), pdone(USAGE)]})
+CUT_CALL = {"type": "tool-call", "id": "c0", "name": "write", "arguments": '{"path": "no'}
+llm("max-tokens-output", anchor="deltas.llm-output-finish",
+    description="A reply that finished with max-tokens is returned with finish max-tokens, "
+    "and without its tool call, which the provider closed with arguments cut mid-JSON.",
+    input={"scripts": [{"chunks": [start(0), delta(0, "Saving."), end(0, tx("Saving.")),
+                                   start(1, "tool-call"),
+                                   {"type": "tool-call-delta", "index": 1, "id": "c0",
+                                    "name": "write", "argumentsDelta": CUT_CALL["arguments"]},
+                                   end(1, CUT_CALL), finish("max-tokens")]}]},
+    intent={"outcome": ok({**msg(tx("Saving.")), "finish": {"kind": "max-tokens"}})})
+REASONER_USAGE = {"inputTokens": 10, "outputTokens": 30, "cacheReadTokens": 5,
+                  "reasoningTokens": 20}
+llm("usage-billed-counters", anchor="deltas.collect-usage",
+    description="The usage is reported as its billed counters: reasoningTokens, a breakdown "
+    "of outputTokens, is not a counter (a meter would charge it twice); the end chunk keeps "
+    "the whole usage. The token budget counts the visible text only: 100 characters of "
+    "reasoning do not breach a 2-token budget.",
+    input={"scripts": [{"chunks": [start(0, "reasoning"), delta(0, "x" * 100, "reasoning-delta"),
+                                   end(0, {"type": "reasoning", "text": "x" * 100}), start(1),
+                                   delta(1, "Hi"), end(1, tx("Hi")),
+                                   {"type": "usage", "usage": REASONER_USAGE}, finish()]}],
+           "maxStreamTokens": 2},
+    intent={"usage": [{"inputTokens": 10, "outputTokens": 30, "cacheReadTokens": 5}],
+            "perCall": [pt("Hi"), pdone(REASONER_USAGE)],
+            "outcome": ok(msg({"type": "reasoning", "text": "x" * 100}, tx("Hi")))})
 llm("finish-error", anchor="deltas.collect-finish",
     description="A finish of kind error is a turn error (effect.llm-error with the failure), "
     "never a message; no usage is reported and no terminal chunk is sent.",

@@ -22,6 +22,7 @@ from loom_ref.effects import (
     EffectContext,
     EffectDelta,
     EffectRuntime,
+    LlmStreamFailed,
     ManualClock,
     Mode,
     RetryMiddleware,
@@ -34,6 +35,7 @@ from loom_ref.effects import (
 from loom_ref.errors import InvalidArgument, LoomError
 from loom_ref.governance import pii_validator, unwrap_tainted
 from loom_ref.stream import (
+    FinishChunk,
     FinishReason,
     LlmRequest,
     Message,
@@ -43,6 +45,7 @@ from loom_ref.stream import (
     StreamChunk,
     TextBlock,
     TokenUsage,
+    UsageChunk,
 )
 
 from .helpers import Sink, text_stream
@@ -154,6 +157,30 @@ def test_collect_stream_checks_the_signal_each_chunk_and_closes_the_source() -> 
     assert written == ["a", "b"]
     assert pulled == [0, 1, 2, 3]  # block-start, "a", "b", and the chunk it severed at
     assert closed == [True]
+
+
+def test_collect_stream_fails_a_stream_without_finish_and_reports_billed_usage() -> None:
+    # spec: deltas.collect-finish -- the assembler folds a missing finish as stop, the
+    # collector never returns that as a normal message; spec: deltas.collect-usage
+    def ctx_of() -> EffectContext:
+        ctx = EffectContext(EffectCall(tool_id="t", input=None, mode=Mode.TRANSIENT,
+                                       principal="p"), Signal(), ManualClock())
+        ctx.on_delta = lambda chunk: None
+        return ctx
+
+    unfinished = text_stream(["a"])[:-1]
+    assert not any(isinstance(c, FinishChunk) for c in unfinished)
+    with pytest.raises(LlmStreamFailed) as info:
+        collect_stream(unfinished, ctx_of())
+    assert info.value.code == "effect.llm-error"
+    assert info.value.details["failure"]["code"] == "stream.missing-finish"
+    usage = TokenUsage(input_tokens=10, output_tokens=30, cache_read_tokens=5,
+                       reasoning_tokens=20)
+    ctx = ctx_of()
+    result = collect_stream([*unfinished, UsageChunk(usage=usage),
+                             FinishChunk(reason=FinishReason.stop())], ctx)
+    assert result.usage == usage
+    assert ctx.usage == {"inputTokens": 10, "outputTokens": 30, "cacheReadTokens": 5}
 
 
 def test_no_runtime_the_effect_calls_its_sinks_itself() -> None:

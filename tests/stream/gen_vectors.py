@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 import os
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -223,53 +224,91 @@ def msg(*blocks: J) -> J:
     return {"role": "assistant", "content": list(blocks)}
 
 
-def out(message: J, finish: J, usage_json: J | None = None) -> J:
-    return {"message": message, "finish": finish, "usage": usage_json}
+def out(message: J, finish: J, usage_json: J | None = None, interrupted: list[J] | None = None
+        ) -> J:
+    return {"message": message, "finish": finish, "usage": usage_json,
+            "interrupted": interrupted or []}
 
+
+def strict(chunks: list[J]) -> RawInput:
+    return RawInput(chunks=chunks, strict=True)
+
+
+USAGE_5_2 = {"inputTokens": 5, "outputTokens": 2}
+TRUNCATED = '{"path": "notes/x'  # a call's arguments cut at the output-token ceiling
 
 ASSEMBLER: list[tuple[str, str, str, list[J] | RawInput, Any]] = [
     ("text", "stream.assembler", "one text block with usage",
      [*HELLO, usage(5, 2), fin("stop")],
-     out(msg(text("Hello")), reason("stop"), {"inputTokens": 5, "outputTokens": 2})),
+     out(msg(text("Hello")), reason("stop"), USAGE_5_2, [text("Hello")])),
     ("usage-absent-is-null", "stream.usage.absent-not-zero", "no usage chunk: usage is null",
-     [*HELLO, fin("stop")], out(msg(text("Hello")), reason("stop"))),
-    ("usage-all-counts", "stream.usage.disjoint", "all five disjoint counts survive",
-     [usage(10, 5, cacheReadTokens=90, cacheWriteTokens=0, reasoningTokens=7), fin("stop")],
-     out(msg(), reason("stop"), {"inputTokens": 10, "outputTokens": 5, "cacheReadTokens": 90,
+     [*HELLO, fin("stop")], out(msg(text("Hello")), reason("stop"), None, [text("Hello")])),
+    ("usage-all-counts", "stream.usage.disjoint", "all five counts survive the fold",
+     [usage(10, 12, cacheReadTokens=90, cacheWriteTokens=0, reasoningTokens=7), fin("stop")],
+     out(msg(), reason("stop"), {"inputTokens": 10, "outputTokens": 12, "cacheReadTokens": 90,
                                  "cacheWriteTokens": 0, "reasoningTokens": 7})),
     ("finish-only", "stream.assembler", "a lone finish folds to an empty message",
      [fin("stop")], out(msg(), reason("stop"))),
     ("delta-only", "stream.assembler.delta-only", "no block-start or block-end at all",
      [rd(0, "th"), rd(0, "ink"), td(1, "an"), tc(2, "c", '{"q":', "f"), td(1, "swer"),
       tc(2, "c", "1}"), fin("tool-calls")],
-     out(msg(reasoning("think"), text("answer"), call("c", "f", '{"q":1}')), reason("tool-calls"))),
+     out(msg(reasoning("think"), text("answer"), call("c", "f", '{"q":1}')),
+         reason("tool-calls"), None, [reasoning("think"), text("answer")])),
     ("block-end-carries-the-block", "stream.assembler.first-block-end-wins",
      "the block-end's block, not the deltas, is the block",
      [bs(0, "text"), td(0, "draft"), be(0, text("final")), fin("stop")],
-     out(msg(text("final")), reason("stop"))),
+     out(msg(text("final")), reason("stop"), None, [text("final")])),
     ("first-block-end-wins", "stream.assembler.first-block-end-wins",
      "a second block-end and later deltas are ignored",
      [*HELLO, td(0, " again"), be(0, text("other")), rd(0, "x"), fin("stop")],
-     out(msg(text("Hello")), reason("stop"))),
+     out(msg(text("Hello")), reason("stop"), None, [text("Hello")])),
     ("first-seen-order", "stream.assembler.first-seen-order",
      "blocks come out in first-seen order, not index order",
      [bs(5, "text"), bs(1, "reasoning"), rd(1, "r"), td(5, "t"), be(1, reasoning("r")),
       be(5, text("t")), fin("stop")],
-     out(msg(text("t"), reasoning("r")), reason("stop"))),
-    ("max-tokens-drops-unended-tool-call", "stream.assembler.incomplete-tool-calls-dropped",
-     "max-tokens drops the tool call that never ended and keeps the rest",
+     out(msg(text("t"), reasoning("r")), reason("stop"), None, [text("t"), reasoning("r")])),
+    ("max-tokens-drops-every-tool-call", "stream.assembler.max-tokens-drops-tool-calls",
+     "max-tokens drops every tool call, the ended one too, and keeps the text",
      [td(0, "Let me"), bs(1, "tool-call"), tc(1, "c1", '{"a":1}', "f"),
       be(1, call("c1", "f", '{"a":1}')), tc(2, "c2", '{"b":', "g"), fin("max-tokens")],
-     out(msg(text("Let me"), call("c1", "f", '{"a":1}')), reason("max-tokens"))),
-    ("error-keeps-interrupted-text", "stream.assembler.interrupted-kept",
-     "an error finish keeps interrupted text and reasoning, drops the open tool call",
+     out(msg(text("Let me")), reason("max-tokens"), None, [text("Let me")])),
+    ("max-tokens-closed-truncated-call", "stream.assembler.max-tokens-drops-tool-calls",
+     "a provider cut at the token ceiling still closes its call (OpenAI's length): a block-end "
+     "proves nothing, the truncated call is dropped",
+     [bs(0, "tool-call"), tc(0, "c1", TRUNCATED, "write"), be(0, call("c1", "write", TRUNCATED)),
+      usage(9, 4), fin("max-tokens")],
+     out(msg(), reason("max-tokens"), {"inputTokens": 9, "outputTokens": 4})),
+    ("last-finish-decides-the-drop", "stream.assembler.max-tokens-drops-tool-calls",
+     "the drop is decided by the finish the blocks are read under: the last one fed",
+     [tc(0, "c", "{}", "f"), fin("tool-calls"), fin("max-tokens")],
+     out(msg(), reason("max-tokens"))),
+    ("error-keeps-interrupted-text", "stream.assembler.interrupted",
+     "an error finish keeps every block in the message; the interrupted prefix is the text and "
+     "reasoning",
      [bs(0, "reasoning"), rd(0, "hm"), bs(1, "text"), td(1, "par"), bs(2, "tool-call"),
       tc(2, "c", "{", "f"), usage(4, 1), fin("error", "connection reset")],
-     out(msg(reasoning("hm"), text("par")), reason("error", "connection reset"),
-         {"inputTokens": 4, "outputTokens": 1})),
-    ("aborted", "stream.assembler.interrupted-kept", "an aborted stream keeps what arrived",
+     out(msg(reasoning("hm"), text("par"), call("c", "f", "{")),
+         reason("error", "connection reset"), {"inputTokens": 4, "outputTokens": 1},
+         [reasoning("hm"), text("par")])),
+    ("aborted", "stream.assembler.interrupted", "an aborted stream keeps what arrived",
      [bs(0, "text"), td(0, "stop he"), fin("aborted", "user cancelled")],
-     out(msg(text("stop he")), reason("aborted", "user cancelled"))),
+     out(msg(text("stop he")), reason("aborted", "user cancelled"), None, [text("stop he")])),
+    ("interrupted-skips-blank", "stream.assembler.interrupted",
+     "blank is ECMAScript's trim set: tab, LF, U+3000 and U+FEFF are blank; U+0085 and U+001C "
+     "are not",
+     [td(0, " \t\n"), rd(1, "\u3000\ufeff"), td(2, "\u0085"), rd(3, "\u001c"), be(4, text("")),
+      td(5, "\u00a0x"), fin("aborted", "user")],
+     out(msg(text(" \t\n"), reasoning("\u3000\ufeff"), text("\u0085"), reasoning("\u001c"),
+             text(""), text("\u00a0x")), reason("aborted", "user"), None,
+         [text("\u0085"), reasoning("\u001c"), text("\u00a0x")])),
+    ("interrupted-never-a-tool-call", "stream.assembler.interrupted",
+     "the interrupted prefix holds no tool call (ended or not) and no tool result",
+     [td(0, "Let me check"), be(1, call("c0", "f", "{}")), bs(2, "tool-call"),
+      tc(2, "c", "{", "f"), be(3, result("c0", "ok")), be(4, reasoning("plan")),
+      fin("aborted", "user")],
+     out(msg(text("Let me check"), call("c0", "f", "{}"), call("c", "f", "{"),
+             result("c0", "ok"), reasoning("plan")), reason("aborted", "user"), None,
+         [text("Let me check"), reasoning("plan")])),
     ("arguments-unparsed", "stream.assembler.arguments-unparsed",
      "arguments are concatenated, never parsed or normalized",
      [bs(0, "tool-call"), tc(0, "c", "{ \"a\" :", "f"), tc(0, "c", " [1 , 2]}"),
@@ -282,87 +321,141 @@ ASSEMBLER: list[tuple[str, str, str, list[J] | RawInput, Any]] = [
     ("tool-result", "stream.assembler", "a tool-result block folds from its block-end",
      [bs(0, "tool-result"), be(0, result("c1", "boom", True)), fin("stop")],
      out(msg(result("c1", "boom", True)), reason("stop"))),
-    ("unfinished", "stream.assembler.fail-closed", "no finish: no message",
-     [*HELLO], ("error", "stream.assembler.unfinished")),
-    ("chunk-after-finish", "stream.assembler.fail-closed", "a chunk after finish",
-     [fin("stop"), td(0, "x")], ("error", "stream.nothing-after-finish")),
-    ("usage-after-finish", "stream.assembler.fail-closed", "usage after finish",
-     [fin("stop"), usage(1, 1)], ("error", "stream.usage-before-finish")),
-    ("second-usage", "stream.assembler.fail-closed", "two usage chunks",
-     [usage(1, 1), usage(2, 2), fin("stop")], ("error", "stream.single-usage")),
-    ("type-conflict", "stream.assembler.fail-closed", "text and reasoning deltas on one index",
-     [td(0, "a"), rd(0, "b"), fin("stop")], ("error", "stream.assembler.type-conflict")),
-    ("identity-change", "stream.assembler.fail-closed", "a tool call changes its id",
+    ("unnamed-call", "stream.assembler.unnamed-call",
+     "an open tool call that received no delta is named call-<index>",
+     [bs(3, "tool-call"), bs(0, "tool-result"), fin("error", "cut")],
+     out(msg(call("call-3", "", "")), reason("error", "cut"))),
+    # what the fold takes (spec: stream.assembler.folds-everything and the rules after it)
+    ("missing-finish-is-stop", "stream.assembler.missing-finish-is-stop",
+     "a stream without finish folds with finish stop",
+     [*HELLO], out(msg(text("Hello")), reason("stop"), None, [text("Hello")])),
+    ("chunk-after-finish", "stream.assembler.folds-everything",
+     "a chunk after finish folds like any other",
+     [fin("stop"), td(0, "x")], out(msg(text("x")), reason("stop"), None, [text("x")])),
+    ("usage-after-finish", "stream.assembler.folds-everything", "usage after finish is kept",
+     [fin("stop"), usage(1, 1)], out(msg(), reason("stop"), {"inputTokens": 1, "outputTokens": 1})),
+    ("last-usage-wins", "stream.assembler.folds-everything", "of two usage chunks, the last",
+     [usage(1, 1), usage(2, 2), fin("stop")],
+     out(msg(), reason("stop"), {"inputTokens": 2, "outputTokens": 2})),
+    ("last-finish-wins", "stream.assembler.folds-everything", "of two finish chunks, the last",
+     [tc(0, "c", "{}", "f"), fin("max-tokens"), fin("tool-calls")],
+     out(msg(call("c", "f", "{}")), reason("tool-calls"))),
+    ("text-into-reasoning", "stream.assembler.deltas-by-block-type",
+     "text and reasoning deltas on one index: both append to the block the index opened as",
+     [td(0, "a"), rd(0, "b"), rd(1, "c"), td(1, "d"), fin("stop")],
+     out(msg(text("ab"), reasoning("cd")), reason("stop"), None, [text("ab"), reasoning("cd")])),
+    ("last-id-wins", "stream.assembler.deltas-by-block-type",
+     "a tool call that changes its id: the last delta's id",
      [tc(0, "a", "{"), tc(0, "b", "}"), fin("tool-calls")],
-     ("error", "stream.tool-call-identity-stable")),
-    ("negative-index", "stream.assembler.fail-closed", "a negative index",
-     [td(-1, "a"), fin("stop")], ("error", "stream.index-non-negative-integer")),
-    ("wire-unknown-field", "stream.wire.malformed", "an unknown field in a chunk",
-     [{"type": "finish", "reason": {"kind": "stop"}, "extra": 1}],
-     ("error", "stream.wire.unknown-field")),
+     out(msg(call("b", "", "{}")), reason("tool-calls"))),
+    ("last-non-empty-name-wins", "stream.assembler.deltas-by-block-type",
+     "a tool call that changes its name: the last non-empty name (an empty one changes nothing)",
+     [tc(0, "a", "{", "f"), tc(0, "a", "", "g"), tc(0, "a", "}", ""), fin("tool-calls")],
+     out(msg(call("a", "g", "{}")), reason("tool-calls"))),
+    ("mismatched-deltas-change-nothing", "stream.assembler.deltas-by-block-type",
+     "a text delta into a tool call, a tool-call delta into a text block, a delta into a "
+     "tool result: nothing changes",
+     [bs(0, "tool-call"), td(0, "lost"), tc(0, "c", "{}", "f"), td(1, "t"), tc(1, "x", "lost"),
+      bs(2, "tool-result"), td(2, "lost"), be(2, result("c", "ok")), fin("tool-calls")],
+     out(msg(call("c", "f", "{}"), text("t"), result("c", "ok")), reason("tool-calls"), None,
+         [text("t")])),
+    ("block-start-of-another-type-while-open", "stream.assembler.delta-only",
+     "a block-start for a seen index changes nothing, whatever its type",
+     [bs(0, "text"), td(0, "a"), bs(0, "reasoning"), td(0, "b"), fin("stop")],
+     out(msg(text("ab")), reason("stop"), None, [text("ab")])),
+    ("block-end-of-another-type", "stream.assembler.first-block-end-wins",
+     "a block-end carrying another type than the open block's: its block is the block",
+     [bs(0, "text"), td(0, "draft"), be(0, reasoning("r")), fin("stop")],
+     out(msg(reasoning("r")), reason("stop"), None, [reasoning("r")])),
+    ("open-tool-result-dropped", "stream.assembler.unnamed-call",
+     "an open tool-result block has no content and is dropped",
+     [bs(0, "tool-result"), td(0, "a"), fin("stop")], out(msg(), reason("stop"))),
     # stragglers: ignored, never judged (spec: stream.assembler.first-block-end-wins)
     ("straggler-of-another-type", "stream.assembler.first-block-end-wins",
-     "after its block-end, chunks of any other type for the index are ignored, not a conflict",
+     "after its block-end, chunks of any other type for the index are ignored",
      [be(0, text("t")), rd(0, "x"), bs(0, "tool-call"), be(0, reasoning("r")), fin("stop")],
-     out(msg(text("t")), reason("stop"))),
-    ("straggler-arguments-not-judged", "stream.assembler.first-block-end-wins",
+     out(msg(text("t")), reason("stop"), None, [text("t")])),
+    ("straggler-arguments-not-judged", "stream.assembler.type-errors",
      "non-string arguments in stragglers (a delta, a second block-end) are not judged",
      [be(0, call("c", "f", "{}")), tc(0, "c", 5), be(0, call("c", "f", [1])),
       fin("tool-calls")],
      out(msg(call("c", "f", "{}")), reason("tool-calls"))),
-    ("straggler-identity-not-judged", "stream.assembler.first-block-end-wins",
-     "a straggler delta with another id and name is ignored, not an identity change",
+    ("straggler-identity-ignored", "stream.assembler.first-block-end-wins",
+     "a straggler delta with another id and name is ignored",
      [tc(0, "a", "{}", "f"), be(0, call("a", "f", "{}")), tc(0, "b", "x", "g"),
       fin("tool-calls")],
      out(msg(call("a", "f", "{}")), reason("tool-calls"))),
-    # several broken rules: the first failing check wins (spec: stream.assembler.check-order)
-    ("order-after-finish-beats-index", "stream.assembler.check-order",
-     "a chunk after finish with a negative index: the after-finish rule wins",
-     [fin("stop"), td(-1, "x")], ("error", "stream.nothing-after-finish")),
-    ("order-after-finish-beats-second-usage", "stream.assembler.check-order",
-     "a second usage after finish: usage-before-finish wins over single-usage",
-     [usage(1, 1), fin("stop"), usage(2, 2)], ("error", "stream.usage-before-finish")),
-    ("order-after-finish-beats-straggler", "stream.assembler.check-order",
-     "a straggler after finish is not ignored: nothing may follow the finish",
-     [be(0, text("t")), fin("stop"), td(0, "x")], ("error", "stream.nothing-after-finish")),
-    ("order-index-beats-raw-json", "stream.assembler.check-order",
-     "a tool-call delta with a negative index and parsed arguments: the index wins",
+    # what no fold can take (spec: stream.assembler.type-errors)
+    ("negative-index", "stream.assembler.type-errors", "a negative index",
+     [td(-1, "a"), fin("stop")], ("error", "stream.index-non-negative-integer")),
+    ("fractional-index", "stream.assembler.type-errors", "a fractional index",
+     [td(0.5, "a"), fin("stop")], ("error", "stream.index-non-negative-integer")),
+    ("parsed-arguments-delta", "stream.assembler.type-errors", "argumentsDelta as an object",
+     [tc(0, "c", {"a": 1}), fin("tool-calls")], ("error", "stream.tool-arguments-raw-json")),
+    ("parsed-block-end-arguments", "stream.assembler.type-errors",
+     "a block-end tool call whose arguments are an array",
+     [be(0, call("c", "f", [1])), fin("tool-calls")], ("error", "stream.tool-arguments-raw-json")),
+    ("index-judged-first", "stream.assembler.type-errors",
+     "a tool-call delta with a negative index and parsed arguments: the index",
      [tc(-1, "c", {"a": 1}), fin("tool-calls")], ("error", "stream.index-non-negative-integer")),
-    ("order-type-conflict-beats-raw-json", "stream.assembler.check-order",
-     "a tool-call delta with parsed arguments into an open text block: the type conflict wins",
-     [td(0, "a"), tc(0, "c", {"a": 1}), fin("stop")], ("error", "stream.assembler.type-conflict")),
-    ("order-type-conflict-beats-block-end-raw-json", "stream.assembler.check-order",
-     "a block-end of a tool call with parsed arguments on an open text block: type conflict",
+    ("after-finish-judged", "stream.assembler.type-errors",
+     "a chunk after the finish folds, so it is judged: its negative index",
+     [fin("stop"), td(-1, "x")], ("error", "stream.index-non-negative-integer")),
+    ("tool-call-delta-judged-whatever-the-type", "stream.assembler.type-errors",
+     "a tool-call delta with parsed arguments into an open text block is judged",
+     [td(0, "a"), tc(0, "c", {"a": 1}), fin("stop")], ("error", "stream.tool-arguments-raw-json")),
+    ("block-end-of-another-type-judged", "stream.assembler.type-errors",
+     "a block-end of a tool call with parsed arguments on an open text block is judged",
      [td(0, "a"), be(0, call("c", "f", [1])), fin("stop")],
-     ("error", "stream.assembler.type-conflict")),
-    ("order-raw-json-beats-identity", "stream.assembler.check-order",
-     "a tool-call delta with a changed id and parsed arguments: raw JSON wins",
-     [tc(0, "a", "{"), tc(0, "b", 5), fin("tool-calls")],
      ("error", "stream.tool-arguments-raw-json")),
-    ("order-earlier-chunk-wins", "stream.assembler.check-order",
-     "a type conflict, then a second usage, then a chunk after finish: the first one is raised",
-     [td(0, "a"), rd(0, "b"), usage(1, 1), usage(1, 1), fin("stop"), td(1, "c")],
-     ("error", "stream.assembler.type-conflict")),
-    ("order-error-beats-unfinished", "stream.assembler.check-order",
-     "a stream without finish that also has a type conflict: the conflict is raised",
-     [td(0, "a"), rd(0, "b")], ("error", "stream.assembler.type-conflict")),
-    ("order-wire-beats-fold", "stream.assembler.check-order",
+    ("first-error-wins", "stream.assembler.type-errors",
+     "two chunks no fold can take: the first one raises",
+     [tc(0, "c", 5), td(-1, "a"), fin("stop")], ("error", "stream.tool-arguments-raw-json")),
+    ("wire-unknown-field", "stream.wire.malformed", "an unknown field in a chunk",
+     [{"type": "finish", "reason": {"kind": "stop"}, "extra": 1}],
+     ("error", "stream.wire.unknown-field")),
+    ("wire-beats-fold", "stream.wire.check-order",
      "a malformed chunk after one the assembler would refuse: every chunk decodes first",
      [td(-1, "a"), {"type": "image-delta"}], ("error", "stream.wire.unknown-variant")),
-    ("repeated-block-start-while-open", "stream.assembler.check-order",
-     "a block-start for an open block of the same type changes nothing: the parts are kept",
-     [bs(0, "text"), td(0, "a"), bs(0, "text"), td(0, "b"), fin("stop")],
-     out(msg(text("ab")), reason("stop"))),
-    ("block-start-of-another-type-while-open", "stream.assembler.check-order",
-     "a block-start of another type for an open block is a type conflict",
-     [bs(0, "text"), bs(0, "reasoning"), fin("stop")], ("error", "stream.assembler.type-conflict")),
-    ("delta-into-tool-result", "stream.assembler.check-order",
-     "no delta has the type tool-result: a delta into an open tool-result block is a conflict",
-     [bs(0, "tool-result"), td(0, "a"), fin("stop")], ("error", "stream.assembler.type-conflict")),
-    ("block-end-of-another-type", "stream.assembler.check-order",
-     "a block-end carrying another type than the open block's is a type conflict",
-     [bs(0, "text"), be(0, reasoning("r")), fin("stop")],
-     ("error", "stream.assembler.type-conflict")),
+    # strict: the contract checker in front of the same fold (spec: stream.assembler.strict)
+    ("strict-valid", "stream.assembler.strict",
+     "a stream the checker accepts folds as in the tolerant mode",
+     strict([*HELLO, usage(5, 2), fin("stop")]),
+     out(msg(text("Hello")), reason("stop"), USAGE_5_2, [text("Hello")])),
+    ("strict-false-is-tolerant", "stream.assembler.strict", "strict false is the tolerant fold",
+     RawInput(chunks=[td(0, "x"), fin("stop")], strict=False),
+     out(msg(text("x")), reason("stop"), None, [text("x")])),
+    ("strict-chunk-after-finish", "stream.assembler.strict", "a chunk after finish",
+     strict([fin("stop"), td(0, "x")]), ("error", "stream.nothing-after-finish")),
+    ("strict-usage-after-finish", "stream.assembler.strict", "usage after finish",
+     strict([fin("stop"), usage(1, 1)]), ("error", "stream.usage-before-finish")),
+    ("strict-second-usage", "stream.assembler.strict", "two usage chunks",
+     strict([usage(1, 1), usage(2, 2), fin("stop")]), ("error", "stream.single-usage")),
+    ("strict-delta-only", "stream.assembler.strict", "a delta for a block never started",
+     strict([td(0, "a"), fin("stop")]), ("error", "stream.delta-targets-open-block")),
+    ("strict-missing-finish", "stream.assembler.strict",
+     "a stream without finish: single-finish, at its end",
+     strict([*HELLO]), ("error", "stream.single-finish")),
+    ("strict-identity-change", "stream.assembler.strict", "a tool call changes its id",
+     strict([bs(0, "tool-call"), tc(0, "a", "{"), tc(0, "b", "}"), be(0, call("a", "", "{}")),
+             fin("tool-calls")]), ("error", "stream.tool-call-identity-stable")),
+    ("strict-open-call-at-max-tokens", "stream.assembler.strict",
+     "an open tool call at a max-tokens finish",
+     strict([bs(0, "tool-call"), tc(0, "c", "{"), fin("max-tokens")]),
+     ("error", "stream.open-blocks-at-finish")),
+    ("strict-first-violation", "stream.assembler.strict",
+     "a stream breaking several rules: the first violation, as enforce raises it",
+     strict([td(3, "x"), bs(-2, "text"), usage(1, 1), usage(1, 1), fin("stop")]),
+     ("error", "stream.delta-targets-open-block")),
+    ("strict-not-a-boolean", "stream.vectors",
+     "strict is a boolean", RawInput(chunks=[fin("stop")], strict="yes"),
+     ("error", "stream.wire.field-type")),
+    ("strict-read-after-chunks", "stream.vectors",
+     "chunks is read before strict, and strict before the unknown members",
+     RawInput(chunks="x", strict="yes", extra=1), ("error", "stream.wire.not-a-list")),
+    ("strict-before-unknown", "stream.vectors",
+     "a malformed strict and an unknown member: strict first",
+     RawInput(chunks=[], strict=1, extra=1), ("error", "stream.wire.field-type")),
     # the wire decoder's order, seen through stream.assemble (spec: stream.wire.check-order)
     ("wire-order-missing-before-unknown", "stream.wire.check-order",
      "a misspelled field: the missing field is reported, not the unknown one",
@@ -654,12 +747,37 @@ OPENAI: list[tuple[str, str, str, Any, Any]] = [
      "the connection closing (no [DONE]) also ends the stream: block-ends, usage, finish",
      sse(delta(content="Hi"), delta("stop"), provider_usage(1, 1), done=False),
      [*HI, usage(1, 1), fin("stop")]),
-    ("cached-and-reasoning-subtracted", "stream.openai.disjoint-usage",
-     "cached prompt tokens and reasoning tokens are subtracted out and reported apart",
+    ("cached-subtracted-reasoning-a-breakdown", "stream.openai.disjoint-usage",
+     "cached prompt tokens are subtracted out of inputTokens; reasoning tokens stay inside "
+     "outputTokens and are reported as their breakdown",
      sse(delta("stop", content="Hi"), provider_usage(
          10, 3, prompt_tokens_details={"cached_tokens": 4},
          completion_tokens_details={"reasoning_tokens": 1})),
-     [*HI, usage(6, 2, cacheReadTokens=4, reasoningTokens=1), fin("stop")]),
+     [*HI, usage(6, 3, cacheReadTokens=4, reasoningTokens=1), fin("stop")]),
+    ("openai-usage-details", "stream.usage.reasoning-breakdown",
+     "OpenAI's wire form (an o-series reply): prompt_tokens_details.cached_tokens out of the "
+     "input, completion_tokens whole, reasoning_tokens beside it; other details ignored",
+     sse(delta("stop", content="Hi"), provider_usage(
+         2006, 300, total_tokens=2306,
+         prompt_tokens_details={"cached_tokens": 1920, "audio_tokens": 0},
+         completion_tokens_details={"reasoning_tokens": 256, "audio_tokens": 0,
+                                    "accepted_prediction_tokens": 0,
+                                    "rejected_prediction_tokens": 0})),
+     [*HI, usage(86, 300, cacheReadTokens=1920, reasoningTokens=256), fin("stop")]),
+    ("deepseek-reasoner-usage", "stream.usage.reasoning-breakdown",
+     "DeepSeek's wire form (deepseek-reasoner): 212 completion tokens, 198 of them reasoning, "
+     "is outputTokens 212; prompt_cache_hit_tokens out of the input",
+     sse(delta(reasoning_content="hm"), delta("stop", content="Hi"), provider_usage(
+         1500, 212, total_tokens=1712, prompt_cache_hit_tokens=1408,
+         prompt_cache_miss_tokens=92, completion_tokens_details={"reasoning_tokens": 198})),
+     [bs(0, "reasoning"), rd(0, "hm"), be(0, reasoning("hm")), bs(1, "text"), td(1, "Hi"),
+      be(1, text("Hi")), usage(92, 212, cacheReadTokens=1408, reasoningTokens=198),
+      fin("stop")]),
+    ("reasoning-above-completion-absent", "stream.openai.disjoint-usage",
+     "a breakdown above its total is inconsistent: no usage chunk rather than a wrong count",
+     sse(delta("stop", content="Hi"), provider_usage(
+         10, 3, completion_tokens_details={"reasoning_tokens": 4})),
+     [*HI, fin("stop")]),
     ("deepseek-cache-hits", "stream.openai.disjoint-usage",
      "DeepSeek's prompt_cache_hit_tokens is subtracted out too",
      sse(delta("stop", content="Hi"), provider_usage(100, 5, prompt_cache_hit_tokens=90)),
@@ -901,34 +1019,37 @@ def path_of(case: J) -> Path:
     return CASES_DIR / group / f"{name}.json"
 
 
-def verify() -> list[str]:
-    """Problems found: a case whose hand-written answer loom_ref does not give."""
-    problems = []
-    for case in cases():
-        found = agrees(case)
-        if found:
-            problems.append(f"{case['id']}: {found}")
-    return problems
+def verify(made: Callable[[], list[J]] | None = None) -> list[str]:
+    """Problems found: a case (of ``made()``, default :func:`cases`) whose hand-written answer
+    loom_ref does not give."""
+    return [f"{case['id']}: {found}" for case in (made or cases)() if (found := agrees(case))]
 
 
-def write() -> None:
-    problems = verify()
+def write(groups: tuple[str, ...] = GROUPS, made: Callable[[], list[J]] | None = None) -> None:
+    """Rewrite the files of ``groups`` from ``made()`` (default: this module's groups)."""
+    problems = verify(made)
     if problems:
         raise SystemExit("refusing to write vectors:\n" + "\n".join(problems))
-    for group in GROUPS:
+    for group in groups:
         folder = CASES_DIR / group
         folder.mkdir(parents=True, exist_ok=True)
         for stale in folder.glob("*.json"):
             stale.unlink()
-    for case in cases():
+    for case in (made or cases)():
         path_of(case).write_text(canonical(case), encoding="utf-8")
 
 
-if __name__ == "__main__":
+def main(groups: tuple[str, ...] = GROUPS, made: Callable[[], list[J]] | None = None) -> None:
+    """``--write`` (or ``LOOM_REF_WRITE_VECTORS=1``) rewrites the files; else check only."""
+    built = (made or cases)()
     if "--write" in sys.argv or os.environ.get("LOOM_REF_WRITE_VECTORS") == "1":
-        write()
-        print(f"wrote {len(cases())} cases under {CASES_DIR}")
+        write(groups, made)
+        print(f"wrote {len(built)} cases under {CASES_DIR}")
     else:
-        found = verify()
-        print("\n".join(found) or f"all {len(cases())} cases agree with loom_ref")
+        found = verify(made)
+        print("\n".join(found) or f"all {len(built)} cases agree with loom_ref")
         raise SystemExit(1 if found else 0)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,4 +1,5 @@
-"""The BlockAssembler: folds grammar streams to their model; splitting deltas changes nothing."""
+"""The BlockAssembler: folds grammar streams to their model; splitting deltas changes nothing;
+it folds as dsh-llm's does (tolerant), and strict mode is the contract checker in front."""
 
 from __future__ import annotations
 
@@ -6,7 +7,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from loom_ref.errors import InvalidArgument
+from loom_ref.errors import InvalidArgument, StreamError
 from loom_ref.stream import (
     AssemblerError,
     BlockAssembler,
@@ -14,6 +15,7 @@ from loom_ref.stream import (
     BlockStart,
     BlockType,
     ContentBlock,
+    ContractViolationError,
     FinishChunk,
     FinishKind,
     FinishReason,
@@ -31,6 +33,7 @@ from loom_ref.stream import (
     UsageChunk,
     assemble,
     check,
+    check_strict,
 )
 from loom_ref.testing.strategies import GeneratedStream, split_deltas, strip_blocks, valid_streams
 
@@ -72,9 +75,9 @@ def _delta_only_model(chunks: tuple[StreamChunk, ...], reason: FinishReason) -> 
                 text[c.index] = ""
             if isinstance(c, ToolCallDelta):
                 text[c.index] += c.arguments_delta
-                ids.setdefault(c.index, c.id)
-                if c.name is not None:
-                    names.setdefault(c.index, c.name)
+                ids[c.index] = c.id  # the last delta's id
+                if c.name:
+                    names[c.index] = c.name  # the last non-empty name
             else:
                 text[c.index] += c.text
     out: list[ContentBlock] = []
@@ -83,7 +86,7 @@ def _delta_only_model(chunks: tuple[StreamChunk, ...], reason: FinishReason) -> 
             out.append(TextBlock(text=text[i]))
         elif kinds[i] is ReasoningDelta:
             out.append(ReasoningBlock(text=text[i]))
-        elif reason.kind in (FinishKind.STOP, FinishKind.TOOL_CALLS):
+        elif reason.kind is not FinishKind.MAX_TOKENS:
             out.append(ToolCallBlock(id=ids[i], name=names.get(i, ""), arguments=text[i]))
     return out
 
@@ -150,13 +153,13 @@ def test_first_seen_order_not_index_order() -> None:
         (FinishReason.stop(), True),
         (FinishReason.tool_calls(), True),
         (FinishReason.max_tokens(), False),
-        (FinishReason.error("boom"), False),
-        (FinishReason.aborted("stop"), False),
+        (FinishReason.error("boom"), True),
+        (FinishReason.aborted("stop"), True),
     ],
 )
-def test_unended_tool_calls_are_dropped_unless_the_finish_is_normal(
-    reason: FinishReason, kept: bool
-) -> None:
+def test_max_tokens_drops_every_tool_call(reason: FinishReason, kept: bool) -> None:
+    # spec: stream.assembler.max-tokens-drops-tool-calls -- ended or not; under error and
+    # aborted the message keeps them (interrupted_blocks is the safe prefix there)
     chunks = [
         TextDelta(index=0, text="partial"),
         BlockStart(index=1, block_type=BlockType.TOOL_CALL),
@@ -166,11 +169,11 @@ def test_unended_tool_calls_are_dropped_unless_the_finish_is_normal(
         BlockEnd(index=2, block=ToolCallBlock(id="c2", name="g", arguments="{}")),
         FinishChunk(reason=reason),
     ]
-    content = assemble(chunks).message.content
-    open_call = ToolCallBlock(id="c1", name="f", arguments='{"a":')
-    assert content[0] == TextBlock(text="partial")  # interrupted text is kept
-    assert content[-1] == ToolCallBlock(id="c2", name="g", arguments="{}")  # ended call is kept
-    assert (open_call in content) is kept
+    result = assemble(chunks)
+    calls = [ToolCallBlock(id="c1", name="f", arguments='{"a":'),
+             ToolCallBlock(id="c2", name="g", arguments="{}")]
+    assert result.message.content == (TextBlock(text="partial"), *(calls if kept else []))
+    assert result.interrupted == (TextBlock(text="partial"),)
 
 
 def test_arguments_are_never_parsed() -> None:
@@ -194,7 +197,8 @@ def test_unended_tool_result_has_no_content_and_is_dropped() -> None:
     )
 
 
-def test_blocks_snapshot_before_finish_and_unfinished_error() -> None:
+def test_blocks_snapshot_before_finish_and_a_missing_finish_is_stop() -> None:
+    # spec: stream.assembler.missing-finish-is-stop
     assembler = BlockAssembler()
     assembler.feed(TextDelta(index=0, text="he"))
     assembler.feed(ToolCallDelta(index=1, id="c", arguments_delta="{"))
@@ -203,9 +207,8 @@ def test_blocks_snapshot_before_finish_and_unfinished_error() -> None:
         ToolCallBlock(id="c", name="", arguments="{"),
     )
     assert not assembler.finished
-    with pytest.raises(AssemblerError) as caught:
-        assembler.message()
-    assert caught.value.code == "stream.assembler.unfinished"
+    assert assembler.finish_reason == FinishReason.stop()
+    assert assembler.result().finish == FinishReason.stop()
     assembler.feed(UsageChunk(usage=TokenUsage(input_tokens=3, output_tokens=4)))
     assembler.feed(FinishChunk(reason=FinishReason.max_tokens()))
     assert assembler.message().content == (TextBlock(text="he"),)
@@ -214,41 +217,58 @@ def test_blocks_snapshot_before_finish_and_unfinished_error() -> None:
 
 
 USAGE = UsageChunk(usage=TokenUsage(input_tokens=1, output_tokens=1))
+USAGE2 = UsageChunk(usage=TokenUsage(input_tokens=2, output_tokens=2))
 
 
-FAILING_STREAMS: list[tuple[list[StreamChunk], str]] = [
-    ([STOP, TextDelta(index=0, text="x")], "stream.nothing-after-finish"),
-    ([STOP, USAGE], "stream.usage-before-finish"),
-    ([STOP, STOP], "stream.single-finish"),
-    ([USAGE, USAGE, STOP], "stream.single-usage"),
+def test_every_chunk_folds_the_last_usage_and_finish_win() -> None:
+    # spec: stream.assembler.folds-everything -- what the checker refuses, the fold takes
+    chunks: list[StreamChunk] = [USAGE, TextDelta(index=0, text="a"), USAGE2,
+                                 FinishChunk(reason=FinishReason.max_tokens()),
+                                 TextDelta(index=0, text="b"), STOP]
+    result = assemble(chunks)
+    assert result.message.content == (TextBlock(text="ab"),)
+    assert result.usage == USAGE2.usage and result.finish == FinishReason.stop()
+    assert [v.rule.value for v in check(chunks)] == [
+        "stream.delta-targets-open-block", "stream.single-usage",
+        "stream.nothing-after-finish", "stream.single-finish"]
+
+
+def test_deltas_by_block_type() -> None:
+    # spec: stream.assembler.deltas-by-block-type
+    chunks: list[StreamChunk] = [
+        ReasoningDelta(index=0, text="r"), TextDelta(index=0, text="t"),  # text into reasoning
+        BlockStart(index=1, block_type=BlockType.TOOL_CALL), TextDelta(index=1, text="lost"),
+        ToolCallDelta(index=1, id="a", name="f", arguments_delta="{"),
+        ToolCallDelta(index=1, id="b", name="", arguments_delta="}"),  # last id, last name
+        TextDelta(index=2, text="x"), ToolCallDelta(index=2, id="c", arguments_delta="lost"),
+        BlockStart(index=2, block_type=BlockType.REASONING),  # a seen index: nothing
+        BlockStart(index=3, block_type=BlockType.TOOL_CALL),  # no delta: call-3
+        BlockStart(index=4, block_type=BlockType.TEXT),
+        BlockEnd(index=4, block=ReasoningBlock(text="end wins")),  # of another type
+        STOP,
+    ]
+    assert assemble(chunks).message.content == (
+        ReasoningBlock(text="rt"), ToolCallBlock(id="b", name="f", arguments="{}"),
+        TextBlock(text="x"), ToolCallBlock(id="call-3", name="", arguments=""),
+        ReasoningBlock(text="end wins"))
+
+
+def test_interrupted_blocks_keep_non_blank_text_and_reasoning_only() -> None:
+    # spec: stream.assembler.interrupted -- blank is ECMAScript's trim set, not str.isspace
+    chunks: list[StreamChunk] = [
+        TextDelta(index=0, text=" \t\u3000\ufeff"), ReasoningDelta(index=1, text="\u0085"),
+        BlockEnd(index=2, block=TextBlock(text="done")), TextDelta(index=3, text="\u001c"),
+        ToolCallDelta(index=4, id="c", name="f", arguments_delta="{}"),
+        BlockEnd(index=5, block=ReasoningBlock(text="\u2028 ")),
+        FinishChunk(reason=FinishReason.aborted("user")),
+    ]
+    assert BlockAssembler().feed_all(chunks).interrupted_blocks() == (
+        ReasoningBlock(text="\u0085"), TextBlock(text="done"), TextBlock(text="\u001c"))
+
+
+TYPE_ERRORS: list[tuple[list[StreamChunk], str]] = [
     ([TextDelta(index=-1, text="x"), STOP], "stream.index-non-negative-integer"),
     ([TextDelta(index=0.5, text="x"), STOP], "stream.index-non-negative-integer"),
-    (
-        [TextDelta(index=0, text="x"), ReasoningDelta(index=0, text="y"), STOP],
-        "stream.assembler.type-conflict",
-    ),
-    (
-        [
-            BlockStart(index=0, block_type=BlockType.TEXT),
-            BlockEnd(index=0, block=ReasoningBlock(text="y")),
-            STOP,
-        ],
-        "stream.assembler.type-conflict",
-    ),
-    (
-        [
-            ToolCallDelta(index=0, id="a", arguments_delta=""),
-            ToolCallDelta(index=0, id="b", arguments_delta=""),
-        ],
-        "stream.tool-call-identity-stable",
-    ),
-    (
-        [
-            ToolCallDelta(index=0, id="a", name="f", arguments_delta=""),
-            ToolCallDelta(index=0, id="a", name="g", arguments_delta=""),
-        ],
-        "stream.tool-call-identity-stable",
-    ),
     (
         [ToolCallDelta(index=0, id="a", arguments_delta={"a": 1}), STOP],  # type: ignore[arg-type]
         "stream.tool-arguments-raw-json",
@@ -257,34 +277,69 @@ FAILING_STREAMS: list[tuple[list[StreamChunk], str]] = [
         [BlockEnd(index=0, block=ToolCallBlock(id="a", name="f", arguments=[1])), STOP],  # type: ignore[arg-type]
         "stream.tool-arguments-raw-json",
     ),
-    ([TextDelta(index=0, text="x")], "stream.assembler.unfinished"),
 ]
 
 
-@pytest.mark.parametrize(("chunks", "code"), FAILING_STREAMS)
-def test_assembler_fails_closed_with_a_stable_code(chunks: list[StreamChunk], code: str) -> None:
+@pytest.mark.parametrize(("chunks", "code"), TYPE_ERRORS)
+def test_what_no_fold_can_take_raises_a_stable_code(chunks: list[StreamChunk], code: str
+                                                    ) -> None:
+    # spec: stream.assembler.type-errors
     with pytest.raises(AssemblerError) as caught:
         assemble(chunks)
     assert caught.value.code == code
 
 
-@pytest.mark.parametrize(
-    ("chunks", "code"), [(c, code) for c, code in FAILING_STREAMS
-                         if code != "stream.assembler.unfinished"])
-def test_a_failed_assembler_stays_failed(chunks: list[StreamChunk], code: str) -> None:
+STRICT: list[tuple[list[StreamChunk], str, int]] = [
+    ([STOP, TextDelta(index=0, text="x")], "stream.nothing-after-finish", 1),
+    ([STOP, USAGE], "stream.usage-before-finish", 1),
+    ([USAGE, USAGE, STOP], "stream.single-usage", 1),
+    ([TextDelta(index=0, text="x"), STOP], "stream.delta-targets-open-block", 0),
+    ([BlockStart(index=0, block_type=BlockType.TEXT), STOP], "stream.open-blocks-at-finish", 1),
+    ([BlockStart(index=0, block_type=BlockType.TOOL_CALL),
+      ToolCallDelta(index=0, id="a", arguments_delta=""),
+      ToolCallDelta(index=0, id="b", arguments_delta="")], "stream.tool-call-identity-stable", 2),
+    ([BlockStart(index=0, block_type=BlockType.TEXT)], "stream.single-finish", 1),
+]
+
+
+@pytest.mark.parametrize(("chunks", "code", "index"), STRICT)
+def test_strict_is_the_checker_in_front_of_the_same_fold(
+        chunks: list[StreamChunk], code: str, index: int) -> None:
+    # spec: stream.assembler.strict -- the code and index enforce would raise
+    with pytest.raises(ContractViolationError) as caught:
+        assemble(chunks, strict=True)
+    assert (caught.value.code, caught.value.details["index"]) == (code, index)
+    with pytest.raises(ContractViolationError) as enforced:
+        check_strict(chunks)
+    assert (enforced.value.code, enforced.value.details["index"]) == (code, index)
+
+
+@SETTINGS
+@given(valid_streams())
+def test_strict_agrees_with_tolerant_on_valid_streams(stream: GeneratedStream) -> None:
+    assert assemble(stream.chunks, strict=True) == assemble(stream.chunks)
+
+
+FAILING_STREAMS = [(c, code, AssemblerError, False) for c, code in TYPE_ERRORS] + [
+    (c, code, ContractViolationError, True) for c, code, _ in STRICT[:-1]]
+
+
+@pytest.mark.parametrize(("chunks", "code", "error", "strict"), FAILING_STREAMS)
+def test_a_failed_assembler_stays_failed(chunks: list[StreamChunk], code: str,
+                                         error: type[StreamError], strict: bool) -> None:
     # spec: stream.assembler.failed-stays-failed
-    assembler = BlockAssembler()
-    with pytest.raises(AssemblerError) as first:
+    assembler = BlockAssembler(strict=strict)
+    with pytest.raises(error) as first:
         for chunk in chunks:
             assembler.feed(chunk)
     assert first.value.code == code
     later: list[object] = [
         lambda: assembler.feed(TextDelta(index=7, text="fine on its own")),
         lambda: assembler.feed(FinishChunk(reason=FinishReason.stop())),
-        assembler.blocks, assembler.message, assembler.result,
+        assembler.blocks, assembler.message, assembler.result, assembler.interrupted_blocks,
     ]
     for call in later:
-        with pytest.raises(AssemblerError) as again:
+        with pytest.raises(error) as again:
             call()  # type: ignore[operator]
         assert again.value.code == code
         assert first.value.message in again.value.message
@@ -303,11 +358,6 @@ def test_resent_same_name_is_fine() -> None:
 def test_bad_arguments_raise_invalid_argument(bad: object) -> None:
     with pytest.raises(InvalidArgument):
         assemble(bad)  # type: ignore[arg-type]
-
-
-def test_result_is_cached_after_finish() -> None:
-    assembler = BlockAssembler().feed_all([TextDelta(index=0, text="x"), STOP])
-    assert assembler.blocks() is assembler.blocks()
 
 
 class _NoConcat(str):

@@ -192,6 +192,12 @@ def vectors(value: Any) -> None:
         "stream.openai_map": {"sse": "data: [DONE]\n\n"},
         "stream.attribution_headers": {"identity": {"product": "p", "version": "1",
                                                     "url": "u"}},
+        "stream.anthropic_map": {"sse": "data: {}\n\n", "cuts": [2]},
+        "stream.anthropic_request": {"request": {"model": "m", "messages": [], "tools": [],
+                                                 "maxTokens": 1, "temperature": 0},
+                                     "apiKey": "k", "identity": {"product": "p", "version": "1",
+                                                                 "url": "u"},
+                                     "defaultMaxTokens": 1, "version": "v"},
     }
     assert set(inputs) == set(VECTOR_FUNCTIONS)
     for name, good in inputs.items():

@@ -8,8 +8,6 @@ from __future__ import annotations
 
 import itertools
 import json
-import threading
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 import pytest
@@ -48,6 +46,8 @@ from loom_ref.stream import (
     consume,
 )
 from loom_ref.stream.openai_mapping import map_usage
+
+from ..loopback import Loopback, Response
 
 SETTINGS = settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 REQUEST = LlmRequest(
@@ -116,7 +116,8 @@ def test_missing_usage_is_absent_never_zero() -> None:
     assert assemble(out).usage is None
 
 
-def test_cached_and_reasoning_tokens_are_subtracted_out() -> None:
+def test_cached_tokens_are_subtracted_out_and_reasoning_is_a_breakdown() -> None:
+    # spec: stream.openai.disjoint-usage, stream.usage.reasoning-breakdown
     raw = usage(
         100,
         40,
@@ -124,8 +125,14 @@ def test_cached_and_reasoning_tokens_are_subtracted_out() -> None:
         completion_tokens_details={"reasoning_tokens": 30},
     )["usage"]
     assert map_usage(raw) == TokenUsage(
-        input_tokens=36, output_tokens=10, cache_read_tokens=64, reasoning_tokens=30
+        input_tokens=36, output_tokens=40, cache_read_tokens=64, reasoning_tokens=30
     )
+    # the deepseek-reasoner stream of the issue: 212 completion tokens, 198 of them reasoning
+    reasoner = {"prompt_tokens": 1500, "completion_tokens": 212, "prompt_cache_hit_tokens": 1408,
+                "completion_tokens_details": {"reasoning_tokens": 198}}
+    assert map_usage(reasoner) == TokenUsage(input_tokens=92, output_tokens=212,
+                                             cache_read_tokens=1408, reasoning_tokens=198)
+    assert map_usage({**reasoner, "completion_tokens_details": {"reasoning_tokens": 213}}) is None
     deepseek = {"prompt_tokens": 50, "completion_tokens": 5, "prompt_cache_hit_tokens": 20}
     assert map_usage(deepseek) == TokenUsage(input_tokens=30, output_tokens=5, cache_read_tokens=20)
     zero_cached = {
@@ -395,56 +402,18 @@ def test_sse_feed_is_independent_of_where_the_text_is_cut(cuts: list[int]) -> No
 # --- the wire --------------------------------------------------------------------------------
 
 
-class MockServer:
-    """A chat-completions endpoint on 127.0.0.1 that records requests and streams SSE."""
+IDENTITY = AppIdentity(product="loom-ref-test", version="9.9", url="https://example.test")
+UA = "loom-ref-test/9.9 (+https://example.test)"
 
-    def __init__(self, events: list[str], *, status: int = 200, expect_ua: str) -> None:
-        self.requests: list[dict[str, Any]] = []
-        outer = self
 
-        class Handler(BaseHTTPRequestHandler):
-            def do_POST(self) -> None:
-                length = int(self.headers.get("Content-Length", "0"))
-                outer.requests.append(
-                    {
-                        "path": self.path,
-                        "headers": dict(self.headers),
-                        "body": json.loads(self.rfile.read(length)),
-                    }
-                )
-                if self.headers.get("User-Agent") != expect_ua:
-                    self.send_response(400)
-                    self.end_headers()
-                    self.wfile.write(b"missing attribution User-Agent")
-                    return
-                self.send_response(status)
-                self.send_header("Content-Type", "text/event-stream")
-                self.end_headers()
-                try:
-                    for event in events:
-                        self.wfile.write(event.encode("utf-8"))
-                        self.wfile.flush()
-                except (BrokenPipeError, ConnectionResetError):
-                    pass  # the client went away on purpose (an abort mid-stream)
+def mock(events: list[str], *, status: int = 200) -> Loopback:
+    """A chat-completions endpoint on 127.0.0.1 that refuses a request without :data:`UA`."""
+    return Loopback([Response([e.encode("utf-8") for e in events], status=status)],
+                    require={"user-agent": UA})
 
-            def log_message(self, format: str, *args: Any) -> None:
-                pass
 
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
-
-    @property
-    def base_url(self) -> str:
-        return f"http://127.0.0.1:{self.server.server_address[1]}/v1"
-
-    def __enter__(self) -> MockServer:
-        self.thread.start()
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.server.shutdown()
-        self.server.server_close()
-        self.thread.join()
+def v1(server: Loopback) -> str:
+    return server.base_url + "/v1"
 
 
 def sse(*payloads: dict[str, Any], done: bool = True) -> list[str]:
@@ -452,8 +421,6 @@ def sse(*payloads: dict[str, Any], done: bool = True) -> list[str]:
     return [*events, "data: [DONE]\n\n"] if done else events
 
 
-IDENTITY = AppIdentity(product="loom-ref-test", version="9.9", url="https://example.test")
-UA = "loom-ref-test/9.9 (+https://example.test)"
 
 
 def test_wire_every_request_carries_the_user_agent() -> None:
@@ -463,19 +430,19 @@ def test_wire_every_request_carries_the_user_agent() -> None:
         finish("stop"),
         usage(7, 2, prompt_tokens_details={"cached_tokens": 4}),
     )
-    with MockServer(events, expect_ua=UA) as server:
+    with mock(events) as server:
         adapter = OpenAICompatAdapter(
-            base_url=server.base_url, api_key="sk-test", identity=IDENTITY, timeout=5
+            base_url=v1(server), api_key="sk-test", identity=IDENTITY, timeout=5
         )
         out = list(consume(adapter, REQUEST, Signal()))
         again = list(consume(adapter, REQUEST, Signal()))
     assert attribution_headers(IDENTITY) == {"User-Agent": UA}
     assert len(server.requests) == 2
     for seen in server.requests:
-        assert seen["headers"]["User-Agent"] == UA
-        assert seen["headers"]["Authorization"] == "Bearer sk-test"
-        assert seen["path"] == "/v1/chat/completions"
-        assert seen["body"]["model"] == "test-model" and seen["body"]["stream"] is True
+        assert seen.headers["user-agent"] == UA
+        assert seen.headers["authorization"] == "Bearer sk-test"
+        assert seen.path == "/v1/chat/completions"
+        assert seen.body["model"] == "test-model" and seen.body["stream"] is True
     assert out == again
     assert check(out) == ()
     result = assemble(out)
@@ -486,8 +453,8 @@ def test_wire_every_request_carries_the_user_agent() -> None:
 
 def test_wire_a_missing_user_agent_would_be_refused() -> None:
     # the mock really checks: a different identity gets a 400, raised as http-status
-    with MockServer(sse(finish("stop")), expect_ua=UA) as server:
-        adapter = OpenAICompatAdapter(base_url=server.base_url, timeout=5)
+    with mock(sse(finish("stop"))) as server:
+        adapter = OpenAICompatAdapter(base_url=v1(server), timeout=5)
         with pytest.raises(ProviderError) as caught:
             list(adapter.stream(REQUEST, Signal()))
     assert caught.value.code == "stream.provider.http-status"
@@ -495,8 +462,8 @@ def test_wire_a_missing_user_agent_would_be_refused() -> None:
 
 
 def test_wire_connection_closed_without_finish_is_error() -> None:
-    with MockServer(sse(content("cut"), done=False), expect_ua=UA) as server:
-        adapter = OpenAICompatAdapter(base_url=server.base_url, identity=IDENTITY, timeout=5)
+    with mock(sse(content("cut"), done=False)) as server:
+        adapter = OpenAICompatAdapter(base_url=v1(server), identity=IDENTITY, timeout=5)
         out = list(consume(adapter, REQUEST, Signal()))
     assert check(out) == ()
     reason = assemble(out).finish
@@ -505,8 +472,8 @@ def test_wire_connection_closed_without_finish_is_error() -> None:
 
 
 def test_wire_http_error_status_becomes_error_finish_through_consume() -> None:
-    with MockServer([], status=503, expect_ua=UA) as server:
-        adapter = OpenAICompatAdapter(base_url=server.base_url, identity=IDENTITY, timeout=5)
+    with mock([], status=503) as server:
+        adapter = OpenAICompatAdapter(base_url=v1(server), identity=IDENTITY, timeout=5)
         out = list(consume(adapter, REQUEST, Signal()))
     assert len(out) == 1
     reason = assemble(out).finish
@@ -514,8 +481,8 @@ def test_wire_http_error_status_becomes_error_finish_through_consume() -> None:
 
 
 def test_wire_malformed_event_raises() -> None:
-    with MockServer(["data: {not json\n\n"], expect_ua=UA) as server:
-        adapter = OpenAICompatAdapter(base_url=server.base_url, identity=IDENTITY, timeout=5)
+    with mock(["data: {not json\n\n"]) as server:
+        adapter = OpenAICompatAdapter(base_url=v1(server), identity=IDENTITY, timeout=5)
         with pytest.raises(ProviderError) as caught:
             list(adapter.stream(REQUEST, Signal()))
     assert caught.value.code == "stream.provider.malformed-event"
@@ -523,8 +490,8 @@ def test_wire_malformed_event_raises() -> None:
 
 def test_wire_abort_between_events() -> None:
     events = sse(content("a"), content("b"), content("c"), finish("stop"))
-    with MockServer(events, expect_ua=UA) as server:
-        adapter = OpenAICompatAdapter(base_url=server.base_url, identity=IDENTITY, timeout=5)
+    with mock(events) as server:
+        adapter = OpenAICompatAdapter(base_url=v1(server), identity=IDENTITY, timeout=5)
         signal = Signal()
         out: list[StreamChunk] = []
         for chunk in consume(adapter, REQUEST, signal):
@@ -537,8 +504,8 @@ def test_wire_abort_between_events() -> None:
 
 
 def test_wire_connection_refused_is_a_transport_error() -> None:
-    with MockServer([], expect_ua=UA) as server:
-        url = server.base_url
+    with mock([]) as server:
+        url = v1(server)
     adapter = OpenAICompatAdapter(base_url=url, identity=IDENTITY, timeout=2)
     with pytest.raises(ProviderError) as caught:
         list(adapter.stream(REQUEST, Signal()))

@@ -31,16 +31,18 @@ from loom_ref.stream import (
 )
 
 
-def test_usage_is_disjoint() -> None:
+def test_usage_is_disjoint_and_reasoning_a_breakdown() -> None:
+    # spec: stream.usage.disjoint, stream.usage.reasoning-breakdown
     usage = TokenUsage(
         input_tokens=10,
-        output_tokens=5,
+        output_tokens=12,
         cache_read_tokens=90,
         cache_write_tokens=3,
         reasoning_tokens=7,
     )
     assert usage.billed_input_tokens == 103
-    assert usage.billed_output_tokens == 12
+    assert usage.billed_output_tokens == 12  # the 7 reasoning tokens are inside the 12
+    assert usage.billed_tokens == 115
     assert TokenUsage(input_tokens=1, output_tokens=0).cache_read_tokens is None
 
 

@@ -20,7 +20,10 @@
 // - A tool call that cannot or did not run is an error result the model sees; the loop goes
 //   on (#agent.tool-error). Its message is journaled with the next turn's input, so the
 //   loop's own messages are the spec's, word for word (an unknown name in canonical JSON).
-//   A declined approval is an ordinary result (#agent.tool-refusal).
+//   A declined approval is an ordinary result (#agent.tool-refusal). A turn cut at the
+//   output-token ceiling (its response's finish is max-tokens) runs no tool call: the model
+//   sees its reply without the calls, then the notice, and the loop goes on
+//   (#agent.max-tokens-turn).
 // - The opaque form (#agent.step-opaque) runs the same loop inside ONE durable step
 //   `agent_step`, its model and tool calls transient calls of the scripted world.
 
@@ -30,6 +33,7 @@ import {
   WHITESPACE, canonicalJson, chunkDeltas, compactionPlan, toolResultContent, utf8Length,
 } from "./agent.mjs";
 import { decodeMessage } from "./agent-model.mjs";
+import { decodeReason } from "./stream.mjs";
 
 const jsonType = (v) => (v === null ? "null" : Array.isArray(v) ? "array" : typeof v);
 const isObject = (v) => jsonType(v) === "object";
@@ -198,17 +202,38 @@ const claimChecked = (tool) => fail("agent.claim-checked-output",
   `the output of ${tool} is a claim-check envelope; remove ${tool} from ` +
   "claim_check_middleware(tool_ids=...) (execution.claimCheck.toolIds)");
 
-/** spec: agent.model-response — an assistant message in the wire form, as recorded. */
+/**
+ * spec: agent.model-response — an assistant message in the wire form, as recorded, with an
+ * optional `finish` (#deltas.llm-output-finish), read first. Returns the message without it,
+ * and whether the reply was cut at the output-token ceiling.
+ */
 function assistantMessage(output, tool) {
   if (isEnvelope(output)) throw claimChecked(tool);
+  let message = output;
+  let finish = null;
   try {
-    if (decodeMessage(output).role === "assistant") return output;
+    if (isObject(output) && Object.hasOwn(output, "finish")) {
+      finish = decodeReason(output.finish, "$.finish");
+      message = Object.fromEntries(Object.entries(output).filter(([k]) => k !== "finish"));
+    }
+    decodeMessage(message);
   } catch (e) {
     if (!(e instanceof LoomError)) throw e;
     throw fail("agent.model-response", `${tool} did not return a wire message: ${e.message}`);
   }
-  throw fail("agent.model-response", `${tool} returned a ${output.role} message, not an assistant one`);
+  if (message.role !== "assistant") {
+    throw fail("agent.model-response", `${tool} returned a ${message.role} message, not an assistant one`);
+  }
+  if (finish && (finish.kind === "error" || finish.kind === "aborted")) {
+    throw fail("agent.model-response", `${tool} returned a message with finish ${finish.kind}`); // never an output
+  }
+  return { message, truncated: finish !== null && finish.kind === "max-tokens" };
 }
+
+// spec: agent.max-tokens-turn — what the model reads after a reply cut at the token ceiling
+export const MAX_TOKENS_NOTICE = "Your previous reply reached the output-token limit and was cut off, " +
+  "so none of its tool calls was run. Continue from where it stopped, in shorter steps, and make " +
+  "again any tool call you still need.";
 
 /** spec: agent.turn-step — turn i is the durable step #turn:<i> against modelToolId. */
 function* modelTurn(ctx, cfg, i, request) {
@@ -386,8 +411,14 @@ export function* agentLoop(ctx, cfg, input, world) {
     if (cfg.compaction) yield* compact(ctx, cfg, i, transcript); // before turn i's model call
     const request = { messages: copy(transcript.messages), tools, system };
     const output = cfg.router ? yield* routedTurn(ctx, cfg, i, request, world) : yield* modelTurn(ctx, cfg, i, request);
-    const message = assistantMessage(output, cfg.router ? `the route of #turn:${i}` : cfg.modelToolId);
-    transcript.push(message);
+    let { message, truncated } = assistantMessage(output, cfg.router ? `the route of #turn:${i}` : cfg.modelToolId);
+    if (truncated) { // spec: agent.max-tokens-turn — none of its tool calls ever runs
+      message = { ...message, content: message.content.filter((b) => b.type !== "tool-call") };
+      if (message.content.length) transcript.push(message); // an empty assistant message is not sent
+      transcript.push({ role: "user", content: [{ type: "text", text: MAX_TOKENS_NOTICE }] });
+    } else {
+      transcript.push(message);
+    }
     if (cfg.streamMinChars !== null) { // spec: agent.stream-text — after the turn's step
       const batches = [];
       const chunker = chunkDeltas((b) => batches.push(b), cfg.streamMinChars);
@@ -395,6 +426,7 @@ export function* agentLoop(ctx, cfg, input, world) {
       chunker.flush();
       for (const text of batches) yield ctx.stream({ turn: i, text });
     }
+    if (truncated) continue; // never the answer, never a tool call
     const calls = message.content.filter((b) => b.type === "tool-call");
     if (!calls.length) return { text: textOf(message), message, turns: i + 1 };
     const results = [];

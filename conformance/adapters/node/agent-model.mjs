@@ -20,6 +20,7 @@
 
 import { LoomError } from "./journal.mjs";
 import { BlockAssembler, decodeChunk } from "./stream.mjs";
+import { llmOutput } from "./llm.mjs";
 import { members, renderTranscript } from "./agent.mjs";
 import { decodeTainted, guardRequest } from "./governance.mjs";
 
@@ -160,7 +161,7 @@ function collect(provider, request, ctx) {
       { failure: { code: finish.failure.code ?? null, message: finish.failure.message } });
   }
   ctx.onDelta({ done: true, usage: usage ?? undefined }); // the effect's end-of-stream chunk
-  return message;
+  return llmOutput(message, finish); // spec: deltas.llm-output-finish
 }
 
 /**

@@ -12,7 +12,8 @@
 //   aborted raise effect.llm-error / effect.llm-aborted, a success reports usage and writes the
 //   end chunk (#deltas.collect-finish); without a runtime it delivers itself (#deltas.no-runtime).
 // - The effect fences its input with guardRequest FIRST (#deltas.llm-input) and returns the
-//   assembled message (#deltas.llm-output); with onReset the configured sink's resets go there
+//   assembled message (#deltas.llm-output), with `finish` for a max-tokens reply
+//   (#deltas.llm-output-finish); with onReset the configured sink's resets go there
 //   (#deltas.llm-sinks).
 
 import { LoomError } from "./journal.mjs";
@@ -112,17 +113,26 @@ export function collectStream(chunks, ctx, { configured = null } = {}) {
   } finally {
     source.return?.();
   }
-  const { message, finish: reason, usage } = assembler.result();
+  let { message, finish: reason, usage } = assembler.result();
+  if (assembler.finish === null) { // spec: deltas.collect-finish — never a normal message
+    reason = { kind: "error", failure: { message: "the model stream ended without a finish chunk", code: "stream.missing-finish" } };
+  }
   if (reason.kind === "error" || reason.kind === "aborted") { // spec: deltas.collect-finish
     const code = reason.kind === "error" ? "effect.llm-error" : "effect.llm-aborted";
     throw new LoomError(code, reason.failure.message, { failure: reason.failure });
   }
-  if (usage) ctx.reportUsage(usage);
+  if (usage) { // spec: deltas.collect-usage — the billed counters, without the breakdown
+    const { reasoningTokens, ...billed } = usage;
+    ctx.reportUsage(billed);
+  }
   const end = chunk({ done: true, usage });
   if (ctx.onDelta) ctx.onDelta(end);
   else direct(end, true);
-  return message;
+  return llmOutput(message, reason);
 }
+
+/** spec: deltas.llm-output-finish — a reply cut at the token ceiling says so. */
+export const llmOutput = (message, reason) => (reason.kind === "max-tokens" ? { ...message, finish: { kind: "max-tokens" } } : message);
 
 // -- the request (#deltas.llm-input) --------------------------------------------------------
 const ROLES = ["system", "user", "assistant", "tool"];

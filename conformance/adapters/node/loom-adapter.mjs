@@ -11,7 +11,8 @@
 // each:
 // - journal.parse, journal.parse-log (the store log), journal.fold (journal.mjs);
 // - stream.check, stream.assemble, stream.decode, stream.enforce (stream.mjs); stream.consume,
-//   stream.openai_map, stream.attribution_headers (stream-io.mjs);
+//   stream.openai_map, stream.attribution_headers (stream-io.mjs); stream.anthropic_map
+//   (stream-anthropic.mjs);
 // - taint.guard_request, taint.unwrap, validators.check, validators.check_output
 //   (governance.mjs, with dialect.mjs for the validators' portable patterns), guards.run,
 //   guards.steps (governance-guards.mjs): chapter 4's one implementation, which the deltas
@@ -39,10 +40,11 @@ import { AGENT_MODEL_VECTORS } from "./agent-model.mjs";
 import { agentLoopInstruction } from "./agent-loop.mjs";
 import { DELTAS_VECTORS } from "./deltas-vectors.mjs";
 import { STREAM_IO_VECTORS } from "./stream-io.mjs";
+import { STREAM_ANTHROPIC_VECTORS } from "./stream-anthropic.mjs";
 
 // every chapter module's vector functions, by conformance function name
 const CHAPTER_VECTORS = {
-  ...STREAM_VECTORS, ...STREAM_IO_VECTORS, ...GOVERNANCE_VECTORS, ...GUARD_VECTORS,
+  ...STREAM_VECTORS, ...STREAM_IO_VECTORS, ...STREAM_ANTHROPIC_VECTORS, ...GOVERNANCE_VECTORS, ...GUARD_VECTORS,
   ...EFFECTS_VECTORS, ...DELTAS_VECTORS,
   ...AGENT_VECTORS, ...AGENT_MODEL_VECTORS,
 };

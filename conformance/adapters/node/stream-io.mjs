@@ -90,9 +90,11 @@ export function* consume(adapter, request, signal) {
  * WHATWG event-stream decoding over text pieces cut anywhere: LF, CRLF or CR line ends (a CR
  * at the end of a piece waits for the next piece, which may start with its LF), `:` comments,
  * one space after the colon dropped, `data` lines joined with LF, dispatch on a blank line.
- * Yields each event's data; a partial event at the end of input is discarded.
+ * Yields each event's data; a partial event at the end of input is discarded, unless
+ * `endsLastEvent` (#stream.anthropic.sse): then the end of input dispatches a pending event
+ * whose lines all ended, and only a last line without line end is dropped.
  */
-export function* sseData(pieces) {
+export function* sseData(pieces, { endsLastEvent = false } = {}) {
   let pending = "";
   let data = null; // the data buffer, as lines
   const line = function* (text) {
@@ -130,6 +132,7 @@ export function* sseData(pieces) {
   }
   if (pending.endsWith("\r")) yield* line(pending.slice(0, -1)); // the input ended: a lone CR
   // what is left is a partial line of a partial event: discarded
+  if (endsLastEvent && data !== null) yield data.join("\n");
 }
 
 // -- the chat-completions mapping (#stream.openai) -----------------------------------------
@@ -139,8 +142,9 @@ const isCount = (v) => Number.isInteger(v) && v >= 0;
 const countOrNull = (v) => (isCount(v) ? v : null); // a count that is not one is not reported
 
 /**
- * spec: stream.openai.disjoint-usage — cached prompt tokens and reasoning tokens subtracted
- * out and reported apart; usage without both totals, or inconsistent, is absent (null). A
+ * spec: stream.openai.disjoint-usage — cached prompt tokens subtracted out of the input and
+ * reported apart; reasoning tokens reported as a breakdown of the whole completion; usage
+ * without both totals, or inconsistent, is absent (null). A
  * detail count that is not a non-negative integer counts as not reported; DeepSeek's
  * `prompt_cache_hit_tokens` is read when `cached_tokens` is not reported.
  */
@@ -151,7 +155,8 @@ export function disjointUsage(u) {
   const cached = countOrNull(inDetails.cached_tokens) ?? countOrNull(u.prompt_cache_hit_tokens);
   const reasoning = countOrNull(outDetails.reasoning_tokens);
   if ((cached ?? 0) > u.prompt_tokens || (reasoning ?? 0) > u.completion_tokens) return null; // inconsistent
-  const usage = { inputTokens: u.prompt_tokens - (cached ?? 0), outputTokens: u.completion_tokens - (reasoning ?? 0) };
+  // spec: stream.usage.reasoning-breakdown — outputTokens is the whole completion
+  const usage = { inputTokens: u.prompt_tokens - (cached ?? 0), outputTokens: u.completion_tokens };
   if (cached !== null) usage.cacheReadTokens = cached;
   if (reasoning !== null) usage.reasoningTokens = reasoning;
   return usage;
@@ -336,7 +341,7 @@ export function attributionHeaders(identity) {
 // spec: stream.vectors.input-order — the inputs of these three functions are read as objects
 // of known members: not-an-object, then unknown-field (any member it does not define), then
 // missing-field (a required one absent), then the members' values in the order listed.
-function inputObject(value, path, required, optional = []) {
+export function inputObject(value, path, required, optional = []) {
   if (!isObject(value)) throw wireError("not-an-object", `expected an object, got ${jsonType(value)}`, path);
   const extra = Object.keys(value).filter((k) => !required.includes(k) && !optional.includes(k)).sort();
   if (extra.length) throw wireError("unknown-field", `unknown field(s) ${extra.join(", ")}`, path);

@@ -10,8 +10,9 @@
 // - The checker (#stream.checker): every violation, in chunk order, as {rule, index}. Two
 //   tables, one for each block index and one for the stream; a lookup miss is the violation
 //   and leaves its machine where it was. Per-chunk rules (index, raw JSON) apply to every chunk.
-// - The assembler (#stream.assembler): folds chunks into an assistant message, tolerant of
-//   delta-only streams, first block-end wins, first-seen order, fail closed on the rest.
+// - The assembler (#stream.assembler): folds chunks into an assistant message as dsh-llm's
+//   assembler does (tolerant: every chunk folds), with the interrupted prefix; strict mode is
+//   the checker in front of the same fold.
 // - The strict form (#stream.errors.rule-codes): `enforce` passes on the valid prefix, then
 //   raises the first violation, its rule id the code and its chunk index the detail.
 
@@ -92,7 +93,7 @@ function decodeFailure(value, path) {
   return failure;
 }
 
-function decodeReason(value, path) {
+export function decodeReason(value, path) {
   const f = new Fields(value, path);
   const kind = f.get("kind", variant(FINISH_KINDS, "finish kind"));
   const failure = f.get("failure", decodeFailure, !FAILED_KINDS.has(kind));
@@ -103,7 +104,7 @@ function decodeReason(value, path) {
   return { kind, failure };
 }
 
-function decodeBlock(value, path) {
+export function decodeBlock(value, path) {
   const f = new Fields(value, path);
   const type = f.get("type", variant(BLOCK_TYPES, "block type"));
   let block;
@@ -243,141 +244,173 @@ function checkOpenAtFinish(blocks, chunk, report) {
   if ([...blocks.values()].some((b) => b.state === "open")) report(RULE.openAtFinish);
 }
 
-/** `check(chunks)`: every violation, in chunk order, as `{rule, index}`. */
-export function check(chunks) {
-  const blocks = new Map();
-  let state = "streaming";
-  const found = [];
-  chunks.forEach((chunk, index) => {
+/** The checker fed one chunk at a time: `feed` returns that chunk's violations. */
+export class IncrementalChecker {
+  constructor() {
+    Object.assign(this, { blocks: new Map(), state: "streaming", position: 0 });
+  }
+  get finished() {
+    return this.state === "finished";
+  }
+  feed(chunk) {
+    const index = this.position++;
+    const found = [];
     const report = (rule) => void found.push({ rule, index });
     checkIndex(chunk, report);
     checkRawArguments(chunk, report);
     const event = streamEvent(chunk);
-    const next = STREAM_TRANSITIONS[`${state} ${event}`];
-    if (!next) return report(STREAM_MISS_RULE[`${state} ${event}`]);
-    if (event === "finish") checkOpenAtFinish(blocks, chunk, report);
-    if (event === "block") feedBlock(blocks, chunk, report);
-    state = next;
-  });
+    const next = STREAM_TRANSITIONS[`${this.state} ${event}`];
+    if (!next) {
+      report(STREAM_MISS_RULE[`${this.state} ${event}`]);
+      return found;
+    }
+    if (event === "finish") checkOpenAtFinish(this.blocks, chunk, report);
+    if (event === "block") feedBlock(this.blocks, chunk, report);
+    this.state = next;
+    return found;
+  }
+}
+
+/** `check(chunks)`: every violation, in chunk order, as `{rule, index}`. */
+export function check(chunks) {
+  const checker = new IncrementalChecker();
+  const found = chunks.flatMap((chunk) => checker.feed(chunk));
   // spec: stream.single-finish — "A missing finish is reported at index len(chunks)".
-  if (state !== "finished") found.push({ rule: RULE.singleFinish, index: chunks.length });
+  if (!checker.finished) found.push({ rule: RULE.singleFinish, index: chunks.length });
   return found;
 }
 
 // -- the assembler (#stream.assembler) -----------------------------------------------------
-const TYPE_CONFLICT = "stream.assembler.type-conflict";
-const UNFINISHED = "stream.assembler.unfinished";
-// spec: stream.assembler.incomplete-tool-calls-dropped — max-tokens, and loom-ref's choice of
-// error and aborted too.
-const DROPS_OPEN_TOOL_CALLS = new Set(["max-tokens", "error", "aborted"]);
+// It folds as dsh-llm's assembler does: every chunk folds wherever it comes (the last usage
+// and the last finish win), a missing finish is `stop`, stragglers after a block-end are
+// ignored, and only what no fold can take raises (#stream.assembler.type-errors). `strict`
+// puts the contract checker in front of the same fold (#stream.assembler.strict).
 
-const failClosed = (code, message) => new LoomError(code, message);
+// spec: stream.assembler.interrupted — what ECMAScript's trim removes is exactly the blank set
+const isBlank = (text) => text.trim() === "";
+const TEXTUAL = new Set(["text", "reasoning"]);
 
-/** Folds chunks into content blocks; `result()` once finished. */
+/** Folds chunks into content blocks; `result()` at any time. */
 export class BlockAssembler {
-  constructor() {
+  constructor({ strict = false } = {}) {
     this.slots = new Map(); // insertion order is first-seen order
     this.usage = null;
     this.finish = null;
+    this.checker = strict ? new IncrementalChecker() : null;
+    this.failed = null; // spec: stream.assembler.failed-stays-failed
+  }
+
+  guard() {
+    if (this.failed) throw new LoomError(this.failed.code, `the assembler failed earlier: ${this.failed.message}`);
   }
 
   feed(chunk) {
-    if (this.finish) this.afterFinish(chunk);
+    this.guard();
+    try {
+      if (this.checker) {
+        const first = this.checker.feed(chunk)[0];
+        if (first) throw new LoomError(first.rule, `chunk ${first.index} breaks ${first.rule}`, { index: first.index });
+      }
+      this.fold(chunk);
+    } catch (error) {
+      if (error instanceof LoomError) this.failed = error;
+      throw error;
+    }
+  }
+
+  // spec: stream.assembler.folds-everything, stream.assembler.deltas-by-block-type
+  fold(chunk) {
     switch (chunk.type) {
       case "usage":
-        // spec: stream.assembler.fail-closed — a second usage
-        if (this.usage) throw failClosed(RULE.singleUsage, "a second usage chunk");
-        this.usage = chunk.usage;
+        this.usage = chunk.usage; // the last wins
         return;
       case "finish":
-        this.finish = chunk.reason;
+        this.finish = chunk.reason; // the last wins
         return;
       case "block-start":
         this.slot(chunk.index, chunk.blockType);
         return;
       case "text-delta":
-      case "reasoning-delta":
-        this.textDelta(chunk);
+      case "reasoning-delta": {
+        const slot = this.slot(chunk.index, DELTA_BLOCK_TYPE[chunk.type]);
+        if (slot && TEXTUAL.has(slot.type)) slot.parts.push(chunk.text);
         return;
-      case "tool-call-delta":
-        this.toolCallDelta(chunk);
+      }
+      case "tool-call-delta": {
+        const slot = this.slot(chunk.index, "tool-call");
+        if (!slot) return;
+        rawJson(chunk.argumentsDelta, "argumentsDelta");
+        if (slot.type !== "tool-call") return;
+        slot.id = chunk.id; // the last delta's id
+        if (chunk.name) slot.name = chunk.name; // the last non-empty name
+        slot.parts.push(chunk.argumentsDelta); // spec: stream.assembler.arguments-unparsed
         return;
-      default:
-        this.blockEnd(chunk);
+      }
+      default: {
+        const slot = this.slot(chunk.index, chunk.block.type);
+        if (!slot) return;
+        if (chunk.block.type === "tool-call") rawJson(chunk.block.arguments, "block-end tool-call arguments");
+        slot.ended = chunk.block; // spec: stream.assembler.first-block-end-wins
+        slot.parts = [];
+      }
     }
   }
 
-  // spec: stream.assembler.fail-closed — any chunk after finish, named by its contract rule.
-  afterFinish(chunk) {
-    const rule = { usage: RULE.usageBeforeFinish, finish: RULE.singleFinish }[chunk.type] ?? RULE.nothingAfterFinish;
-    throw failClosed(rule, `${chunk.type} chunk after finish`);
-  }
-
-  // spec: stream.assembler.delta-only — any block chunk opens an unseen index; an open index
-  // whose chunks disagree on its type is a type conflict; an ended one takes anything (stragglers).
+  // The open slot at `index` (opened if unseen: stream.assembler.delta-only), or null for a
+  // straggler after its block-end.
   slot(index, type) {
-    if (!isValidIndex(index)) throw failClosed(RULE.index, `index ${index} is not a non-negative integer`);
+    // spec: stream.assembler.type-errors
+    if (!isValidIndex(index)) throw new LoomError(RULE.index, `index ${index} is not a non-negative integer`);
     let slot = this.slots.get(index);
-    if (!slot) this.slots.set(index, (slot = { type, parts: [], id: undefined, name: undefined, ended: null }));
-    else if (!slot.ended && slot.type !== type) {
-      throw failClosed(TYPE_CONFLICT, `block ${index} is ${slot.type}, got a ${type} chunk`);
+    if (!slot) this.slots.set(index, (slot = { index, type, parts: [], id: undefined, name: undefined, ended: null }));
+    return slot.ended ? null : slot;
+  }
+
+  static blockOf(slot) {
+    if (slot.ended) return slot.ended;
+    if (TEXTUAL.has(slot.type)) return { type: slot.type, text: slot.parts.join("") };
+    if (slot.type === "tool-call") {
+      // spec: stream.assembler.unnamed-call
+      return { type: "tool-call", id: slot.id ?? `call-${slot.index}`, name: slot.name ?? "", arguments: slot.parts.join("") };
     }
-    return slot;
+    return null; // an open tool-result has no content: dropped
   }
 
-  textDelta(chunk) {
-    const slot = this.slot(chunk.index, DELTA_BLOCK_TYPE[chunk.type]);
-    if (!slot.ended) slot.parts.push(chunk.text); // spec: stream.assembler.first-block-end-wins
-  }
-
-  toolCallDelta(chunk) {
-    const slot = this.slot(chunk.index, "tool-call");
-    if (slot.ended) return; // spec: stream.assembler.first-block-end-wins — a straggler
-    if (typeof chunk.argumentsDelta !== "string") throw failClosed(RULE.rawJson, "argumentsDelta is not a string");
-    // spec: stream.tool-call-identity-stable — id from the first delta, name from the first
-    // delta carrying one; a change fails closed.
-    if (slot.id === undefined) slot.id = chunk.id;
-    else if (chunk.id !== slot.id) throw failClosed(RULE.identity, `tool-call id changed from ${slot.id} to ${chunk.id}`);
-    if (chunk.name !== undefined) {
-      if (slot.name === undefined) slot.name = chunk.name;
-      else if (chunk.name !== slot.name) throw failClosed(RULE.identity, `tool-call name changed to ${chunk.name}`);
-    }
-    slot.parts.push(chunk.argumentsDelta); // spec: stream.assembler.arguments-unparsed
-  }
-
-  blockEnd(chunk) {
-    const slot = this.slot(chunk.index, chunk.block.type);
-    if (slot.ended) return; // spec: stream.assembler.first-block-end-wins
-    if (chunk.block.type === "tool-call" && typeof chunk.block.arguments !== "string") {
-      throw failClosed(RULE.rawJson, "block-end tool-call arguments is not a string");
-    }
-    slot.ended = chunk.block; // the block it carries is the block, not the deltas
-    slot.parts = [];
-  }
-
-  // spec: stream.assembler.first-seen-order, stream.assembler.interrupted-kept,
-  // stream.assembler.incomplete-tool-calls-dropped; parts joined once (stream.assembler.linear).
+  // spec: stream.assembler.first-seen-order, stream.assembler.max-tokens-drops-tool-calls
   blocks() {
-    const dropToolCalls = this.finish !== null && DROPS_OPEN_TOOL_CALLS.has(this.finish.kind);
-    const out = [];
-    for (const slot of this.slots.values()) {
-      if (slot.ended) out.push(slot.ended);
-      else if (slot.type === "text" || slot.type === "reasoning") out.push({ type: slot.type, text: slot.parts.join("") });
-      else if (slot.type === "tool-call" && !dropToolCalls) {
-        out.push({ type: "tool-call", id: slot.id ?? "", name: slot.name ?? "", arguments: slot.parts.join("") });
-      } // an unended tool-result has no content: dropped
-    }
-    return out;
+    this.guard();
+    const dropCalls = this.finish !== null && this.finish.kind === "max-tokens";
+    return [...this.slots.values()].map(BlockAssembler.blockOf)
+      .filter((b) => b !== null && !(dropCalls && b.type === "tool-call"));
+  }
+
+  // spec: stream.assembler.interrupted
+  interruptedBlocks() {
+    this.guard();
+    return [...this.slots.values()].map(BlockAssembler.blockOf)
+      .filter((b) => b !== null && TEXTUAL.has(b.type) && !isBlank(b.text));
   }
 
   result() {
-    if (!this.finish) throw failClosed(UNFINISHED, "the stream has not finished");
-    return { message: { role: "assistant", content: this.blocks() }, finish: this.finish, usage: this.usage };
+    this.guard();
+    if (this.checker && !this.checker.finished) {
+      throw new LoomError(RULE.singleFinish, "the stream ended without a finish chunk", { index: this.checker.position });
+    }
+    return {
+      message: { role: "assistant", content: this.blocks() },
+      finish: this.finish ?? { kind: "stop" }, // spec: stream.assembler.missing-finish-is-stop
+      usage: this.usage,
+      interrupted: this.interruptedBlocks(),
+    };
   }
 }
 
-export function assemble(chunks) {
-  const assembler = new BlockAssembler();
+function rawJson(value, what) {
+  if (typeof value !== "string") throw new LoomError(RULE.rawJson, `${what} is not a string`);
+}
+
+export function assemble(chunks, options = {}) {
+  const assembler = new BlockAssembler(options);
   for (const chunk of chunks) assembler.feed(chunk);
   return assembler.result();
 }
@@ -399,7 +432,13 @@ export function enforce(chunks) {
 // -- vector functions (spec/stream.md § Conformance vectors) -------------------------------
 export const STREAM_VECTORS = {
   "stream.check": (input) => ({ violations: check(inputChunks(input)) }),
-  "stream.assemble": (input) => assemble(inputChunks(input)),
+  "stream.assemble": (input) => {
+    const f = new Fields(input, "$");
+    const items = f.get("chunks", list);
+    const strict = f.get("strict", boolean, true) ?? false;
+    f.done();
+    return assemble(decodeChunks(items, "$.chunks"), { strict });
+  },
   // decoded into the closed union and encoded again: decodeChunk already writes the wire form
   // (optional fields omitted, isError only when true, an integral index a JS integer).
   "stream.decode": (input) => ({ chunks: inputChunks(input) }),

@@ -6,7 +6,8 @@ Rules (``spec/stream.md`` § The contract checker, § The assembler):
 - The grammar: each block index has the life ``block-start  delta*  block-end`` (tool-result
   blocks have no deltas); the lives of several blocks interleave; one optional usage comes
   anywhere before the single finish, which is last. Under an ``error`` or ``aborted`` finish a
-  block's life may be cut short (no block-end, fewer deltas). :func:`valid_streams` draws such a
+  block's life may be cut short (no block-end, fewer deltas); under ``max-tokens`` the model
+  folds to no tool call at all. :func:`valid_streams` draws such a
   stream together with the model of what it assembles to (:class:`GeneratedStream`), so an
   adapter or assembler can be checked against the model, not against itself.
 - :func:`violating_streams` breaks exactly one rule of a valid stream, at a known chunk index,
@@ -36,6 +37,7 @@ from loom_ref.stream import (  # noqa: E402
     BlockType,
     ContentBlock,
     FinishChunk,
+    FinishKind,
     FinishReason,
     ReasoningBlock,
     ReasoningDelta,
@@ -113,6 +115,7 @@ def _block_life(
     deltas: list[StreamChunk] = []
     pieces: list[str] = []
     block: ContentBlock
+    call_id, name, name_on = "", "", "first"
     if block_type is BlockType.TOOL_RESULT:
         block = ToolResultBlock(
             call_id=draw(_IDS), content=draw(_SHORT_TEXT), is_error=draw(st.booleans())
@@ -140,14 +143,20 @@ def _block_life(
         deltas = [ReasoningDelta(index=index, text=piece) for piece in pieces]
         block = ReasoningBlock(text="".join(pieces))
     if may_cut and draw(st.booleans()):
-        # an interrupted block: no block-end, possibly fewer deltas
+        # an interrupted block: no block-end, possibly fewer deltas; it assembles from the
+        # deltas received (spec: stream.assembler.unnamed-call), an open tool result is dropped
         kept = draw(st.integers(min_value=0, max_value=len(deltas)))
         chunks.extend(deltas[:kept])
-        interrupted: ContentBlock | None = None  # open tool calls and results are dropped
+        interrupted: ContentBlock | None = None
         if block_type is BlockType.TEXT:
             interrupted = TextBlock(text="".join(pieces[:kept]))
         elif block_type is BlockType.REASONING:
             interrupted = ReasoningBlock(text="".join(pieces[:kept]))
+        elif block_type is BlockType.TOOL_CALL:
+            named = kept > 0 and name_on != "only-at-end"
+            interrupted = ToolCallBlock(id=call_id if kept else f"call-{index}",
+                                        name=name if named else "",
+                                        arguments="".join(pieces[:kept]))
         return chunks, interrupted
     chunks.extend(deltas)
     chunks.append(BlockEnd(index=index, block=block))
@@ -197,7 +206,10 @@ def valid_streams(
         at = draw(st.integers(min_value=0, max_value=len(body)))
         body.insert(at, UsageChunk(usage=usage))
     body.append(FinishChunk(reason=reason))
-    blocks = tuple(b for b in (folded[i] for i in first_seen) if b is not None)
+    # spec: stream.assembler.max-tokens-drops-tool-calls -- every tool call, ended or not
+    drop_calls = reason.kind is FinishKind.MAX_TOKENS
+    blocks = tuple(b for b in (folded[i] for i in first_seen)
+                   if b is not None and not (drop_calls and isinstance(b, ToolCallBlock)))
     return GeneratedStream(chunks=tuple(body), blocks=blocks, reason=reason, usage=usage)
 
 
