@@ -26,7 +26,7 @@ import os
 from loom_ref.errors import InvalidArgument
 from loom_ref.journal.codec import encode_header
 from loom_ref.journal.durability import FsyncPolicy
-from loom_ref.journal.fs import FileHandle, FileSystem, OsFileSystem
+from loom_ref.journal.fs import FileHandle, FileSystem, check_fs
 from loom_ref.journal.reader import ParsedJournal, parse_journal
 from loom_ref.journal.store import (
     JournalExistsError,
@@ -65,7 +65,7 @@ class FileStore:
                  fs: FileSystem | None = None) -> None:
         if not isinstance(fsync, FsyncPolicy):
             raise InvalidArgument(f"fsync must be a FsyncPolicy, got {fsync!r}")
-        self.fs: FileSystem = OsFileSystem() if fs is None else fs
+        self.fs: FileSystem = check_fs(fs)
         self.directory = os.fspath(check_path(directory, "directory"))
         if not self.fs.is_dir(self.directory):
             raise InvalidArgument(f"journal directory {self.directory!r} does not exist")

@@ -26,7 +26,11 @@ import fcntl
 import os
 from typing import Protocol
 
-__all__ = ["FileHandle", "FileSystem", "OsFileSystem"]
+from loom_ref.errors import InvalidArgument
+
+__all__ = ["FileHandle", "FileSystem", "OsFileSystem", "check_fs"]
+
+_METHODS = ("create", "open", "read", "exists", "is_dir", "sync_dir")
 
 
 class FileHandle(Protocol):
@@ -85,6 +89,18 @@ class FileSystem(Protocol):
         """``fsync`` the directory ``path``: the entries created in it survive a power loss
         once this returns (``journal.dir-sync``)."""
         ...
+
+
+def check_fs(fs: object) -> FileSystem:
+    """``fs`` if it has the methods of :class:`FileSystem` (None: the real disk), else
+    InvalidArgument (spec: errors.invalid-argument)."""
+    if fs is None:
+        return OsFileSystem()
+    missing = [name for name in _METHODS if not callable(getattr(fs, name, None))]
+    if missing:
+        raise InvalidArgument(f"fs must be a FileSystem (missing {', '.join(missing)}), got "
+                              f"{type(fs).__name__}")
+    return fs  # type: ignore[return-value]
 
 
 class _OsFile:

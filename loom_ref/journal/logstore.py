@@ -54,7 +54,7 @@ from loom_ref.journal.codec import (
 )
 from loom_ref.journal.durability import FsyncPolicy
 from loom_ref.journal.events import Event, EventKind
-from loom_ref.journal.fs import FileHandle, FileSystem, OsFileSystem
+from loom_ref.journal.fs import FileHandle, FileSystem, check_fs
 from loom_ref.journal.reader import (
     CorruptJournalError,
     ParsedJournal,
@@ -236,7 +236,7 @@ class LogStore:
                  fs: FileSystem | None = None) -> None:
         if not isinstance(fsync, FsyncPolicy):
             raise InvalidArgument(f"fsync must be a FsyncPolicy, got {fsync!r}")
-        self.fs: FileSystem = OsFileSystem() if fs is None else fs
+        self.fs: FileSystem = check_fs(fs)
         self.path = os.fspath(check_path(path, "path"))
         if not self.fs.is_dir(os.path.dirname(os.path.abspath(self.path))):
             raise InvalidArgument(f"the directory of store log {self.path!r} does not exist")

@@ -209,10 +209,20 @@ class SimulatedDisk:
 
     def __init__(self, *, directories: Iterable[str] = ("/disk",), image: DiskImage | None = None,
                  observer: Callable[[SimulatedDisk], None] | None = None,
-                 tear_at: Callable[[int, int], int] = spread_tear) -> None:
-        dirs = frozenset(image.directories if image is not None else directories)
-        if not dirs or not all(isinstance(d, str) and os.path.isabs(d) for d in dirs):
-            raise InvalidArgument(f"directories must be absolute paths, got {sorted(dirs)!r}")
+                 tear_at: Callable[[int, int], int] | None = None) -> None:
+        if image is not None and not isinstance(image, DiskImage):
+            raise InvalidArgument(f"image must be a DiskImage, got {type(image).__name__}")
+        given = image.directories if image is not None else directories
+        if isinstance(given, str | bytes) or not isinstance(given, Iterable):
+            raise InvalidArgument(f"directories must be an iterable of absolute paths, got "
+                                  f"{given!r}")
+        listed = list(given)
+        if not listed or not all(isinstance(d, str) and os.path.isabs(d) for d in listed):
+            raise InvalidArgument(f"directories must be absolute paths, got {given!r}")
+        dirs = frozenset(listed)
+        for name, value in (("observer", observer), ("tear_at", tear_at)):
+            if value is not None and not callable(value):
+                raise InvalidArgument(f"{name} must be callable, got {value!r}")
         self.directories = dirs
         self._files: dict[str, _Inode] = {}
         if image is not None:
@@ -223,7 +233,7 @@ class SimulatedDisk:
         self.syncs = 0
         self.dir_syncs = 0
         self.observer = observer
-        self.tear_at = tear_at
+        self.tear_at = spread_tear if tear_at is None else tear_at
 
     def _moment(self, op: str) -> None:
         self.moments += 1

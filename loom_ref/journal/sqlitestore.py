@@ -42,7 +42,7 @@ from typing import Any
 from loom_ref.errors import InvalidArgument, JournalError
 from loom_ref.journal.codec import encode_header
 from loom_ref.journal.durability import SYNC_AFTER, FsyncPolicy
-from loom_ref.journal.fs import FileSystem, OsFileSystem
+from loom_ref.journal.fs import FileSystem, check_fs
 from loom_ref.journal.reader import CorruptJournalError, ParsedJournal, parse_journal
 from loom_ref.journal.store import (
     JournalClosedError,
@@ -105,7 +105,7 @@ class SqliteStore:
                  fs: FileSystem | None = None) -> None:
         if not isinstance(fsync, FsyncPolicy):
             raise InvalidArgument(f"fsync must be a FsyncPolicy, got {fsync!r}")
-        self.fs: FileSystem = OsFileSystem() if fs is None else fs
+        self.fs: FileSystem = check_fs(fs)
         self.path = os.fspath(check_path(path, "path"))
         directory = os.path.dirname(os.path.abspath(self.path))
         if not self.fs.is_dir(directory):
