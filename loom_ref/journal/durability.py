@@ -113,3 +113,28 @@ GUARANTEES: Mapping[FsyncPolicy, Guarantee] = {
                    "a journal (at most a torn last line)",
         holds=frozenset({Invariant.READABLE})),
 }
+
+
+def _syncs_after(policy: FsyncPolicy) -> str:
+    kinds = SYNC_AFTER[policy]
+    if kinds == frozenset(EventKind):
+        return "every event"
+    if not kinds:
+        return "nothing"
+    return ", ".join(f"`{k.value}`" for k in EventKind if k in kinds)
+
+
+def durability_table() -> str:
+    """The durability table of ``spec/journal.md`` 1.8, as Markdown, drawn from
+    :data:`GUARANTEES` and :data:`SYNC_AFTER` (the page must hold exactly this text)."""
+    rows = ["| policy | syncs after | a process crash keeps | a power loss keeps "
+            "| invariants kept after a power loss |",
+            "|---|---|---|---|---|"]
+    for policy, row in GUARANTEES.items():
+        kept = ", ".join(f"`{i.value}`" for i in Invariant if i in row.holds)
+        rows.append(f"| `{policy.value}` | {_syncs_after(policy)} | {row.process_crash} "
+                    f"| {row.power_loss} | {kept} |")
+    return "\n".join(rows) + "\n"
+
+
+__all__ += ["durability_table"]
