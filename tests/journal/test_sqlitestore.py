@@ -148,10 +148,9 @@ def test_a_database_sqlite_cannot_read_is_a_corrupt_journal(damage: str, reason:
         else:
             data = path.read_bytes()
             path.write_bytes(data[:4096] + bytes(4096) + data[8192:])
-    with pytest.raises(CorruptJournalError) as info:
-        with SqliteStore(path) as store:
-            for eid in store.executions():
-                store.read(eid)
+    with pytest.raises(CorruptJournalError) as info, SqliteStore(path) as store:
+        for eid in store.executions():
+            store.read(eid)
     assert info.value.code == "journal.corrupt" and info.value.details["reason"] == reason
 
 
