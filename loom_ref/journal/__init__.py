@@ -2,7 +2,13 @@
 torn-tail and corruption rules, fault injection, durability (fsync policies, the file layer,
 the power-loss simulation), and ``fold``."""
 
-from loom_ref.journal.codec import ChecksumError, MalformedLineError, decode_line, encode_line
+from loom_ref.journal.codec import (
+    ChecksumError,
+    MalformedLineError,
+    decode_line,
+    encode_header,
+    encode_line,
+)
 from loom_ref.journal.durability import GUARANTEES, SYNC_AFTER, FsyncPolicy, Guarantee, Invariant
 from loom_ref.journal.events import REQUIRED, Event, EventKind, PayloadError
 from loom_ref.journal.faults import Crash, FaultInjectingStore
@@ -20,6 +26,7 @@ from loom_ref.journal.fs import FileHandle, FileSystem, OsFileSystem
 from loom_ref.journal.logstore import LogStore, ParsedLog, parse_log
 from loom_ref.journal.reader import CorruptJournalError, ParsedJournal, TornTail, parse_journal
 from loom_ref.journal.store import (
+    Backend,
     Journal,
     JournalClosedError,
     JournalExistsError,
@@ -36,6 +43,7 @@ __all__ = [
     "REQUIRED",
     "SYNC_AFTER",
     "TRANSITIONS",
+    "Backend",
     "ChecksumError",
     "CorruptJournalError",
     "Crash",
@@ -69,6 +77,7 @@ __all__ = [
     "Status",
     "TornTail",
     "decode_line",
+    "encode_header",
     "encode_line",
     "fold",
     "parse_journal",

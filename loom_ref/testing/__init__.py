@@ -39,7 +39,10 @@ if TYPE_CHECKING:
     from loom_ref.testing.powerloss import (
         Action,
         PowerLossReport,
+        Scenario,
+        StoreMaker,
         Violation,
+        World,
         check_policy,
         run_power_loss,
     )
@@ -78,6 +81,7 @@ if TYPE_CHECKING:
         valid_streams,
         violating_streams,
     )
+    from loom_ref.testing.workloads import KIT_SCENARIOS, KitScenario, kit_runtime
 
 _CHECKERS = (
     "GuardFactory",
@@ -130,13 +134,18 @@ _STORES = {
     "run_kills": "loom_ref.testing.kills",
     "Action": "loom_ref.testing.powerloss",
     "PowerLossReport": "loom_ref.testing.powerloss",
+    "Scenario": "loom_ref.testing.powerloss",
+    "StoreMaker": "loom_ref.testing.powerloss",
     "Violation": "loom_ref.testing.powerloss",
+    "World": "loom_ref.testing.powerloss",
     "check_policy": "loom_ref.testing.powerloss",
     "run_power_loss": "loom_ref.testing.powerloss",
     "StoreContract": "loom_ref.testing.storekit",
     "StoreUnderTest": "loom_ref.testing.storekit",
     "check_power_loss": "loom_ref.testing.storekit",
     "KIT_SCENARIOS": "loom_ref.testing.workloads",
+    "KitScenario": "loom_ref.testing.workloads",
+    "kit_runtime": "loom_ref.testing.workloads",
 }
 _HOME: dict[str, str] = {
     **_STORES,
@@ -155,17 +164,21 @@ __all__ = [
     "GuardFactory",
     "HoldBackFactory",
     "KillReport",
+    "KitScenario",
     "PlantedText",
     "PowerLossReport",
     "RecordingSink",
     "RetrySchedule",
+    "Scenario",
     "SplitCase",
     "SplitStrategy",
     "StoreContract",
+    "StoreMaker",
     "StoreUnderTest",
     "ValidatorSource",
     "ViolatingStream",
     "Violation",
+    "World",
     "check_delta_form",
     "check_guard_never_leaks",
     "check_hold_back_split",
@@ -178,6 +191,7 @@ __all__ = [
     "every_cut",
     "finish_reasons",
     "json_values",
+    "kit_runtime",
     "normalize",
     "one_char_splits",
     "planted_texts",

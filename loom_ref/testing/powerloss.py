@@ -382,9 +382,10 @@ def _recover(world: World, make: StoreMaker, policy: FsyncPolicy, moment: _Momen
     for ack in acked:  # acknowledged-kept
         now = journals.get(ack.execution_id, [])
         if now[:len(ack.events)] != list(ack.events):
+            first = _first_difference(now, ack.events)
             yield Invariant.ACKNOWLEDGED_KEPT, (
-                f"{ack.execution_id!r} was acknowledged with {len(ack.events)} events; "
-                f"{len(now)} survive, the first lost being #{_first_difference(now, ack.events)}")
+                f"{ack.execution_id!r} was acknowledged with {len(ack.events)} events, and "
+                + (f"only {len(now)} survive" if first > len(now) else f"event {first} differs"))
     plan = []
     for eid in ids:
         index, start = first_start[eid]

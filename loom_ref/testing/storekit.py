@@ -22,7 +22,7 @@ always                    append and read back, the sequence, JSON values, creat
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -68,6 +68,8 @@ class StoreUnderTest:
     - ``on_disk(fs, policy)``: the store, with ``policy``, reaching the disk only through the
       :class:`~loom_ref.journal.fs.FileSystem` ``fs``, in the directory ``/disk``.
     - ``kills``: how many real process kills the kill test makes.
+    - ``why_not``: for a capability left out (``"corrupt"``, ``"on_disk"``, ``"persistent"``),
+      the reason, which the skipped tests report.
     """
 
     make: Callable[[], Any]
@@ -76,6 +78,13 @@ class StoreUnderTest:
     corrupt: Callable[[str, int], int] | None = None
     on_disk: StoreMaker | None = None
     kills: int = 30
+    why_not: Mapping[str, str] = attrs.field(factory=dict)
+
+    def skip_without(self, capability: str, given: object) -> None:
+        """Skip the calling test, with the reason, if ``capability`` was not given."""
+        if not given:
+            pytest.skip(f"{self.name}: no {capability}: "
+                        f"{self.why_not.get(capability, 'StoreUnderTest did not give it')}")
 
 
 def _close(store: Any) -> None:
@@ -310,8 +319,8 @@ class StoreContract:
     # -- corrupt -----------------------------------------------------------------------------
     def test_a_corrupt_line_is_named(self, loom_store: StoreUnderTest) -> None:
         """journal.corrupt-line: a hard error naming the line; nothing after it is read."""
-        if loom_store.corrupt is None:
-            pytest.skip("StoreUnderTest.corrupt is not given")
+        loom_store.skip_without("corrupt", loom_store.corrupt)
+        assert loom_store.corrupt is not None
         self._write(loom_store, "e1", 4)
         line = loom_store.corrupt("e1", 3)
         errors = []
@@ -334,8 +343,8 @@ class StoreContract:
                                           policy: FsyncPolicy) -> None:
         """journal.fsync-policy, journal.dir-sync: after each append, a power loss keeps
         exactly what the policy syncs, the journal's name included."""
-        if loom_store.on_disk is None:
-            pytest.skip("StoreUnderTest.on_disk is not given")
+        loom_store.skip_without("on_disk", loom_store.on_disk)
+        assert loom_store.on_disk is not None
         disk = SimulatedDisk()
         store = loom_store.on_disk(disk, policy)
         journal = store.create("e1")
@@ -361,16 +370,15 @@ class StoreContract:
                                        policy: FsyncPolicy) -> None:
         """journal.power-loss: every cut of every kit scenario keeps exactly the table's
         promises for the policy."""
-        if loom_store.on_disk is None:
-            pytest.skip("StoreUnderTest.on_disk is not given")
+        loom_store.skip_without("on_disk", loom_store.on_disk)
+        assert loom_store.on_disk is not None
         problems = check_power_loss(loom_store.on_disk, policy)
         assert problems == [], "\n".join(problems[:10])
 
     # -- persistent --------------------------------------------------------------------------
     def test_real_process_kills(self, loom_store: StoreUnderTest, tmp_path: Path) -> None:
         """journal.write-before-act: SIGKILL at random moments loses nothing returned."""
-        if not loom_store.persistent:
-            pytest.skip("the store is not persistent: a killed process takes it along")
+        loom_store.skip_without("persistent", loom_store.persistent)
         report = run_kills(loom_store.make, str(tmp_path), name=loom_store.name,
                            kills=loom_store.kills, seconds=60.0, seed=20)
         print(report.summary())
