@@ -62,12 +62,12 @@ from loom_ref.journal.reader import (
     check_bytes,
     event_from_line,
 )
+from loom_ref.journal.shared import SharedStore
 from loom_ref.journal.store import (
-    JournalExistsError,
+    Backend,
     JournalLockedError,
     JournalNotFoundError,
     LineJournal,
-    WriterLease,
     WriterSet,
     check_execution_id,
     check_path,
@@ -208,16 +208,7 @@ class _LogJournal(LineJournal):
         return log_event_line(self.execution_id, seq, kind.value, payload_text)
 
 
-class _LogBackend(WriterLease):
-    def __init__(self, store: LogStore, execution_id: str) -> None:
-        super().__init__(store._writers, execution_id)
-        self._store = store
-
-    def write(self, data: bytes, *, sync: bool) -> None:
-        self._store._append(self._id, data, sync=sync)
-
-
-class LogStore:
+class LogStore(SharedStore):
     """Every execution's journal in one append-only log file (extension; ``spec/journal.md``
     section 1.7).
 
@@ -302,34 +293,21 @@ class LogStore:
         """Release the log's lock. Closing twice is harmless."""
         self._f.close()  # closing the descriptor drops the flock
 
-    def __enter__(self) -> LogStore:
-        return self
+    # -- the SharedStore hooks ---------------------------------------------------------------
+    def _known(self) -> dict[str, bytearray]:
+        return self._lines
 
-    def __exit__(self, *exc: object) -> None:
-        self.close()
-
-    # -- the JournalStore protocol ---------------------------------------------------------
-    def executions(self) -> list[str]:
-        """Every execution in the store, in the order they were created."""
-        return list(self._lines)
-
-    def exists(self, execution_id: str) -> bool:
-        return check_execution_id(execution_id) in self._lines
-
-    def _claim(self, execution_id: str) -> _LogBackend:
+    def _check_open(self) -> None:
         self._file()
-        self._writers.claim(execution_id)  # spec: journal.log-single-writer
-        return _LogBackend(self, execution_id)
 
-    def create(self, execution_id: str) -> LineJournal:
-        check_execution_id(execution_id)
-        if execution_id in self._lines:
-            raise JournalExistsError(f"journal {execution_id!r} already exists in {self.path}")
-        backend = self._claim(execution_id)
+    def _register(self, execution_id: str) -> None:
         self._lines[execution_id] = bytearray()
         self._unwritten.add(execution_id)
+
+    def _journal(self, execution_id: str, backend: Backend) -> LineJournal:
         return _LogJournal(execution_id=execution_id, backend=backend, fsync=self.fsync)
 
+    # -- the JournalStore protocol (create, exists: SharedStore) ------------------------------
     def read(self, execution_id: str) -> ParsedJournal:
         """One execution's journal as the log holds it, without opening it for writing."""
         check_execution_id(execution_id)

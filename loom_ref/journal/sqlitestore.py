@@ -44,13 +44,13 @@ from loom_ref.journal.codec import encode_header
 from loom_ref.journal.durability import SYNC_AFTER, FsyncPolicy
 from loom_ref.journal.fs import FileSystem, check_fs
 from loom_ref.journal.reader import CorruptJournalError, ParsedJournal, parse_journal
+from loom_ref.journal.shared import SharedStore
 from loom_ref.journal.store import (
+    Backend,
     JournalClosedError,
-    JournalExistsError,
     JournalLockedError,
     JournalNotFoundError,
     LineJournal,
-    WriterLease,
     WriterSet,
     check_execution_id,
     check_header,
@@ -84,16 +84,7 @@ def _store_error(path: str, exc: sqlite3.Error) -> JournalError:
     return JournalError(f"{path}: SQLite failed: {exc}", code="journal.io-failed", file=path)
 
 
-class _SqliteBackend(WriterLease):
-    def __init__(self, store: SqliteStore, execution_id: str) -> None:
-        super().__init__(store._writers, execution_id)
-        self._store = store
-
-    def write(self, data: bytes, *, sync: bool) -> None:
-        self._store._append(self._id, data, sync=sync)
-
-
-class SqliteStore:
+class SqliteStore(SharedStore):
     """Every execution's journal in one SQLite database (extension; module rules).
 
     The store opens (or creates) the database, takes its exclusive lock and checks what it
@@ -192,35 +183,22 @@ class SqliteStore:
             self._closed = True
             self._conn.close()
 
-    def __enter__(self) -> SqliteStore:
-        return self
+    # -- the SharedStore hooks ---------------------------------------------------------------
+    def _known(self) -> dict[str, None]:
+        return self._ids
 
-    def __exit__(self, *exc: object) -> None:
-        self.close()
-
-    # -- the JournalStore protocol ---------------------------------------------------------
-    def executions(self) -> list[str]:
-        """Every execution in the store, in the order they were created."""
-        return list(self._ids)
-
-    def exists(self, execution_id: str) -> bool:
-        return check_execution_id(execution_id) in self._ids
-
-    def _claim(self, execution_id: str) -> _SqliteBackend:
+    def _check_open(self) -> None:
         self._db()
-        self._writers.claim(execution_id)  # spec: journal.sqlite-single-writer
-        return _SqliteBackend(self, execution_id)
 
-    def create(self, execution_id: str) -> LineJournal:
-        check_execution_id(execution_id)
-        if execution_id in self._ids:
-            raise JournalExistsError(f"journal {execution_id!r} already exists in {self.path}")
-        backend = self._claim(execution_id)
+    def _register(self, execution_id: str) -> None:
         self._ids[execution_id] = None
         self._unwritten.add(execution_id)
         self._next[execution_id] = 1
+
+    def _journal(self, execution_id: str, backend: Backend) -> LineJournal:
         return LineJournal(execution_id=execution_id, backend=backend, fsync=self.fsync)
 
+    # -- the JournalStore protocol (create, exists: SharedStore) ------------------------------
     def _source(self, execution_id: str) -> str:
         return f"{self.path} [{execution_id}]"
 

@@ -22,7 +22,9 @@ always                    append and read back, the sequence, JSON values, creat
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -93,6 +95,16 @@ def _close(store: Any) -> None:
         close()
 
 
+@contextmanager
+def _opened(make: Callable[[], Any]) -> Iterator[Any]:
+    """A store from ``make()``, closed when the block ends (a process's lifetime)."""
+    store = make()
+    try:
+        yield store
+    finally:
+        _close(store)
+
+
 def check_power_loss(on_disk: StoreMaker, policy: FsyncPolicy,
                      scenarios: Sequence[KitScenario] = KIT_SCENARIOS) -> list[str]:
     """Run the power-loss matrix of ``scenarios`` on the store ``on_disk`` builds and hold it
@@ -125,23 +137,17 @@ class StoreContract:
     # -- helpers ------------------------------------------------------------------------
     @staticmethod
     def _write(sut: StoreUnderTest, execution_id: str, count: int) -> list[dict[str, Any]]:
-        store = sut.make()
-        try:
+        with _opened(sut.make) as store:
             journal = store.create(execution_id)
             for kind, payload in _SEQUENCE[:count]:
                 journal.append(kind, payload)
             journal.close()
             return [e.to_json() for e in journal.events]
-        finally:
-            _close(store)
 
     @staticmethod
     def _read(sut: StoreUnderTest, execution_id: str) -> list[dict[str, Any]]:
-        store = sut.make()
-        try:
+        with _opened(sut.make) as store:
             return [e.to_json() for e in store.read(execution_id).events]
-        finally:
-            _close(store)
 
     # -- always ---------------------------------------------------------------------------
     def test_append_and_read_back(self, loom_store: StoreUnderTest) -> None:
@@ -150,31 +156,24 @@ class StoreContract:
         assert [e["kind"] for e in written] == [k.value for k, _ in _SEQUENCE]
         assert [e["payload"] for e in written] == [p for _, p in _SEQUENCE]
         assert self._read(loom_store, "e1") == written
-        store = loom_store.make()
-        try:
+        with _opened(loom_store.make) as store:
             journal = store.open("e1")
             assert [e.to_json() for e in journal.events] == written and journal.torn is None
             journal.close()
-        finally:
-            _close(store)
 
     def test_sequence_runs_on_after_reopen(self, loom_store: StoreUnderTest) -> None:
         """journal.seq: 1, 2, 3, ... across writers."""
         self._write(loom_store, "e1", 2)
-        store = loom_store.make()
-        try:
+        with _opened(loom_store.make) as store:
             journal = store.open("e1")
             kind, payload = _SEQUENCE[2]
             assert journal.append(kind, payload).seq == 3
             journal.close()
-        finally:
-            _close(store)
         assert [e["seq"] for e in self._read(loom_store, "e1")] == [1, 2, 3]
 
     def test_a_bad_payload_writes_nothing(self, loom_store: StoreUnderTest) -> None:
         """journal.payload-shape, journal.json-values: refused, nothing written."""
-        store = loom_store.make()
-        try:
+        with _opened(loom_store.make) as store:
             journal = store.create("e1")
             journal.append(K.EXECUTION_STARTED, _start("e1"))
             for payload in ({"streamId": "s", "data": float("nan")}, {"streamId": "s"},
@@ -182,15 +181,12 @@ class StoreContract:
                 with pytest.raises(PayloadError):
                     journal.append(K.STREAM_APPENDED, payload)
             journal.close()
-        finally:
-            _close(store)
         assert len(self._read(loom_store, "e1")) == 1
 
     def test_create_open_exists(self, loom_store: StoreUnderTest) -> None:
         """A journal is created once; a missing one is not found."""
         self._write(loom_store, "e1", 1)
-        store = loom_store.make()
-        try:
+        with _opened(loom_store.make) as store:
             assert store.exists("e1") and not store.exists("nope")
             with pytest.raises(JournalExistsError):
                 store.create("e1")
@@ -198,14 +194,11 @@ class StoreContract:
                 store.open("nope")
             with pytest.raises(JournalNotFoundError):
                 store.read("nope")
-        finally:
-            _close(store)
 
     def test_one_writer(self, loom_store: StoreUnderTest) -> None:
         """journal.single-writer: a second writer is refused until the first closes."""
         self._write(loom_store, "e1", 1)
-        store = loom_store.make()
-        try:
+        with _opened(loom_store.make) as store:
             first = store.open("e1")
             with pytest.raises(JournalLockedError) as info:
                 store.open("e1")
@@ -213,15 +206,12 @@ class StoreContract:
             first.close()
             first.close()  # closing twice is harmless
             store.open("e1").close()
-        finally:
-            _close(store)
 
     def test_one_writer_across_stores(self, loom_store: StoreUnderTest) -> None:
         """journal.single-writer: a second store on the same place (a second process) gets no
         writer while the first holds one: the store or the journal is refused."""
         self._write(loom_store, "e1", 1)
-        store = loom_store.make()
-        try:
+        with _opened(loom_store.make) as store:
             held = store.open("e1")
             with pytest.raises(JournalLockedError):
                 other = loom_store.make()
@@ -231,27 +221,20 @@ class StoreContract:
                     if other is not store:
                         _close(other)
             held.close()
-        finally:
-            _close(store)
 
     def test_torn_write_is_reported_and_truncated(self, loom_store: StoreUnderTest) -> None:
         """journal.torn-tail: a crash in mid-write leaves a tail that the next reader
         reports (line and size) and the next writer truncates before appending."""
-        store = loom_store.make()
-        try:
+        with _opened(loom_store.make) as store:
             journal = FaultInjectingStore(store, crash_after=3, torn_bytes=30).create("e1")
             if not callable(getattr(journal.inner, "write_torn", None)):
-                _close(store)
                 pytest.skip("the store's journals have no write_torn (not LineJournal)")
             journal.append(*_SEQUENCE[0])
             journal.append(*_SEQUENCE[1])
             with pytest.raises(Crash):
                 journal.append(*_SEQUENCE[2])
             journal.close()
-        finally:
-            _close(store)
-        store = loom_store.make()
-        try:
+        with _opened(loom_store.make) as store:
             parsed = store.read("e1")
             assert len(parsed.events) == 2
             assert parsed.torn is not None and parsed.torn.size == 30
@@ -259,27 +242,19 @@ class StoreContract:
             assert journal.torn == parsed.torn
             assert journal.append(*_SEQUENCE[2]).seq == 3
             journal.close()
-        finally:
-            _close(store)
-        store = loom_store.make()
-        try:
+        with _opened(loom_store.make) as store:
             parsed = store.read("e1")
             assert len(parsed.events) == 3 and parsed.torn is None
-        finally:
-            _close(store)
 
     def test_a_process_crash_keeps_every_returned_append(
             self, loom_store: StoreUnderTest) -> None:
         """journal.write-before-act, journal.crash-model."""
-        store = loom_store.make()
-        try:
+        with _opened(loom_store.make) as store:
             journal = FaultInjectingStore(store, crash_after=4).create("e1")
             with pytest.raises(Crash):
                 for kind, payload in _SEQUENCE:
                     journal.append(kind, payload)
             journal.close()
-        finally:
-            _close(store)
         assert [e["seq"] for e in self._read(loom_store, "e1")] == [1, 2, 3, 4]
 
     def test_the_kernel_crash_matrix(self, loom_store: StoreUnderTest) -> None:
@@ -295,18 +270,12 @@ class StoreContract:
             _run(expected, scenario, eid, [])
             want = [e.to_json() for e in expected.read(eid).events]
             calls: list[str] = []
-            store = loom_store.make()
-            try:
+            with _opened(loom_store.make) as store:
                 _run(FaultInjectingStore(store, crash_after=k), scenario, eid, calls)
-            finally:
-                _close(store)
             before = list(calls)
-            store = loom_store.make()
-            try:
+            with _opened(loom_store.make) as store:
                 result = _finish(store, scenario, eid, calls)
                 got = [e.to_json() for e in store.read(eid).events]
-            finally:
-                _close(store)
             if result is Status.IN_DOUBT:  # kernel.in-doubt: a non-idempotent step, cut
                 assert got[:k] == want[:k] and got[k]["kind"] == "STEP_IN_DOUBT", k
                 assert calls == before, k
@@ -325,12 +294,8 @@ class StoreContract:
         line = loom_store.corrupt("e1", 3)
         errors = []
         for attempt in ("read", "open"):
-            with pytest.raises(CorruptJournalError) as info:
-                store = loom_store.make()
-                try:
-                    getattr(store, attempt)("e1")
-                finally:
-                    _close(store)
+            with pytest.raises(CorruptJournalError) as info, _opened(loom_store.make) as store:
+                getattr(store, attempt)("e1")
             errors.append(info.value)
         for error in errors:
             assert error.code == "journal.corrupt"
@@ -344,9 +309,10 @@ class StoreContract:
         """journal.fsync-policy, journal.dir-sync: after each append, a power loss keeps
         exactly what the policy syncs, the journal's name included."""
         loom_store.skip_without("on_disk", loom_store.on_disk)
-        assert loom_store.on_disk is not None
+        on_disk = loom_store.on_disk
+        assert on_disk is not None
         disk = SimulatedDisk()
-        store = loom_store.on_disk(disk, policy)
+        store = on_disk(disk, policy)
         journal = store.create("e1")
         durable = 0
         for n, (kind, payload) in enumerate(_SEQUENCE, start=1):
@@ -354,11 +320,8 @@ class StoreContract:
             if kind in SYNC_AFTER[policy]:
                 durable = n
             survived = SimulatedDisk(image=disk.snapshot().images()[0])  # the "synced" image
-            after = loom_store.on_disk(survived, policy)
-            try:
+            with _opened(partial(on_disk, survived, policy)) as after:
                 kept = len(after.read("e1").events) if after.exists("e1") else 0
-            finally:
-                _close(after)
             assert kept == durable, f"after {kind.value}: {kept} events survive, {durable} promised"
         journal.close()
         _close(store)
