@@ -25,6 +25,7 @@ from loom_ref.journal.fold import (
 from loom_ref.journal.fs import FileHandle, FileSystem, OsFileSystem
 from loom_ref.journal.logstore import LogStore, ParsedLog, parse_log
 from loom_ref.journal.reader import CorruptJournalError, ParsedJournal, TornTail, parse_journal
+from loom_ref.journal.sqlitestore import SqliteStore
 from loom_ref.journal.store import (
     Backend,
     Journal,
@@ -74,6 +75,7 @@ __all__ = [
     "ParsedJournal",
     "ParsedLog",
     "PayloadError",
+    "SqliteStore",
     "Status",
     "TornTail",
     "decode_line",
