@@ -5,6 +5,10 @@ Prints:
   (flush per event, no fsync): the file store (one file per execution) and the store log
   (extension: every execution in one file), each as a ratio to the raw cost of the same lines
   with json.dumps+write+flush (plus creating the file, for the file store);
+- the same on the SQLite store (extension: WAL, one transaction per event), at fsync policy
+  `never` (synchronous=NORMAL) and `every-event` (synchronous=FULL: 4 WAL syncs per
+  execution), beside the store log at `every-event` (4 fsyncs), each as a ratio to the store
+  log at the same policy, measured in alternating rounds;
 - replay rate of a 100,000-event journal (parse, then a read-only replay, which folds to check
   the transitions and drives the body), as a
   ratio to json.loads of the same lines: one-step events with tiny payloads (the per-event
@@ -31,6 +35,7 @@ from collections.abc import Callable, Generator
 from typing import Any
 
 from loom_ref.journal import FileStore, FsyncPolicy, LogStore, MemoryStore, parse_journal
+from loom_ref.journal.sqlitestore import SqliteStore
 from loom_ref.kernel import EffectRegistry, ExecutionContext, Runtime, Workflow, replay
 
 
@@ -175,6 +180,31 @@ def on_log(n: int) -> Callable[[str], float]:
     return measure
 
 
+def on_sqlite(n: int, policy: FsyncPolicy) -> Callable[[str], float]:
+    def measure(d: str) -> float:
+        with SqliteStore(os.path.join(d, "store.db"), fsync=policy) as db:
+            return executions_per_second(db, n)
+    return measure
+
+
+def on_log_at(n: int, policy: FsyncPolicy) -> Callable[[str], float]:
+    def measure(d: str) -> float:
+        with LogStore(os.path.join(d, "store.log"), fsync=policy) as log:
+            return executions_per_second(log, n)
+    return measure
+
+
+def sqlite_rows(n: int, repeats: int) -> list[tuple[str, float, float]]:
+    """(fsync policy, SQLite executions/s, store log executions/s), in the default temp dir:
+    a durable policy is only meaningful on a real disk."""
+    rows = []
+    for policy, count in ((FsyncPolicy.NEVER, n), (FsyncPolicy.EVERY_EVENT, max(n // 10, 1))):
+        db, log = best_of(repeats, in_temp_dir(None, on_sqlite(count, policy)),
+                          in_temp_dir(None, on_log_at(count, policy)))
+        rows.append((policy.value, db, log))
+    return rows
+
+
 def file_journal_rows(n: int, repeats: int) -> list[tuple[str, float, float]]:
     """(what, executions/s, raw lines/s): the file store (one file per execution) and the
     store log (extension: one file per store), on the default temp dir and on tmpfs.
@@ -223,6 +253,10 @@ def main() -> None:
         print(f"durable 1-step executions/s, {label}: {fil:10,.0f}   "
               f"ratio to raw json.dumps+write+flush of the same lines: {fil / raw_file:.2f}   "
               f"{verdict}")
+    for policy, db, log in sqlite_rows(n, args.repeats):
+        print(f"durable 1-step executions/s, SQLite store (WAL), temp dir, fsync {policy}: "
+              f"{db:10,.0f}   ratio to the store log at fsync {policy}: {db / log:.2f} "
+              f"({log:,.0f}/s)")
     for label, payload in (("", None), (" with 1 KB step payloads", KILOBYTE)):
         rep, raw_parse, raw_kept = replay_rate(args.events, payload=payload,
                                                repeats=args.repeats)

@@ -1,9 +1,18 @@
 """The journal chapter (``spec/journal.md``): events, the JSONL line format, stores, the
-torn-tail and corruption rules, fault injection, and ``fold``."""
+torn-tail and corruption rules, fault injection, durability (fsync policies, the file layer,
+the power-loss simulation), and ``fold``."""
 
-from loom_ref.journal.codec import ChecksumError, MalformedLineError, decode_line, encode_line
+from loom_ref.journal.codec import (
+    ChecksumError,
+    MalformedLineError,
+    decode_line,
+    encode_header,
+    encode_line,
+)
+from loom_ref.journal.durability import GUARANTEES, SYNC_AFTER, FsyncPolicy, Guarantee, Invariant
 from loom_ref.journal.events import REQUIRED, Event, EventKind, PayloadError
 from loom_ref.journal.faults import Crash, FaultInjectingStore
+from loom_ref.journal.filestore import FileStore
 from loom_ref.journal.fold import (
     TRANSITIONS,
     ExecutionState,
@@ -13,11 +22,12 @@ from loom_ref.journal.fold import (
     Status,
     fold,
 )
+from loom_ref.journal.fs import FileHandle, FileSystem, OsFileSystem
 from loom_ref.journal.logstore import LogStore, ParsedLog, parse_log
 from loom_ref.journal.reader import CorruptJournalError, ParsedJournal, TornTail, parse_journal
+from loom_ref.journal.sqlitestore import SqliteStore
 from loom_ref.journal.store import (
-    FileStore,
-    FsyncPolicy,
+    Backend,
     Journal,
     JournalClosedError,
     JournalExistsError,
@@ -30,8 +40,11 @@ from loom_ref.journal.store import (
 )
 
 __all__ = [
+    "GUARANTEES",
     "REQUIRED",
+    "SYNC_AFTER",
     "TRANSITIONS",
+    "Backend",
     "ChecksumError",
     "CorruptJournalError",
     "Crash",
@@ -39,11 +52,15 @@ __all__ = [
     "EventKind",
     "ExecutionState",
     "FaultInjectingStore",
+    "FileHandle",
     "FileStore",
+    "FileSystem",
     "Frame",
     "FrameStatus",
     "FsyncPolicy",
+    "Guarantee",
     "IllegalTransitionError",
+    "Invariant",
     "Journal",
     "JournalClosedError",
     "JournalExistsError",
@@ -54,12 +71,15 @@ __all__ = [
     "LogStore",
     "MalformedLineError",
     "MemoryStore",
+    "OsFileSystem",
     "ParsedJournal",
     "ParsedLog",
     "PayloadError",
+    "SqliteStore",
     "Status",
     "TornTail",
     "decode_line",
+    "encode_header",
     "encode_line",
     "fold",
     "parse_journal",

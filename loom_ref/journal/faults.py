@@ -34,6 +34,11 @@ class _FaultJournal:
         self._store = store
 
     @property
+    def inner(self) -> LineJournal:
+        """The journal this one wraps."""
+        return self._inner
+
+    @property
     def execution_id(self) -> str:
         return self._inner.execution_id
 

@@ -23,11 +23,17 @@ one on most disks.
 - ``journal.log-single-writer``: the store holds an advisory ``flock`` on the log for as long
   as it is open: a second store on the same file is refused with ``journal.locked``. Within
   the store, one writer per execution, as in memory.
+- ``journal.dir-sync``: the first sync of a store also syncs (``fsync``) the log's directory,
+  so the log's name survives a power loss as its bytes do (whoever created the file: the
+  process that did may have died before syncing it).
+
+Like the file store, it reaches the disk only through its
+:class:`~loom_ref.journal.fs.FileSystem` (``fs=``), which is how the power-loss simulation
+runs it.
 """
 
 from __future__ import annotations
 
-import fcntl
 import os
 from collections.abc import Mapping
 from typing import Any
@@ -46,7 +52,9 @@ from loom_ref.journal.codec import (
     seal_line,
     to_json_text,
 )
+from loom_ref.journal.durability import FsyncPolicy
 from loom_ref.journal.events import Event, EventKind
+from loom_ref.journal.fs import FileHandle, FileSystem, check_fs
 from loom_ref.journal.reader import (
     CorruptJournalError,
     ParsedJournal,
@@ -54,13 +62,12 @@ from loom_ref.journal.reader import (
     check_bytes,
     event_from_line,
 )
+from loom_ref.journal.shared import SharedStore
 from loom_ref.journal.store import (
-    FsyncPolicy,
-    JournalExistsError,
+    Backend,
     JournalLockedError,
     JournalNotFoundError,
     LineJournal,
-    WriterLease,
     WriterSet,
     check_execution_id,
     check_path,
@@ -201,19 +208,7 @@ class _LogJournal(LineJournal):
         return log_event_line(self.execution_id, seq, kind.value, payload_text)
 
 
-class _LogBackend(WriterLease):
-    def __init__(self, store: LogStore, execution_id: str) -> None:
-        super().__init__(store._writers, execution_id)
-        self._store = store
-
-    def write(self, data: bytes) -> None:
-        self._store._append(self._id, data)
-
-    def sync(self) -> None:
-        os.fsync(self._store._file().fileno())
-
-
-class LogStore:
+class LogStore(SharedStore):
     """Every execution's journal in one append-only log file (extension; ``spec/journal.md``
     section 1.7).
 
@@ -228,32 +223,33 @@ class LogStore:
     """
 
     def __init__(self, path: str | os.PathLike[str], *,
-                 fsync: FsyncPolicy = FsyncPolicy.EVERY_EVENT) -> None:
+                 fsync: FsyncPolicy = FsyncPolicy.EVERY_EVENT,
+                 fs: FileSystem | None = None) -> None:
         if not isinstance(fsync, FsyncPolicy):
             raise InvalidArgument(f"fsync must be a FsyncPolicy, got {fsync!r}")
+        self.fs: FileSystem = check_fs(fs)
         self.path = os.fspath(check_path(path, "path"))
-        if not os.path.isdir(os.path.dirname(os.path.abspath(self.path))):
+        if not self.fs.is_dir(os.path.dirname(os.path.abspath(self.path))):
             raise InvalidArgument(f"the directory of store log {self.path!r} does not exist")
-        if os.path.isdir(self.path):
+        if self.fs.is_dir(self.path):
             raise InvalidArgument(f"store log {self.path!r} is a directory")
         self.fsync = fsync
-        f = open(self.path, "a+b", buffering=0)  # noqa: SIM115 -- closed by close()
-        try:
-            fcntl.flock(f.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:  # spec: journal.log-single-writer
+        f = self.fs.open(self.path, create=True)
+        if not f.lock():  # spec: journal.log-single-writer
             f.close()
-            raise JournalLockedError(f"{self.path} is held by another writer",
-                                     file=self.path) from None
+            raise JournalLockedError(f"{self.path} is held by another writer", file=self.path)
         try:
-            f.seek(0)
-            parsed = parse_log(f.readall(), source=self.path)
-            f.truncate(parsed.good_size)  # spec: journal.log-torn-tail (before any append)
+            data = f.read_all()
+            parsed = parse_log(data, source=self.path)
+            if parsed.good_size < len(data):
+                f.truncate(parsed.good_size)  # spec: journal.log-torn-tail (before any append)
             if parsed.good_size == 0:
-                _write_all(f, encode_log_header())
+                f.append(encode_log_header())
         except BaseException:
             f.close()
             raise
-        self._f: Any = f
+        self._dir_synced = False  # spec: journal.dir-sync -- once, at the store's first sync
+        self._f: FileHandle = f
         self.torn = parsed.torn
         self.torn_execution = parsed.torn_execution
         # each execution's event lines (re-encoded from the parsed events)
@@ -265,20 +261,26 @@ class LogStore:
         self._writers = WriterSet()
 
     # -- the file ------------------------------------------------------------------------
-    def _file(self) -> Any:
+    def _file(self) -> FileHandle:
         if self._f.closed:
             raise JournalError(f"store log {self.path} is closed", code="journal.closed")
         return self._f
 
-    def _append(self, execution_id: str, line: bytes) -> None:
+    def _append(self, execution_id: str, line: bytes, *, sync: bool) -> None:
         """Write one line of ``execution_id`` (``journal.write-before-act``: unbuffered, it is
-        with the operating system when this returns)."""
+        with the operating system when this returns), and with ``sync`` make the log durable
+        (``journal.fsync-policy``, ``journal.dir-sync``)."""
         f = self._file()
         data = line
         if execution_id in self._unwritten:  # the header goes with the first event
             data = encode_header(execution_id) + line
         try:
-            _write_all(f, data)
+            f.append(data)
+            if sync:
+                f.sync()
+                if not self._dir_synced:
+                    self.fs.sync_dir(os.path.dirname(os.path.abspath(self.path)))
+                    self._dir_synced = True
         except OSError:
             self.close()  # the log may end in a partial line: nothing may follow it
             raise
@@ -289,37 +291,23 @@ class LogStore:
 
     def close(self) -> None:
         """Release the log's lock. Closing twice is harmless."""
-        if not self._f.closed:
-            self._f.close()  # closing the descriptor drops the flock
+        self._f.close()  # closing the descriptor drops the flock
 
-    def __enter__(self) -> LogStore:
-        return self
+    # -- the SharedStore hooks ---------------------------------------------------------------
+    def _known(self) -> dict[str, bytearray]:
+        return self._lines
 
-    def __exit__(self, *exc: object) -> None:
-        self.close()
-
-    # -- the JournalStore protocol ---------------------------------------------------------
-    def executions(self) -> list[str]:
-        """Every execution in the store, in the order they were created."""
-        return list(self._lines)
-
-    def exists(self, execution_id: str) -> bool:
-        return check_execution_id(execution_id) in self._lines
-
-    def _claim(self, execution_id: str) -> _LogBackend:
+    def _check_open(self) -> None:
         self._file()
-        self._writers.claim(execution_id)  # spec: journal.log-single-writer
-        return _LogBackend(self, execution_id)
 
-    def create(self, execution_id: str) -> LineJournal:
-        check_execution_id(execution_id)
-        if execution_id in self._lines:
-            raise JournalExistsError(f"journal {execution_id!r} already exists in {self.path}")
-        backend = self._claim(execution_id)
+    def _register(self, execution_id: str) -> None:
         self._lines[execution_id] = bytearray()
         self._unwritten.add(execution_id)
+
+    def _journal(self, execution_id: str, backend: Backend) -> LineJournal:
         return _LogJournal(execution_id=execution_id, backend=backend, fsync=self.fsync)
 
+    # -- the JournalStore protocol (create, exists: SharedStore) ------------------------------
     def read(self, execution_id: str) -> ParsedJournal:
         """One execution's journal as the log holds it, without opening it for writing."""
         check_execution_id(execution_id)
@@ -339,10 +327,3 @@ class LogStore:
         return _LogJournal(execution_id=execution_id, backend=backend, events=parsed.events,
                            torn=parsed.torn, fsync=self.fsync)
 
-
-def _write_all(f: Any, data: bytes) -> None:
-    """Write all of ``data`` to an unbuffered file (a raw write may take only part of it)."""
-    written = f.write(data)
-    while written < len(data):
-        data = data[written:]
-        written = f.write(data)

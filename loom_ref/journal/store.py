@@ -1,12 +1,13 @@
-"""Where journals live: one JSONL journal per execution, in a directory or in memory.
+"""Where journals live: the journal a store hands out, the store protocol, and the memory store.
 
 Spec: ``spec/journal.md``.
 
 - ``journal.write-before-act``: :meth:`LineJournal.append` returns only after the line is
   written and flushed, so the kernel never acts on an effect's result before its event is in
   the journal.
-- ``journal.fsync-policy``: fsync is a setting (:class:`FsyncPolicy`): after every event, only
-  at suspension, completion, failure and in-doubt (the boundaries), or never.
+- ``journal.fsync-policy``: whether an append is also made durable is the store's
+  :class:`~loom_ref.journal.durability.FsyncPolicy`, looked up per event kind
+  (:data:`~loom_ref.journal.durability.SYNC_AFTER`); the store's backend does the syncing.
 - ``journal.single-writer``: one writer per journal. Opening a journal that another writer
   holds MUST be refused with :class:`JournalLockedError` (an advisory ``flock`` on files; the
   same rule, enforced by the store, in memory).
@@ -15,25 +16,25 @@ Spec: ``spec/journal.md``.
   runtime can report it.
 
 A memory journal stores exactly the bytes a file journal would, and is parsed by the same
-reader, so a test on one is a test on the other.
+reader, so a test on one is a test on the other. The file store is
+:mod:`loom_ref.journal.filestore`.
 """
 
 from __future__ import annotations
 
-import fcntl
 import os
 import re
 from collections.abc import Mapping, Sequence
 from typing import Any, Protocol
 
-from loom_ref.enums import LoomEnum
 from loom_ref.errors import InvalidArgument, JournalError
 from loom_ref.journal.codec import encode_header, event_line, from_json_text, to_json_text
+from loom_ref.journal.durability import SYNC_AFTER, FsyncPolicy
 from loom_ref.journal.events import Event, EventKind, PayloadError, check_payload
 from loom_ref.journal.reader import CorruptJournalError, ParsedJournal, TornTail, parse_journal
 
 __all__ = [
-    "FileStore",
+    "Backend",
     "FsyncPolicy",
     "Journal",
     "JournalClosedError",
@@ -46,6 +47,7 @@ __all__ = [
     "WriterLease",
     "WriterSet",
     "check_execution_id",
+    "check_header",
     "check_path",
 ]
 
@@ -74,31 +76,6 @@ class JournalClosedError(JournalError):
     """The journal was closed (or broke on a failed write) and takes no more appends."""
 
     code = "journal.closed"
-
-
-class FsyncPolicy(LoomEnum):
-    """When a file journal calls ``fsync`` (``journal.fsync-policy``)."""
-
-    EVERY_EVENT = "every-event"
-    AT_BOUNDARIES = "at-boundaries"
-    NEVER = "never"
-
-
-_BOUNDARIES = frozenset(
-    {
-        EventKind.EXECUTION_SUSPENDED,
-        EventKind.EXECUTION_COMPLETED,
-        EventKind.EXECUTION_FAILED,
-        EventKind.STEP_IN_DOUBT,
-    }
-)
-
-#: The kinds after which each policy calls fsync.
-_SYNC_AFTER: Mapping[FsyncPolicy, frozenset[EventKind]] = {
-    FsyncPolicy.EVERY_EVENT: frozenset(EventKind),
-    FsyncPolicy.AT_BOUNDARIES: _BOUNDARIES,
-    FsyncPolicy.NEVER: frozenset(),
-}
 
 
 def check_execution_id(execution_id: object) -> str:
@@ -168,12 +145,18 @@ class JournalStore(Protocol):
     def read(self, execution_id: str) -> ParsedJournal: ...
 
 
-class _Backend(Protocol):
-    def write(self, data: bytes) -> None: ...
+class Backend(Protocol):
+    """Where a :class:`LineJournal`'s bytes go: a file, a store log, a database, memory."""
 
-    def sync(self) -> None: ...
+    def write(self, data: bytes, *, sync: bool) -> None:
+        """Hand ``data`` (one line, or a torn piece of one) to the operating system, and with
+        ``sync`` make everything written so far durable before returning
+        (``journal.write-before-act``, ``journal.fsync-policy``)."""
+        ...
 
-    def release(self) -> None: ...
+    def release(self) -> None:
+        """Give up the writer's place (``journal.single-writer``). Twice is harmless."""
+        ...
 
 
 class LineJournal:
@@ -183,7 +166,7 @@ class LineJournal:
         self,
         *,
         execution_id: str,
-        backend: _Backend,
+        backend: Backend,
         events: Sequence[Event] = (),
         torn: TornTail | None = None,
         fsync: FsyncPolicy = FsyncPolicy.NEVER,
@@ -193,7 +176,7 @@ class LineJournal:
         self._events: list[Event] = list(events)
         self._torn = torn
         self._fsync = fsync
-        self._sync_after = _SYNC_AFTER[fsync]
+        self._sync_after = SYNC_AFTER[fsync]
         self._open = True
 
     @property
@@ -229,9 +212,9 @@ class LineJournal:
         """The bytes of one event line (``journal.line-shape``); a store log overrides it."""
         return event_line(seq, kind.value, payload_text)
 
-    def _write(self, data: bytes) -> None:
+    def _write(self, data: bytes, *, sync: bool) -> None:
         try:
-            self._backend.write(data)
+            self._backend.write(data, sync=sync)
         except OSError as exc:
             self._open = False
             raise JournalError(
@@ -243,9 +226,7 @@ class LineJournal:
         will read it back: its payload is decoded from the text just written, so what the
         kernel hands on is the journaled JSON value, never the caller's object."""
         seq, text, line = self._encode(kind, payload)
-        self._write(line)
-        if kind in self._sync_after:  # spec: journal.fsync-policy
-            self._backend.sync()
+        self._write(line, sync=kind in self._sync_after)  # spec: journal.fsync-policy
         event = Event(seq=seq, kind=kind, payload=from_json_text(text))
         self._events.append(event)
         return event
@@ -256,7 +237,7 @@ class LineJournal:
         _, _, line = self._encode(kind, payload)
         if not 0 < nbytes < len(line):
             raise InvalidArgument(f"nbytes must be in 1..{len(line) - 1}, got {nbytes}")
-        self._write(line[:nbytes])
+        self._write(line[:nbytes], sync=False)
         self._open = False
 
     def close(self) -> None:
@@ -304,11 +285,8 @@ class _MemoryBackend(WriterLease):
         super().__init__(store._writers, execution_id)
         self._store = store
 
-    def write(self, data: bytes) -> None:
-        self._store.data[self._id] += data
-
-    def sync(self) -> None:
-        pass
+    def write(self, data: bytes, *, sync: bool) -> None:
+        self._store.data[self._id] += data  # memory: nothing survives the process anyway
 
 
 class MemoryStore:
@@ -341,8 +319,8 @@ class MemoryStore:
         check_execution_id(execution_id)
         if execution_id not in self.data:
             raise JournalNotFoundError(f"no journal for {execution_id!r}")
-        return _checked(parse_journal(bytes(self.data[execution_id]), source=execution_id),
-                        execution_id, execution_id)
+        return check_header(parse_journal(bytes(self.data[execution_id]), source=execution_id),
+                            execution_id, execution_id)
 
     def open(self, execution_id: str) -> LineJournal:
         parsed = self.read(execution_id)
@@ -356,101 +334,14 @@ class MemoryStore:
         )
 
 
-def _checked(parsed: ParsedJournal, execution_id: str, source: str) -> ParsedJournal:
+def check_header(parsed: ParsedJournal, execution_id: str, source: str) -> ParsedJournal:
+    """``parsed``, unless its header names another execution (``journal.header``)."""
     if parsed.execution_id is not None and parsed.execution_id != execution_id:
         raise CorruptJournalError(
             f"{source}, line 1: header names execution {parsed.execution_id!r}",
             file=source, line=1, reason="journal.bad-header",
         )
     return parsed
-
-
-class _FileBackend:
-    def __init__(self, fileobj: Any) -> None:
-        self._f = fileobj
-
-    def write(self, data: bytes) -> None:
-        self._f.write(data)
-        self._f.flush()
-
-    def sync(self) -> None:
-        os.fsync(self._f.fileno())
-
-    def release(self) -> None:
-        if not self._f.closed:
-            self._f.close()  # closing the descriptor drops the flock
-
-
-class FileStore:
-    """Journals as files ``<directory>/<execution_id>.jsonl``."""
-
-    def __init__(self, directory: str | os.PathLike[str], *,
-                 fsync: FsyncPolicy = FsyncPolicy.EVERY_EVENT) -> None:
-        if not isinstance(fsync, FsyncPolicy):
-            raise InvalidArgument(f"fsync must be a FsyncPolicy, got {fsync!r}")
-        self.directory = os.fspath(check_path(directory, "directory"))
-        if not os.path.isdir(self.directory):
-            raise InvalidArgument(f"journal directory {self.directory!r} does not exist")
-        self.fsync = fsync
-
-    def path(self, execution_id: str) -> str:
-        """The file that holds ``execution_id``'s journal: one JSONL file per execution
-        (spec: journal.one-file-per-execution)."""
-        return os.path.join(self.directory, check_execution_id(execution_id) + ".jsonl")
-
-    def exists(self, execution_id: str) -> bool:
-        return os.path.exists(self.path(execution_id))
-
-    @staticmethod
-    def _lock(fileobj: Any, path: str) -> None:
-        try:
-            fcntl.flock(fileobj.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:  # spec: journal.single-writer
-            fileobj.close()
-            raise JournalLockedError(
-                f"{path} is held by another writer", file=path
-            ) from None
-
-    def create(self, execution_id: str) -> LineJournal:
-        path = self.path(execution_id)
-        try:
-            f = open(path, "xb")  # noqa: SIM115 -- owned by the journal, closed by close()
-        except FileExistsError:
-            raise JournalExistsError(f"{path} already exists", file=path) from None
-        self._lock(f, path)
-        backend = _FileBackend(f)
-        backend.write(encode_header(execution_id))
-        return LineJournal(execution_id=execution_id, backend=backend, fsync=self.fsync)
-
-    def read(self, execution_id: str) -> ParsedJournal:
-        """Parse a journal without opening it for writing."""
-        path = self.path(execution_id)
-        try:
-            with open(path, "rb") as f:
-                data = f.read()
-        except FileNotFoundError:
-            raise JournalNotFoundError(f"{path} does not exist", file=path) from None
-        return _checked(parse_journal(data, source=path), execution_id, path)
-
-    def open(self, execution_id: str) -> LineJournal:
-        path = self.path(execution_id)
-        try:
-            f = open(path, "r+b")  # noqa: SIM115 -- owned by the journal, closed by close()
-        except FileNotFoundError:
-            raise JournalNotFoundError(f"{path} does not exist", file=path) from None
-        self._lock(f, path)
-        try:
-            parsed = _checked(parse_journal(f.read(), source=path), execution_id, path)
-        except BaseException:
-            f.close()
-            raise
-        f.truncate(parsed.good_size)  # spec: journal.torn-tail (truncate before appending)
-        f.seek(parsed.good_size)
-        backend = _FileBackend(f)
-        if parsed.execution_id is None:
-            backend.write(encode_header(execution_id))
-        return LineJournal(execution_id=execution_id, backend=backend, events=parsed.events,
-                           torn=parsed.torn, fsync=self.fsync)
 
 
 def read_journal_file(path: str | os.PathLike[str]) -> ParsedJournal:

@@ -1,5 +1,7 @@
 """The property-testing kit: hypothesis strategies, checkers and pytest fixtures for custom
-validators and implementations (``docs/validator-kit.md``).
+validators and implementations (``docs/validator-kit.md``), and the store kit: the journal
+store contract as a pytest suite, the power-loss matrix and real process kills
+(``docs/store-kit.md``).
 
 Rules:
 
@@ -10,6 +12,9 @@ Rules:
 - The hypothesis-based names (strategies and checkers) need hypothesis; without it their first
   use raises ``ImportError`` naming ``pip install 'loom-ref[test]'``. The reconstruction
   helpers (``RecordingSink``, ``reconstruct``, ``check_reconstruction``) need neither.
+- The store kit (``StoreContract``, ``StoreUnderTest``, ``check_power_loss``) needs pytest;
+  the power-loss matrix and the kill test (``run_power_loss``, ``check_policy``,
+  ``run_kills``) need neither.
 """
 
 from __future__ import annotations
@@ -30,6 +35,17 @@ if TYPE_CHECKING:
         check_split,
         split_cases,
     )
+    from loom_ref.testing.kills import KillReport, run_kills
+    from loom_ref.testing.powerloss import (
+        Action,
+        PowerLossReport,
+        Scenario,
+        StoreMaker,
+        Violation,
+        World,
+        check_policy,
+        run_power_loss,
+    )
     from loom_ref.testing.reconstruction import (
         DeltaEvent,
         RecordingSink,
@@ -37,6 +53,7 @@ if TYPE_CHECKING:
         normalize,
         reconstruct,
     )
+    from loom_ref.testing.storekit import StoreContract, StoreUnderTest, check_power_loss
     from loom_ref.testing.strategies import (
         MUTATIONS,
         AttemptScript,
@@ -64,6 +81,7 @@ if TYPE_CHECKING:
         valid_streams,
         violating_streams,
     )
+    from loom_ref.testing.workloads import KIT_SCENARIOS, KitScenario, kit_runtime
 
 _CHECKERS = (
     "GuardFactory",
@@ -111,29 +129,61 @@ _STRATEGIES = (
     "valid_streams",
     "violating_streams",
 )
+_STORES = {
+    "KillReport": "loom_ref.testing.kills",
+    "run_kills": "loom_ref.testing.kills",
+    "Action": "loom_ref.testing.powerloss",
+    "PowerLossReport": "loom_ref.testing.powerloss",
+    "Scenario": "loom_ref.testing.powerloss",
+    "StoreMaker": "loom_ref.testing.powerloss",
+    "Violation": "loom_ref.testing.powerloss",
+    "World": "loom_ref.testing.powerloss",
+    "check_policy": "loom_ref.testing.powerloss",
+    "run_power_loss": "loom_ref.testing.powerloss",
+    "StoreContract": "loom_ref.testing.storekit",
+    "StoreUnderTest": "loom_ref.testing.storekit",
+    "check_power_loss": "loom_ref.testing.storekit",
+    "KIT_SCENARIOS": "loom_ref.testing.workloads",
+    "KitScenario": "loom_ref.testing.workloads",
+    "kit_runtime": "loom_ref.testing.workloads",
+}
 _HOME: dict[str, str] = {
+    **_STORES,
     **dict.fromkeys(_CHECKERS, "loom_ref.testing.checkers"),
     **dict.fromkeys(_RECONSTRUCTION, "loom_ref.testing.reconstruction"),
     **dict.fromkeys(_STRATEGIES, "loom_ref.testing.strategies"),
 }
 
 __all__ = [
+    "KIT_SCENARIOS",
     "MUTATIONS",
+    "Action",
     "AttemptScript",
     "DeltaEvent",
     "GeneratedStream",
     "GuardFactory",
     "HoldBackFactory",
+    "KillReport",
+    "KitScenario",
     "PlantedText",
+    "PowerLossReport",
     "RecordingSink",
     "RetrySchedule",
+    "Scenario",
     "SplitCase",
     "SplitStrategy",
+    "StoreContract",
+    "StoreMaker",
+    "StoreUnderTest",
     "ValidatorSource",
     "ViolatingStream",
+    "Violation",
+    "World",
     "check_delta_form",
     "check_guard_never_leaks",
     "check_hold_back_split",
+    "check_policy",
+    "check_power_loss",
     "check_reconstruction",
     "check_split",
     "crash_points",
@@ -141,12 +191,15 @@ __all__ = [
     "every_cut",
     "finish_reasons",
     "json_values",
+    "kit_runtime",
     "normalize",
     "one_char_splits",
     "planted_texts",
     "reconstruct",
     "retry_policies",
     "retry_schedules",
+    "run_kills",
+    "run_power_loss",
     "scenario_cases",
     "split_at",
     "split_cases",

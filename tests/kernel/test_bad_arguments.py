@@ -31,6 +31,8 @@ from loom_ref.journal import (
     parse_log,
     read_journal_file,
 )
+from loom_ref.journal.powerloss import SimulatedDisk
+from loom_ref.journal.sqlitestore import SqliteStore
 from loom_ref.kernel import EffectRegistry, ExecutionContext, Runtime, Workflow, replay
 
 from ..badargs import BAD, leaks
@@ -137,6 +139,19 @@ ENTRY_POINTS: dict[str, Callable[[Any, Path], Any]] = {
     "FileStore.open": lambda v, tmp: FileStore(tmp).open(v),
     "LogStore(path)": lambda v, _: LogStore(v).close(),
     "LogStore(fsync)": lambda v, tmp: LogStore(tmp / "s.log", fsync=v).close(),
+    "FileStore(fs)": lambda v, tmp: FileStore(tmp, fs=v).create("e").close(),
+    "LogStore(fs)": lambda v, tmp: LogStore(tmp / "s.log", fs=v).close(),
+    "SqliteStore(path)": lambda v, _: SqliteStore(v).close(),
+    "SqliteStore(fsync)": lambda v, tmp: SqliteStore(tmp / "s.db", fsync=v).close(),
+    "SqliteStore(fs)": lambda v, tmp: SqliteStore(tmp / "s.db", fs=v).close(),
+    "SqliteStore.create": lambda v, tmp: _with_sqlite(tmp, lambda db: db.create(v)),
+    "SqliteStore.open": lambda v, tmp: _with_sqlite(tmp, lambda db: db.open(v)),
+    "SqliteStore.read": lambda v, tmp: _with_sqlite(tmp, lambda db: db.read(v)),
+    "SqliteStore.exists": lambda v, tmp: _with_sqlite(tmp, lambda db: db.exists(v)),
+    "SimulatedDisk(directories)": lambda v, _: SimulatedDisk(directories=v),
+    "SimulatedDisk(image)": lambda v, _: SimulatedDisk(image=v),
+    "SimulatedDisk(observer)": lambda v, _: SimulatedDisk(observer=v),
+    "SimulatedDisk(tear_at)": lambda v, _: SimulatedDisk(tear_at=v),
     "LogStore.create": lambda v, tmp: _with_log(tmp, lambda log: log.create(v)),
     "LogStore.read": lambda v, tmp: _with_log(tmp, lambda log: log.read(v)),
     "FaultInjectingStore(inner)": lambda v, _: FaultInjectingStore(v, crash_after=9).create("e"),
@@ -168,6 +183,11 @@ ENTRY_POINTS: dict[str, Callable[[Any, Path], Any]] = {
 def _with_log(tmp: Path, act: Callable[[LogStore], Any]) -> Any:
     with LogStore(tmp / "s.log", fsync=FsyncPolicy.NEVER) as log:
         return act(log)
+
+
+def _with_sqlite(tmp: Path, act: Callable[[SqliteStore], Any]) -> Any:
+    with SqliteStore(tmp / "s.db", fsync=FsyncPolicy.NEVER) as db:
+        return act(db)
 
 
 @pytest.mark.parametrize("entry", sorted(ENTRY_POINTS))
