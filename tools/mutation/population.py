@@ -3,9 +3,9 @@ sample drawn from it, the semantic mutants, and the reviewed list of equivalent 
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
-import random
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
@@ -57,13 +57,19 @@ def population(root: str, layer: str, *, file: str | None = None,
     return out
 
 
+def _rank(seed: int, mutant: Mutant) -> bytes:
+    return hashlib.sha256(f"{seed}\0{mutant.key}".encode()).digest()
+
+
 def sample(mutants: Sequence[Mutant], n: int | None, seed: int) -> list[Mutant]:
-    """``n`` of ``mutants`` drawn by ``random.Random(seed)`` (all of them if ``n`` is None or
-    not smaller), returned in population order."""
+    """``n`` of ``mutants`` (all of them if ``n`` is None or not smaller), in population
+    order: those whose keys rank first by ``sha256(seed, key)``. A key does not move when
+    other lines of its file do, so an edit elsewhere leaves the sample as it was but for the
+    mutants it adds or removes: the same seed measures the same mutants before and after."""
     if n is None or n >= len(mutants):
         return list(mutants)
-    picked = set(random.Random(seed).sample(range(len(mutants)), n))
-    return [m for i, m in enumerate(mutants) if i in picked]
+    picked = {m.key for m in sorted(mutants, key=lambda m: _rank(seed, m))[:n]}
+    return [m for m in mutants if m.key in picked]
 
 
 def semantic(root: str, layer: str) -> list[Mutant]:

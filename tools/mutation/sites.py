@@ -61,6 +61,7 @@ class Mutant:
     source_line: str          # the original line, stripped
     replacement: str          # the new text of [line:col, end_line:end_col)
     index: int = 0            # which operator of a chained comparison
+    occurrence: int = 0       # how many mutants before it in the file share its key text
     rule: str = ""            # a semantic mutant: the rule it breaks
 
     @property
@@ -73,7 +74,7 @@ class Mutant:
         """What survives line shifts: file, function, line text and change (the equivalent
         list matches on it)."""
         text = "\0".join((self.file, self.function, self.source_line, self.op, self.change,
-                          str(self.index)))
+                          str(self.index), str(self.occurrence)))
         return hashlib.sha256(text.encode("utf-8")).hexdigest()[:12]
 
 
@@ -269,6 +270,7 @@ def mutants_of(rel: str, source: str) -> Iterator[Mutant]:
     finder.visit(tree)
     original = ast.dump(ast.parse(source))
     seen: set[str] = set()
+    keys: dict[str, int] = {}
     for mutant in sorted(finder.found, key=lambda m: (m.line, m.col, m.op)):
         if mutant.id in seen:
             continue
@@ -278,4 +280,6 @@ def mutants_of(rel: str, source: str) -> Iterator[Mutant]:
         except SyntaxError:
             continue
         if changed != original:
-            yield mutant
+            n = keys.get(mutant.key, 0)
+            keys[mutant.key] = n + 1
+            yield attrs.evolve(mutant, occurrence=n) if n else mutant
