@@ -29,6 +29,11 @@ base case's expectation alone (never from an implementation's answers).
 - ``prefix`` (anchor ``journal.torn-tail``): for a ``journal.parse`` vector whose text
   parses whole, the text cut at every byte offset (on a character boundary): the complete
   lines parse, the rest is the torn tail.
+- ``store`` (anchor ``journal.stores-agree``): for an implementation whose start reply names
+  more than one journal store (``stores``), every scenario once more on each store but the
+  first, with ``options.store``: the expectation is the base case's. Left out: cases that
+  edit a journal's bytes (``tear``, ``appendBytes``, ``corrupt``), which are written for the
+  one-file-per-execution form of ``spec/journal.md`` section 1.1.
 
 A case opts out of a mode with ``excludeModes: {mode: reason}``. Some cases are left out
 automatically, because their expectation cannot be carried over: raw journal actions,
@@ -46,11 +51,13 @@ from typing import Any
 from loom_ref.conformance.case import Case, Family
 from loom_ref.conformance.expressions import uses_drift
 
-__all__ = ["MODES", "auto_exclusions", "derive"]
+__all__ = ["BYTE_EDITS", "MODES", "auto_exclusions", "derive"]
 
-MODES = ("crash", "torn", "replay", "always-replay", "prefix")
+MODES = ("crash", "torn", "replay", "always-replay", "prefix", "store")
 _WRITERS = frozenset({"start", "resume", "recover", "resolve"})
 _RAW = frozenset({"tear", "appendBytes", "corrupt", "holdWriter", "releaseWriter"})
+#: the raw actions that edit a journal's bytes (the store mode leaves their cases out)
+BYTE_EDITS = frozenset({"tear", "appendBytes", "corrupt"})
 _ANY = {"$any": None}
 _OUTCOMES = frozenset({"STEP_COMPLETED", "STEP_FAILED"})
 
@@ -110,8 +117,9 @@ def auto_exclusions(case: Case) -> dict[str, str]:
     return reasons
 
 
-def derive(case: Case) -> list[Case]:
-    """Every variant of ``case`` (none for a variant: variants are not derived again)."""
+def derive(case: Case, stores: Sequence[str] = ()) -> list[Case]:
+    """Every variant of ``case`` (none for a variant: variants are not derived again);
+    ``stores`` are the journal stores the implementation named (the first is the default)."""
     if case.mode != "base":
         return []
     if case.family is Family.VECTOR:
@@ -127,6 +135,10 @@ def derive(case: Case) -> list[Case]:
         out += _replay(case)
     if "always-replay" not in excluded:
         out += _always_replay(case)
+    if "store" not in excluded and not any(a["do"] in BYTE_EDITS for a in case.data["actions"]):
+        out += [_variant(case, f"store@{name}", "store", "journal.stores-agree",
+                         {"options": {**case.data.get("options", {}), "store": name}})
+                for name in stores[1:]]
     return out
 
 

@@ -17,6 +17,9 @@ journal as stored (``{"events", "tornTail"}``, or the ``error`` reading it raise
 - ``options.alwaysReplay``: after every step outcome, decision, stream append and resume, a
   read-only replay of the journal so far is run; a replay that raises or calls anything is
   reported as the warning ``conformance.always-replay-diverged``.
+- ``options.store`` names the journal store to run on (:mod:`loom_ref.conformance.stores`;
+  default ``memory``): a store that outlives its process is opened afresh for every action,
+  after the previous action's store is closed, and a second writer is a second store.
 - Raw journal actions work on the stored bytes: ``tear {line, whole?}`` cuts the journal
   inside that 1-based line (the header is line 1), keeping the first half of the line (at
   least one byte), or with ``whole`` all of it but its newline; ``appendBytes {text}``
@@ -32,7 +35,9 @@ from collections.abc import Callable, Generator, Mapping, Sequence
 from typing import Any
 
 from loom_ref.conformance.agent_config import AGENT_STEP_TOOL_ID, OpaqueAgent, run_agent_loop
+from loom_ref.conformance.expressions import ScenarioBug
 from loom_ref.conformance.interpreter import compile_body
+from loom_ref.conformance.stores import Place
 from loom_ref.conformance.world import World
 from loom_ref.effects.call import EffectCall, Mode
 from loom_ref.errors import EffectError, LoomError
@@ -46,6 +51,7 @@ __all__ = ["RuntimeFactory", "ScenarioRun", "error_observation", "outcome_of"]
 RuntimeFactory = Callable[..., Any]
 
 TORN_BYTES = 17  # shorter than any line: the crc suffix alone is 18 bytes
+_RAW = frozenset({"tear", "appendBytes", "corrupt", "holdWriter", "releaseWriter"})
 _REPLAY_AFTER = frozenset({EventKind.STEP_COMPLETED, EventKind.STEP_FAILED,
                            EventKind.DECISION_RECORDED, EventKind.STREAM_APPENDED,
                            EventKind.EXECUTION_RESUMED})
@@ -154,11 +160,15 @@ class ScenarioRun:
     """One scenario case, run action by action on loom_ref."""
 
     def __init__(self, case: Mapping[str, Any], *, runtime_factory: RuntimeFactory,
-                 store: MemoryStore) -> None:
+                 store: MemoryStore | None = None, place: Place | None = None) -> None:
         self.case = case
         self.execution_id = str(case.get("executionId", "e1"))
         self.world = World(case.get("effects", {}), case.get("deciders", {}))
-        self.store = store
+        if (store is None) == (place is None):
+            raise ValueError("a scenario runs on a store or on a place, one of the two")
+        self.place = place
+        self.store: Any = store if place is None else place.new()
+        self.held_store: Any = None
         self.runtime_factory = runtime_factory
         spec = case["workflow"]
         self.workflow = Workflow(name=spec["name"], body=compile_body(spec["body"], self),
@@ -229,7 +239,15 @@ class ScenarioRun:
         self.world.trace = []
         self.warnings = []
         obs: dict[str, Any]
+        persistent = self.place is not None and self.place.persistent
+        if persistent:  # the previous action's process has ended: its store is closed
+            assert self.place is not None
+            self.place.drop(self.store)
+            self.store = None
         try:
+            if persistent and action["do"] not in _RAW:
+                assert self.place is not None
+                self.store = self.place.new()  # a new process opens the store
             obs = self._dispatch(action)
         except Crash:
             obs = {"crashed": True}
@@ -242,14 +260,15 @@ class ScenarioRun:
     def _dispatch(self, action: Mapping[str, Any]) -> dict[str, Any]:
         do = action["do"]
         eid = self.execution_id
-        if do in ("tear", "appendBytes", "corrupt", "holdWriter", "releaseWriter"):
+        if do in _RAW:
             self._raw(action)
             return {"done": True}
         store: Any = _TracingStore(self.store, self)
         crash = action.get("crash")
         if crash is not None:
+            torn = TORN_BYTES if self.place is None else self.place.torn_bytes(eid, TORN_BYTES)
             store = FaultInjectingStore(store, crash_after=crash["afterEvent"],
-                                        torn_bytes=TORN_BYTES if crash.get("torn") else 0)
+                                        torn_bytes=torn if crash.get("torn") else 0)
         if do == "replay":
             return {"result": outcome_of(self.runtime(store, _NoEffects(self.world))
                                          .replay(eid))}
@@ -269,17 +288,30 @@ class ScenarioRun:
             raise LoomError(f"unknown action {do!r}", code="conformance.bad-case")
         return {"result": outcome_of(result)}
 
+    def _release_held(self) -> None:
+        if self.held is not None:
+            self.held.close()
+            self.held = None
+        if self.held_store is not None:
+            assert self.place is not None
+            self.place.drop(self.held_store)
+            self.held_store = None
+
     def _raw(self, action: Mapping[str, Any]) -> None:
         do = action["do"]
         eid = self.execution_id
-        if do == "holdWriter":
-            self.held = self.store.open(eid)
+        persistent = self.place is not None and self.place.persistent
+        if do == "holdWriter":  # a second writer: for a persistent store, a second store
+            if persistent:
+                assert self.place is not None
+                self.held_store = self.place.new()
+            self.held = (self.held_store if persistent else self.store).open(eid)
             return
         if do == "releaseWriter":
-            if self.held is not None:
-                self.held.close()
-                self.held = None
+            self._release_held()
             return
+        if persistent:
+            raise ScenarioBug(f"{do!r} edits a journal's bytes: it runs on the memory store only")
         data = self.store.data[eid]
         if do == "tear":
             lines = bytes(data).split(b"\n")
@@ -298,12 +330,13 @@ class ScenarioRun:
 
     def journal(self) -> dict[str, Any] | None:
         """The final ``journal`` observation."""
-        if self.held is not None:
-            self.held.close()
-            self.held = None
-        if not self.store.exists(self.execution_id):
-            return None
+        self._release_held()
         try:
+            if self.place is not None and self.place.persistent:
+                self.place.drop(self.store)
+                self.store = self.place.new()  # a reader opens what the last action left
+            if not self.store.exists(self.execution_id):
+                return None
             parsed = self.store.read(self.execution_id)
         except LoomError as exc:
             return {"error": error_observation(exc)}

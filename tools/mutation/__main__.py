@@ -59,6 +59,8 @@ def _parser() -> argparse.ArgumentParser:
                    "--semantic: only the semantic ones)")
     p.add_argument("--mutant", action="append", metavar="ID", help="score this mutant "
                    "(repeatable; an id as the table prints it)")
+    p.add_argument("--again", metavar="ROWS", help="score again the mutants of an earlier "
+                   "run's --out file, found by key (a mutant whose line changed is 'gone')")
     p.add_argument("--pytest", action="store_true", help="score the suite's survivors "
                    "with the layer's pytest directories too")
     p.add_argument("--no-generated", action="store_true", help="leave out the suite's "
@@ -100,6 +102,20 @@ def _chosen(args: argparse.Namespace) -> list[tuple[str, str, Mutant]]:
         return [(by_id[i][0], "semantic" if by_id[i][1].op == "semantic" else "random",
                  by_id[i][1]) for i in wanted]
     out: list[tuple[str, str, Mutant]] = []
+    if args.again:
+        with open(args.again, encoding="utf-8") as f:
+            earlier = [json.loads(line) for line in f if line.strip()]
+        for layer in layers:
+            mine = {r["key"]: r for r in earlier if r["layer"] == layer}
+            pool = [*population(ROOT, layer), *semantic(ROOT, layer)]
+            found = {m.key: m for m in pool if m.key in mine}
+            for key, row in mine.items():
+                if key in found:
+                    out.append((layer, row["kind"], found[key]))
+                else:
+                    print(f"gone: {row['id']} [{row['op']}] {row['change']} (key {key}): no "
+                          "mutant of the tree has this key now", file=sys.stderr)
+        return out
     for layer in layers:
         if not args.no_random:
             pool = population(ROOT, layer, file=args.file, function=args.function)
