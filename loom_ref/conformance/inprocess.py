@@ -22,6 +22,7 @@ from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 from loom_ref import __version__
+from loom_ref.conformance.derive import BYTE_EDITS
 from loom_ref.conformance.expressions import ScenarioBug
 from loom_ref.conformance.functions import VectorFunction, load_functions
 from loom_ref.conformance.portability import (
@@ -128,6 +129,10 @@ class LoomRefAdapter:
         if name not in self.stores:
             raise ScenarioBug(f"no store {name!r} (loom-ref's: {', '.join(self.stores)})")
         where = place(name)
+        if not where.file_form and any(a.get("do") in BYTE_EDITS for a in case["actions"]):
+            where.close()
+            return {"skipped": {"reason": f"the {name} store does not keep a journal as one "
+                                          "file of lines, whose bytes the case edits"}}
         try:
             run = ScenarioRun(case, runtime_factory=self.runtime_factory, place=where)
             actions = [run.act(action) for action in case["actions"]]

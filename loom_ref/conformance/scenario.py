@@ -310,9 +310,20 @@ class ScenarioRun:
         if do == "releaseWriter":
             self._release_held()
             return
-        if persistent:
-            raise ScenarioBug(f"{do!r} edits a journal's bytes: it runs on the memory store only")
-        data = self.store.data[eid]
+        if persistent:  # the bytes of the one-file-per-execution form: the files store's
+            assert self.place is not None
+            path = self.place.journal_file(eid)
+            with open(path, "rb") as f:
+                data = bytearray(f.read())
+            self._edit(action, data)
+            with open(path, "wb") as f:
+                f.write(data)
+            return
+        self._edit(action, self.store.data[eid])
+
+    @staticmethod
+    def _edit(action: Mapping[str, Any], data: bytearray) -> None:
+        do = action["do"]
         if do == "tear":
             lines = bytes(data).split(b"\n")
             n = action["line"] - 1

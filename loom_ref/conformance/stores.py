@@ -13,7 +13,9 @@ Rules (``conformance/INTERPRETING.md`` section 8, mode ``store``; ``spec/journal
 Each with its default fsync policy, in a temporary directory on tmpfs where there is one. A
 torn write (``crash.torn``) keeps a strict prefix of the line, as on the memory store; on the
 store log the prefix is long enough to name its execution (``journal.log-torn-tail``: torn
-bytes that stop inside the execution id name none, so nobody would be told). A *place* is where one scenario's journals live. For a
+bytes that stop inside the execution id name none, so nobody would be told). A case that edits a journal's bytes (``tear``, ``appendBytes``, ``corrupt``) runs on the
+stores that keep the one-file-per-execution form (memory, files) and is answered *skipped*
+on the others. A *place* is where one scenario's journals live. For a
 store that outlives its process (all but ``memory``), every action opens the store afresh, as
 a new process would, after the previous action's store is closed (which is what the death of
 a process does to its locks); a second writer (``holdWriter``) is another store on the same
@@ -68,6 +70,16 @@ class Place:
             _close(store)
             if store in self._open:
                 self._open.remove(store)
+
+    @property
+    def file_form(self) -> bool:
+        """Whether the place keeps each journal as the file of ``spec/journal.md`` section 1.1
+        (memory and files do), so that a case may edit its bytes."""
+        return self.name in ("memory", "files")
+
+    def journal_file(self, execution_id: str) -> str:
+        """The file that holds ``execution_id``'s journal (the files store)."""
+        return os.path.join(self.directory, execution_id + ".jsonl")
 
     def torn_bytes(self, execution_id: str, default: int) -> int:
         """How many bytes of a line a torn write keeps on this store."""
