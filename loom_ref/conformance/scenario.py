@@ -35,7 +35,6 @@ from collections.abc import Callable, Generator, Mapping, Sequence
 from typing import Any
 
 from loom_ref.conformance.agent_config import AGENT_STEP_TOOL_ID, OpaqueAgent, run_agent_loop
-from loom_ref.conformance.expressions import ScenarioBug
 from loom_ref.conformance.interpreter import compile_body
 from loom_ref.conformance.stores import Place
 from loom_ref.conformance.world import World

@@ -10,17 +10,19 @@ Rules (``conformance/INTERPRETING.md`` section 8, mode ``store``; ``spec/journal
   temporary directory;
 - ``sqlite``: :class:`~loom_ref.journal.SqliteStore`, section 1.9, in a temporary directory.
 
-Each with its default fsync policy, in a temporary directory on tmpfs where there is one. A
-torn write (``crash.torn``) keeps a strict prefix of the line, as on the memory store; on the
-store log the prefix is long enough to name its execution (``journal.log-torn-tail``: torn
-bytes that stop inside the execution id name none, so nobody would be told). A case that edits a journal's bytes (``tear``, ``appendBytes``, ``corrupt``) runs on the
-stores that keep the one-file-per-execution form (memory, files) and is answered *skipped*
-on the others. A *place* is where one scenario's journals live. For a
-store that outlives its process (all but ``memory``), every action opens the store afresh, as
-a new process would, after the previous action's store is closed (which is what the death of
-a process does to its locks); a second writer (``holdWriter``) is another store on the same
-place. The memory store has no place to reopen: its one object plays every process, as it
-always has.
+Each with its default fsync policy, in a temporary directory on tmpfs where there is one.
+
+- A torn write (``crash.torn``) keeps a strict prefix of the line, as on the memory store; on
+  the store log the prefix is long enough to name its execution (``journal.log-torn-tail``:
+  torn bytes that stop inside the execution id name none, so nobody would be told).
+- A case that edits a journal's bytes (``tear``, ``appendBytes``, ``corrupt``) runs on the
+  stores that keep the one-file-per-execution form (memory, files) and is answered
+  *skipped* on the others.
+- A *place* is where one scenario's journals live. For a store that outlives its process
+  (all but ``memory``), every action opens the store afresh, as a new process would, after
+  the previous action's store is closed (which is what the death of a process does to its
+  locks); a second writer (``holdWriter``) is another store on the same place. The memory
+  store has no place to reopen: its one object plays every process, as it always has.
 """
 
 from __future__ import annotations

@@ -180,13 +180,14 @@ def definitions() -> Iterator[dict[str, Any]]:
         defs_agent,
         defs_agent_truncation,
         defs_journal,
+        defs_journal_disk,
         defs_kernel_gates,
         defs_kernel_recover,
         defs_kernel_replay,
         defs_kernel_steps,
     )
 
-    for module in (defs_journal, defs_kernel_steps, defs_kernel_gates, defs_kernel_replay,
+    for module in (defs_journal, defs_journal_disk, defs_kernel_steps, defs_kernel_gates, defs_kernel_replay,
                    defs_kernel_recover, defs_agent, defs_agent_truncation):
         yield from module.DEFINITIONS
 

@@ -10,6 +10,8 @@
 // outcome, decision, stream append and resume) and these vector functions, one chapter module
 // each:
 // - journal.parse, journal.parse-log (the store log), journal.fold (journal.mjs);
+//   journal.power-loss, journal.store-on-disk (journal-disk.mjs: a simulated disk, and a file
+//   store and a store log written through it);
 // - stream.check, stream.assemble, stream.decode, stream.enforce (stream.mjs); stream.consume,
 //   stream.openai_map, stream.attribution_headers (stream-io.mjs); stream.anthropic_map
 //   (stream-anthropic.mjs);
@@ -41,12 +43,13 @@ import { agentLoopInstruction } from "./agent-loop.mjs";
 import { DELTAS_VECTORS } from "./deltas-vectors.mjs";
 import { STREAM_IO_VECTORS } from "./stream-io.mjs";
 import { STREAM_ANTHROPIC_VECTORS } from "./stream-anthropic.mjs";
+import { JOURNAL_DISK_VECTORS } from "./journal-disk.mjs";
 
 // every chapter module's vector functions, by conformance function name
 const CHAPTER_VECTORS = {
   ...STREAM_VECTORS, ...STREAM_IO_VECTORS, ...STREAM_ANTHROPIC_VECTORS, ...GOVERNANCE_VECTORS, ...GUARD_VECTORS,
   ...EFFECTS_VECTORS, ...DELTAS_VECTORS,
-  ...AGENT_VECTORS, ...AGENT_MODEL_VECTORS,
+  ...AGENT_VECTORS, ...AGENT_MODEL_VECTORS, ...JOURNAL_DISK_VECTORS,
 };
 // text.code-points: every chapter module counts code points; text.lone-surrogates: JSON.parse
 // keeps a lone surrogate (INTERPRETING.md section 15). Not patterns.python-re: the deny
