@@ -36,6 +36,7 @@ base case's expectation alone (never from an implementation's answers).
   one-file-per-execution form of ``spec/journal.md`` section 1.1: an implementation answers
   it *skipped* on a store that keeps journals in another form.
 
+A case's ``observe`` (extra result members) is left out of its variants, with those members.
 A case opts out of a mode with ``excludeModes: {mode: reason}``. Some cases are left out
 automatically, because their expectation cannot be carried over: raw journal actions,
 ``$drift``, a decider that may raise (itself, or through a transient call to a tool whose
@@ -48,6 +49,8 @@ from __future__ import annotations
 import copy
 from collections.abc import Mapping, Sequence
 from typing import Any
+
+import attrs
 
 from loom_ref.conformance.case import Case, Family
 from loom_ref.conformance.expressions import uses_drift
@@ -118,6 +121,22 @@ def auto_exclusions(case: Case) -> dict[str, str]:
     return reasons
 
 
+def _unobserved(case: Case) -> Case:
+    """``case`` without ``observe`` and the result members it asks for: the generated modes
+    carry over what every case observes (a recovery serves what the uncrashed run ran, so
+    those members would not carry over)."""
+    if "observe" not in case.data:
+        return case
+    data = copy.deepcopy(dict(case.data))
+    asked = data.pop("observe")
+    for obs in data["expect"]["actions"]:
+        result = obs.get("result") if isinstance(obs, Mapping) else None
+        if isinstance(result, dict):
+            for name in asked:
+                result.pop(name, None)
+    return attrs.evolve(case, data=data)
+
+
 def derive(case: Case, stores: Sequence[str] = ()) -> list[Case]:
     """Every variant of ``case`` (none for a variant: variants are not derived again);
     ``stores`` are the journal stores the implementation named (the first is the default)."""
@@ -129,14 +148,15 @@ def derive(case: Case, stores: Sequence[str] = ()) -> list[Case]:
             return _prefixes(case)
         return []
     excluded = {**auto_exclusions(case), **case.data.get("excludeModes", {})}
+    plain = _unobserved(case)
     out: list[Case] = []
     if "crash" not in excluded or "torn" not in excluded:
-        out += _crashes(case, crash="crash" not in excluded, torn="torn" not in excluded)
+        out += _crashes(plain, crash="crash" not in excluded, torn="torn" not in excluded)
     if "replay" not in excluded:
-        out += _replay(case)
+        out += _replay(plain)
     if "always-replay" not in excluded:
-        out += _always_replay(case)
-    if "store" not in excluded:
+        out += _always_replay(plain)
+    if "store" not in excluded:  # the same case on another store: it observes the same
         out += [_variant(case, f"store@{name}", "store", "journal.stores-agree",
                          {"options": {**case.data.get("options", {}), "store": name}})
                 for name in stores[1:]]

@@ -17,6 +17,9 @@ journal as stored (``{"events", "tornTail"}``, or the ``error`` reading it raise
 - ``options.alwaysReplay``: after every step outcome, decision, stream append and resume, a
   read-only replay of the journal so far is run; a replay that raises or calls anything is
   reported as the warning ``conformance.always-replay-diverged``.
+- ``observe`` (a list of ``served``, ``ran``, ``torn``) adds those members to every result:
+  the ids the drive served from the journal and the ids it ran, in order
+  (``kernel.drive-report``), and the torn tail it found (``{line, size}`` or null).
 - ``options.store`` names the journal store to run on (:mod:`loom_ref.conformance.stores`;
   default ``memory``): a store that outlives its process is opened afresh for every action,
   after the previous action's store is closed, and a second writer is a second store.
@@ -35,6 +38,7 @@ from collections.abc import Callable, Generator, Mapping, Sequence
 from typing import Any
 
 from loom_ref.conformance.agent_config import AGENT_STEP_TOOL_ID, OpaqueAgent, run_agent_loop
+from loom_ref.conformance.expressions import ScenarioBug
 from loom_ref.conformance.interpreter import compile_body
 from loom_ref.conformance.stores import Place
 from loom_ref.conformance.world import World
@@ -44,7 +48,7 @@ from loom_ref.journal import Crash, Event, EventKind, FaultInjectingStore, Memor
 from loom_ref.journal.reader import ParsedJournal, TornTail
 from loom_ref.kernel import Choice, EffectRegistry, ExecutionResult, Workflow
 
-__all__ = ["RuntimeFactory", "ScenarioRun", "error_observation", "outcome_of"]
+__all__ = ["OBSERVABLE", "RuntimeFactory", "ScenarioRun", "error_observation", "outcome_of"]
 
 #: ``factory(store=, effects=, workflows=, on_warn=)`` -> a runtime with loom_ref's API.
 RuntimeFactory = Callable[..., Any]
@@ -71,9 +75,22 @@ def error_observation(exc: LoomError) -> dict[str, Any]:
     return out
 
 
-def outcome_of(result: ExecutionResult) -> dict[str, Any]:
-    """The ``result`` observation of a runtime call."""
+#: What a scenario's ``observe`` may ask every result to carry (INTERPRETING.md section 6).
+OBSERVABLE = ("served", "ran", "torn")
+
+
+def outcome_of(result: ExecutionResult, observe: Sequence[str] = ()) -> dict[str, Any]:
+    """The ``result`` observation of a runtime call, with the members ``observe`` asks for:
+    the ids the drive served from the journal and those it ran (``kernel.drive-report``),
+    and the torn tail it found (``journal.torn-tail``)."""
     out: dict[str, Any] = {"status": result.status.value}
+    if "served" in observe:
+        out["served"] = list(result.served)
+    if "ran" in observe:
+        out["ran"] = list(result.ran)
+    if "torn" in observe:
+        torn = result.torn
+        out["torn"] = None if torn is None else {"line": torn.line, "size": torn.size}
     if result.status is Status.COMPLETED:
         out["output"] = json.loads(json.dumps(result.output))
     elif result.status is Status.FAILED:
@@ -173,6 +190,10 @@ class ScenarioRun:
         self.workflow = Workflow(name=spec["name"], body=compile_body(spec["body"], self),
                                  resume_schemas=spec.get("resumeSchemas", {}))
         self.always_replay = bool(case.get("options", {}).get("alwaysReplay", False))
+        self.observe = tuple(case.get("observe", ()))
+        unknown = [o for o in self.observe if o not in OBSERVABLE]
+        if unknown:
+            raise ScenarioBug(f"observe {unknown[0]!r}: not one of {', '.join(OBSERVABLE)}")
         self.held: Any = None
         self.warnings: list[str] = []
         self.opaque = OpaqueAgent(self.world)
@@ -270,7 +291,7 @@ class ScenarioRun:
                                         torn_bytes=torn if crash.get("torn") else 0)
         if do == "replay":
             return {"result": outcome_of(self.runtime(store, _NoEffects(self.world))
-                                         .replay(eid))}
+                                         .replay(eid), self.observe)}
         rt = self.runtime(store, self.effects())
         if do == "start":
             result = rt.start(action.get("workflow", self.workflow.name), action.get("input"),
@@ -285,7 +306,7 @@ class ScenarioRun:
             result = rt.resolve(eid, action["step"], **kwargs)
         else:
             raise LoomError(f"unknown action {do!r}", code="conformance.bad-case")
-        return {"result": outcome_of(result)}
+        return {"result": outcome_of(result, self.observe)}
 
     def _release_held(self) -> None:
         if self.held is not None:

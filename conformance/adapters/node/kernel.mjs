@@ -109,6 +109,12 @@ class Drive {
     Object.assign(this, indexHistory(events));
     this.cursor = 0;
     this.seen = new Set();
+    this.served = []; // spec: kernel.drive-report -- ids served from the journal, in order
+    this.ran = []; // ... and ids run live
+  }
+
+  report(result) {
+    return { ...result, served: [...this.served], ran: [...this.ran] };
   }
 
   append(kind, payload) {
@@ -116,6 +122,10 @@ class Drive {
   }
 
   run() {
+    return this.report(this.drive());
+  }
+
+  drive() {
     const gen = this.workflow.body(new Ctx(), copy(this.input));
     let send = null;
     let toThrow = null;
@@ -193,14 +203,17 @@ class Drive {
   serve(rec, cmd) {
     if (rec.kind === "execute") {
       if (!rec.outcome) return this.inDoubt(rec, cmd);
+      this.served.push(rec.id);
       const p = rec.outcome.payload;
       if (rec.outcome.kind === "STEP_COMPLETED") return [copy(p.output), null];
       return [null, new StepFailed(p.error)];
     }
     if (rec.kind === "suspend") {
       if (!rec.outcome) throw new Park("suspended", { waitingOn: rec.id });
+      this.served.push(rec.id);
       return [copy(rec.outcome.payload.payload), null];
     }
+    this.served.push(rec.id);
     if (rec.kind === "decide") return [copy(rec.start.payload.choice), null];
     return [null, null];
   }
@@ -241,15 +254,18 @@ class Drive {
       }
       for (const [k, v] of Object.entries(cmd.extra)) if (v !== null && v !== undefined) payload[k] = v;
       this.append("DECISION_RECORDED", payload);
+      this.ran.push(cmd.id);
       return [copy(answer.value), null];
     }
     if (cmd.kind === "suspend") {
       const gate = { gateId: cmd.id, on: cmd.on, correlationKey: cmd.correlationKey };
       if (cmd.resumeSchema !== null && cmd.resumeSchema !== undefined) gate.resumeSchema = cmd.resumeSchema;
       this.append("EXECUTION_SUSPENDED", gate);
+      this.ran.push(cmd.id);
       throw new Park("suspended", { waitingOn: cmd.id });
     }
     this.append("STREAM_APPENDED", { streamId: cmd.id, data: cmd.data });
+    this.ran.push(cmd.id);
     return [null, null];
   }
 
@@ -263,6 +279,7 @@ class Drive {
   }
 
   invoke(cmd, input, key) {
+    this.ran.push(cmd.id);
     let output;
     try {
       output = this.effects.invoke({ tool: cmd.tool, stepId: cmd.id, key, input: copy(input) });
@@ -399,14 +416,16 @@ export class Runtime {
     if (why) this.warn(`conformance.always-replay-diverged: after event ${event.seq} (${event.kind}), ${why}`);
   }
   drive(journal, state, retryStep = null) {
-    return new Drive({ workflow: this.workflow(state.workflow), events: journal.events, journal,
-      effects: this.effects, eid: journal.eid, input: state.input, retryStep, warn: this.warn })
-      .run();
+    const result = new Drive({ workflow: this.workflow(state.workflow), events: journal.events,
+      journal, effects: this.effects, eid: journal.eid, input: state.input, retryStep,
+      warn: this.warn }).run();
+    return { ...result, torn: journal.torn ?? null };
   }
   withJournal(eid, fn) {
     const journal = this.open(eid);
     try {
-      return fn(journal, fold(journal.events));
+      const result = fn(journal, fold(journal.events));
+      return { ...result, torn: journal.torn ?? null }; // spec: kernel.drive-report
     } finally {
       journal.close();
     }
@@ -484,7 +503,7 @@ export class Runtime {
 }
 
 function fromState(s) {
-  const out = { status: s.status };
+  const out = { status: s.status, served: [], ran: [] }; // no drive: nothing served or run
   if (s.status === "completed") out.output = s.output;
   if (s.status === "failed") out.error = s.error;
   if (s.status === "suspended") out.waitingOn = s.waitingGate;

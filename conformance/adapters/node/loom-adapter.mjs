@@ -268,7 +268,7 @@ function runScenario(c) {
       warn: (m) => warnings.push(m.split(":")[0].trim()), fault, alwaysReplay: Boolean(c.options?.alwaysReplay) });
     let obs;
     try {
-      obs = { result: outcome(act(a, rt)) };
+      obs = { result: outcome(act(a, rt), c.observe || []) };
     } catch (e) {
       if (e instanceof Crash) obs = { crashed: true };
       else if (e instanceof LoomError) obs = { raised: errorObs(e) };
@@ -337,9 +337,13 @@ function runScenario(c) {
   return { actions: actions.map((o) => (o.result === null ? { done: true, trace: o.trace, warnings: o.warnings } : o)), journal };
 }
 
-function outcome(r) {
+// a result, with what the case's `observe` asks for (INTERPRETING.md section 6)
+function outcome(r, observe = []) {
   if (r === null) return null;
   const out = { status: r.status };
+  if (observe.includes("served")) out.served = r.served;
+  if (observe.includes("ran")) out.ran = r.ran;
+  if (observe.includes("torn")) out.torn = r.torn ? { line: r.torn.line, size: r.torn.size } : null;
   if (r.status === "completed") out.output = copy(r.output);
   if (r.status === "failed") out.error = { code: r.error.code };
   if (r.status === "suspended") out.waitingOn = r.waitingOn;
