@@ -101,8 +101,9 @@ def _scripted_errors(case: Mapping[str, Any]) -> set[tuple[str, str]]:
 
     def walk(value: Any) -> None:
         if isinstance(value, Mapping):
-            if "raise" in value and isinstance(value["raise"], Mapping):
-                found.add((value["raise"]["code"], value["raise"]["message"]))
+            raised = value.get("raise")
+            if isinstance(raised, Mapping) and "code" in raised:
+                found.add((raised["code"], raised["message"]))
             if value.get("op") == "raise":
                 found.add((value["code"], value["message"]))
             if "error" in value and isinstance(value["error"], Mapping) and set(
@@ -195,8 +196,8 @@ def definitions() -> Iterator[dict[str, Any]]:
         defs_kernel_steps,
     )
 
-    for module in (defs_journal, defs_journal_disk, defs_kernel_steps, defs_kernel_gates, defs_kernel_replay,
-                   defs_kernel_recover, defs_kernel_report, defs_agent,
+    for module in (defs_journal, defs_journal_disk, defs_kernel_steps, defs_kernel_gates,
+                   defs_kernel_replay, defs_kernel_recover, defs_kernel_report, defs_agent,
                    defs_agent_truncation):
         yield from module.DEFINITIONS
 

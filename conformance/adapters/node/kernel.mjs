@@ -12,12 +12,20 @@ import { Crash, LoomError, checkSchema, fold } from "./journal.mjs";
 
 const copy = (v) => (v === undefined ? null : JSON.parse(JSON.stringify(v)));
 
+// spec: kernel.ids -- a command is built with non-empty string ids, else argument.id
+const checkId = (what, id) => {
+  if (typeof id !== "string" || id === "") throw new LoomError("argument.id", `${what} must be a non-empty string`);
+  return id;
+};
+
 export class Ctx {
   constructor() {
     this.perTool = new Map();
     this.streams = 0;
   }
   execute(tool, input, stepId) {
+    checkId("tool id", tool);
+    if (stepId !== undefined) checkId("step id", stepId);
     if (stepId === undefined) {
       const n = (this.perTool.get(tool) || 0) + 1;
       this.perTool.set(tool, n);
@@ -26,9 +34,11 @@ export class Ctx {
     return { kind: "execute", id: stepId, tool, input: input === undefined ? null : input };
   }
   decide(id, decider, extra = {}) {
+    checkId("decision id", id);
     return { kind: "decide", id, decider, extra };
   }
   suspend(gate, on = null, correlationKey = null, resumeSchema = null) {
+    checkId("gate id", gate);
     if (resumeSchema !== null) checkSchema(resumeSchema, "resumeSchema"); // fail closed, at the call
     return { kind: "suspend", id: gate, on, correlationKey, resumeSchema };
   }
@@ -87,9 +97,19 @@ class Park {
   }
 }
 
+// An error that carries no code (a scripted `raise` without one, INTERPRETING.md section 6):
+// the kernel gives it `fallback` and the message `<type name>: <text>` (kernel.step-failure,
+// kernel.body-failure). Any other exception is this adapter's own bug, and propagates.
+export class UncodedError extends Error {
+  constructor(message) {
+    super(message);
+    this.name = "Error";
+  }
+}
+const caught = (e) => e instanceof LoomError || e instanceof UncodedError;
 const errorJson = (e, fallback) =>
   e instanceof LoomError ? { code: e.code, message: e.message }
-    : { code: fallback, message: String(e && e.message) };
+    : { code: fallback, message: `${e.name}: ${e.message}` };
 
 class StepFailed extends LoomError {
   constructor(error) {
@@ -134,7 +154,7 @@ class Drive {
       try {
         step = toThrow === null ? gen.next(send) : gen.throw(toThrow);
       } catch (e) {
-        if (e instanceof Crash || !(e instanceof LoomError)) throw e;
+        if (!caught(e)) throw e;
         return this.finish(undefined, e);
       }
       if (step.done) return this.finish(step.value, null);
@@ -175,7 +195,7 @@ class Drive {
         try {
           this.runDecider(cmd);
         } catch (e) {
-          if (e instanceof LoomError) return [null, e];
+          if (caught(e)) return [null, e];
           throw e;
         }
       }
@@ -189,7 +209,7 @@ class Drive {
         try {
           this.runDecider(cmd);
         } catch (e) {
-          if (e instanceof LoomError) return [null, e];
+          if (caught(e)) return [null, e];
           throw e;
         }
         throw this.diverged({ seq: this.terminal.seq, kind: this.terminal.kind },
@@ -245,7 +265,7 @@ class Drive {
       try {
         answer = this.runDecider(cmd);
       } catch (e) {
-        if (e instanceof LoomError) return [null, e];
+        if (caught(e)) return [null, e];
         throw e;
       }
       const payload = { decisionId: cmd.id, choice: answer.value };
@@ -284,7 +304,7 @@ class Drive {
     try {
       output = this.effects.invoke({ tool: cmd.tool, stepId: cmd.id, key, input: copy(input) });
     } catch (e) {
-      if (!(e instanceof LoomError)) throw e;
+      if (!caught(e)) throw e;
       const error = errorJson(e, "effect.failed");
       this.append("STEP_FAILED", { stepId: cmd.id, error });
       return [null, new StepFailed(error)];

@@ -32,7 +32,7 @@ import { createInterface } from "node:readline";
 import {
   Crash, LoomError, MemoryStore, checkPayload, fold, parseJournal, parseLog,
 } from "./journal.mjs";
-import { Runtime } from "./kernel.mjs";
+import { Runtime, UncodedError } from "./kernel.mjs";
 import { EFFECTS_VECTORS } from "./effects.mjs";
 import { GOVERNANCE_VECTORS } from "./governance.mjs";
 import { GUARD_VECTORS } from "./governance-guards.mjs";
@@ -60,6 +60,9 @@ const CAPABILITIES = ["scenario", "crash", "torn-write", "always-replay", "agent
   "journal.fold", ...Object.keys(CHAPTER_VECTORS)];
 const copy = (v) => (v === undefined ? null : JSON.parse(JSON.stringify(v)));
 class ScenarioBug extends Error {}
+// a scripted raise: with a code a Loom error, without one an error that carries none
+const scripted = (r) => (r.code === undefined ? new UncodedError(r.message)
+  : new LoomError(r.code, r.message));
 
 // -- the scripted world (INTERPRETING.md section 6) ----------------------------------------
 class World {
@@ -79,7 +82,7 @@ class World {
   answer(tool, input) {
     if (!(tool in this.effects)) throw new LoomError("effect.unknown-tool", `no effect ${tool}`);
     const e = this.next(this.counts, tool, this.effects[tool].script);
-    if ("raise" in e) throw new LoomError(e.raise.code, e.raise.message);
+    if ("raise" in e) throw scripted(e.raise);
     return "echo" in e ? copy(input) : copy(e.return);
   }
   host(failing) {
@@ -106,7 +109,7 @@ class World {
       this.trace.push({ decider: { decisionId } });
       if (!(name in this.deciders)) throw new ScenarioBug(`no decider ${name}`);
       const e = this.next(this.deciderCounts, name, this.deciders[name].script);
-      if ("raise" in e) throw new LoomError(e.raise.code, e.raise.message);
+      if ("raise" in e) throw scripted(e.raise);
       if ("choice" in e) return { value: copy(e.choice), policy: e.policy, propensity: e.propensity ?? null };
       if ("invokeTransient" in e) {
         return { value: scope.invokeTransient(e.invokeTransient.tool, copy(e.invokeTransient.input)) };
@@ -209,8 +212,8 @@ function* block(ctx, body, env, world) {
         try {
           yield* block(ctx, ins.body, env, world);
         } catch (e) {
-          if (!(e instanceof LoomError)) throw e;
-          if (ins.catch.as) env.vars[ins.catch.as] = { code: e.code };
+          if (!(e instanceof LoomError) && !(e instanceof UncodedError)) throw e;
+          if (ins.catch.as) env.vars[ins.catch.as] = { code: e instanceof LoomError ? e.code : null };
           yield* block(ctx, ins.catch.body, env, world);
         }
         break;
