@@ -19,7 +19,9 @@ what a store does to a disk (``spec/journal.md`` section 1.8).
   answer per step (``null``, or ``{"error": <code>}``), every call the store made of the
   file layer that changes the disk or its locks, in order, and the images after the last
   step (spec: journal.fsync-policy, journal.dir-sync, journal.write-before-act). A step is
-  ``{"do": "create" | "open" | "close", "executionId"}``, ``{"do": "append", "executionId",
+  ``{"do": "create" | "open" | "read" | "close", "executionId"}`` (``open`` and ``read``
+  answer ``{"events": [kind, ...], "torn": bool}``: what the journal holds, and whether a
+  torn tail is reported; ``read`` takes no writer), ``{"do": "append", "executionId",
   "kind", "payload"}``, ``{"do": "tornAppend", "executionId", "kind", "payload", "bytes"}``
   (only the first ``bytes`` of the line are written, as by a crash in mid-write) or ``{"do":
   "reopen"}`` (the store is closed and opened again on the same disk, as by a new process).
@@ -297,8 +299,15 @@ def journal_store_on_disk(input: Any) -> dict[str, Any]:
                 answers.append(None)
                 continue
             eid = _str(step.get("executionId"), f"{where}.executionId")
-            if do in ("create", "open"):
-                journals[eid] = store.create(eid) if do == "create" else store.open(eid)
+            if do == "create":
+                journals[eid] = store.create(eid)
+            elif do in ("open", "read"):  # what the journal holds, and whether it is torn
+                parsed: Any = store.read(eid) if do == "read" else store.open(eid)
+                if do == "open":
+                    journals[eid] = parsed
+                answers.append({"events": [e.kind.value for e in parsed.events],
+                                "torn": parsed.torn is not None})
+                continue
             elif do in ("append", "tornAppend"):
                 if eid not in journals:
                     raise InvalidArgument(f"{where}: {eid!r} is not open")

@@ -350,7 +350,19 @@ class FileStore {
     if (parsed.executionId === null) f.append(encodeHeader(eid));
     this.handles.set(eid, f);
     this.writers.add(eid);
-    return new DiskJournal(this, eid, parsed.events.length);
+    return Object.assign(new DiskJournal(this, eid, parsed.events.length),
+      { kinds: parsed.events.map((e) => e.kind), torn: parsed.torn !== null });
+  }
+  read(eid) {
+    let data;
+    try {
+      data = this.fs.read(this.path(eid));
+    } catch (e) {
+      if (e instanceof OsError) throw new LoomError("journal.not-found", `no journal ${eid}`);
+      throw e;
+    }
+    const parsed = parseJournal(data);
+    return { kinds: parsed.events.map((e) => e.kind), torn: parsed.torn !== null };
   }
   line(eid, seq, kind, payload) {
     return encodeLine(seq, kind, payload);
@@ -387,27 +399,36 @@ class LogStore {
     if (parsed.goodSize < data.length) f.truncate(parsed.goodSize); // journal.log-torn-tail
     if (parsed.goodSize === 0) f.append(seal("loom-ref.log"));
     this.f = f;
-    this.known = new Map(Object.entries(parsed.executions).map(([k, v]) => [k, v.length]));
+    this.known = new Map(Object.entries(parsed.executions)
+      .map(([k, v]) => [k, v.map((e) => e.kind)]));
+    // journal.log-torn-tail: the execution the torn bytes name is told, until a writer opens it
+    this.tornExecution = parsed.torn ? parsed.torn.executionId : null;
     this.unwritten = new Set();
     this.dirSynced = false; // journal.dir-sync: once per store
   }
   create(eid) {
     if (this.known.has(eid)) throw new LoomError("journal.exists", `${eid} exists`);
-    this.known.set(eid, 0);
+    this.known.set(eid, []);
     this.unwritten.add(eid);
     this.writers.add(eid);
     return new DiskJournal(this, eid, 0);
   }
-  open(eid) {
+  read(eid) {
     if (!this.known.has(eid)) throw new LoomError("journal.not-found", `no journal ${eid}`);
+    return { kinds: [...this.known.get(eid)], torn: eid === this.tornExecution };
+  }
+  open(eid) {
+    const info = this.read(eid);
     if (this.writers.has(eid)) throw new LoomError("journal.locked", `${eid} has a writer`);
     this.writers.add(eid);
-    return new DiskJournal(this, eid, this.known.get(eid));
+    if (eid === this.tornExecution) this.tornExecution = null; // told once, to the writer
+    return Object.assign(new DiskJournal(this, eid, info.kinds.length), info);
   }
   line(eid, seq, kind, payload) {
     return logLine(eid, seq, kind, payload);
   }
   write(eid, bytes, sync) {
+    if (this.f.closed) throw new LoomError("journal.closed", "the store log is closed");
     const data = this.unwritten.has(eid) ? Buffer.concat([encodeHeader(eid), bytes]) : bytes;
     this.f.append(data); // the execution's header goes with its first event
     if (sync) {
@@ -419,6 +440,7 @@ class LogStore {
     }
     this.unwritten.delete(eid);
     if (!bytes.subarray(-1).equals(Buffer.from("\n"))) this.close(); // a torn write
+    else this.known.get(eid).push(JSON.parse(bytes.toString("utf8")).kind);
   }
   release(eid) {
     this.writers.delete(eid);
@@ -473,8 +495,13 @@ function storeOnDisk(input) {
         return;
       }
       const eid = str(step.executionId, `${where}.executionId`);
-      if (step.do === "create" || step.do === "open") {
-        journals.set(eid, store[step.do](eid));
+      if (step.do === "create") {
+        journals.set(eid, store.create(eid));
+      } else if (step.do === "open" || step.do === "read") {
+        const got = store[step.do](eid);
+        if (step.do === "open") journals.set(eid, got);
+        answers.push({ events: got.kinds, torn: got.torn });
+        return;
       } else if (step.do === "append" || step.do === "tornAppend") {
         if (!journals.has(eid)) throw bad(`${where}: ${eid} is not open`);
         if (step.do === "append") journals.get(eid).append(step.kind, step.payload);
