@@ -96,6 +96,7 @@ class SuiteResult:
     crashes: tuple[str, ...] = ()
     suite_version: str = ""
     runner_version: str = __version__
+    cases_dir: str | None = None
     rules: Mapping[str, Rule] = attrs.field(factory=dict)
 
     def count(self, status: Status) -> int:
@@ -321,7 +322,7 @@ class Runner:
             implementation=self.info, results=tuple(results), problems=tuple(self.problems),
             crashes=tuple(f"{c.case_id}: {c.what} (exit status {c.exit_status})"
                           for c in crashes),
-            suite_version=self.suite.version,
+            suite_version=self.suite.version, cases_dir=self.suite.cases_dir,
             rules={a: rules[a] for a in sorted(used) if a in rules})
 
     def skip_variants(self, job: Job, base: CaseResult) -> list[tuple[int, CaseResult]]:
