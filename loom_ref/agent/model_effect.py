@@ -57,12 +57,12 @@ def create_agent_model_effect(
     idempotent: bool = False,
 ) -> Effect:
     """The ``model_tool_id`` effect over ``adapter``: ``create_llm_effect`` with the turn's
-    request defaults (see the module rules)."""
+    request defaults (see the module rules) (spec: agent.model-input)."""
     if not isinstance(model, str) or not model:
         raise InvalidArgument("model must be a non-empty string")
     _check_number("max_tokens", max_tokens, int)
     _check_number("temperature", temperature, (int, float))
-    effect = create_llm_effect(adapter, tool_id=tool_id, model=model, delta_sink=on_delta,
+    effect = create_llm_effect(adapter, tool_id=tool_id, model=model, on_delta=on_delta,
                                on_reset=on_reset, idempotent=idempotent)
     defaults = {k: v for k, v in (("maxTokens", max_tokens), ("temperature", temperature))
                 if v is not None}
