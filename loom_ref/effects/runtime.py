@@ -180,7 +180,9 @@ class EffectRuntime:
         """Register ``effect`` under its tool id and compose its route once
         (spec: effects.registration, effects.lean-route)."""
         if not isinstance(effect, Effect):
-            raise InvalidArgument(f"register takes an Effect, got {type(effect).__name__}")
+            hint = (" (an effect function goes in a record: Effect(tool_id=..., execute=fn), "
+                    "spec: kernel.effect-forms)" if callable(effect) else "")
+            raise InvalidArgument(f"register takes an Effect, got {type(effect).__name__}{hint}")
         if effect.tool_id in self._effects:
             raise InvalidArgument(f"tool_id {effect.tool_id!r} is already registered")
         entry = self._inner_route(effect)

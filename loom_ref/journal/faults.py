@@ -110,10 +110,10 @@ class FaultInjectingStore:
         return self
 
     def __repr__(self) -> str:
-        pending = (f"crash after append {self.crash_after}" if self.crash_after is not None
+        pending = (f"armed: crash at append {self.crash_after}" if self.crash_after is not None
                    else "disarmed")
         return (f"FaultInjectingStore({type(self.inner).__name__}, {pending}, "
-                f"{self.appends} appends since armed)")
+                f"{self.appends} appends counted)")
 
     def exists(self, execution_id: str) -> bool:
         """Whether the wrapped store holds ``execution_id``."""

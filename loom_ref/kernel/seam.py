@@ -37,6 +37,8 @@ from loom_ref.signals import NEVER, Signal
 __all__ = ["EffectHost", "EffectRegistry", "check_effect_host"]
 
 _DOORS = ("invoke", "invoke_transient_call", "is_idempotent")
+_DURABLE = Mode.DURABLE  # module constants: Enum class attribute lookups are slow
+_TRANSIENT = Mode.TRANSIENT
 
 
 @runtime_checkable
@@ -76,7 +78,7 @@ class EffectRegistry:
     channel). ``clock`` is what ``ctx.clock`` reads (default: a ``ManualClock``).
     """
 
-    __slots__ = ("_effects", "clock")
+    __slots__ = ("_effects", "_modes", "clock")
 
     def __init__(self, effects: Iterable[Effect] = (), *, clock: Clock | None = None) -> None:
         if isinstance(effects, str | bytes) or not isinstance(effects, Iterable):
@@ -86,6 +88,9 @@ class EffectRegistry:
                 and callable(getattr(self.clock, "sleep", None))):
             raise InvalidArgument("clock must have now() and sleep(seconds)")
         self._effects: dict[str, Effect] = {}
+        #: Each effect's modes as a tuple, compared by identity (Enum hashing is a Python-level
+        #: call; spec: effects.lean-route).
+        self._modes: dict[str, tuple[Mode, ...]] = {}
         for effect in effects:
             self.register(effect)
 
@@ -93,10 +98,13 @@ class EffectRegistry:
         """Register ``effect`` under its tool id; a second registration of a tool id is
         ``argument.invalid`` (spec: effects.registration)."""
         if not isinstance(effect, Effect):
-            raise InvalidArgument(f"register takes an Effect, got {type(effect).__name__}")
+            hint = (" (an effect function goes in a record: Effect(tool_id=..., execute=fn), "
+                    "spec: kernel.effect-forms)" if callable(effect) else "")
+            raise InvalidArgument(f"register takes an Effect, got {type(effect).__name__}{hint}")
         if effect.tool_id in self._effects:
             raise InvalidArgument(f"tool_id {effect.tool_id!r} is already registered")
         self._effects[effect.tool_id] = effect
+        self._modes[effect.tool_id] = tuple(effect.modes)
         return effect
 
     def get_effect(self, tool_id: str) -> Effect:
@@ -115,8 +123,10 @@ class EffectRegistry:
         return isinstance(tool_id, str) and tool_id in self._effects
 
     def _run(self, call: EffectCall) -> Any:
-        effect = self.get_effect(call.tool_id)
-        if call.mode not in effect.modes:  # the effect's own declaration, not a policy
+        effect = self._effects.get(call.tool_id)
+        if effect is None:
+            effect = self.get_effect(call.tool_id)  # which raises effect.unknown-tool
+        if call.mode not in self._modes[call.tool_id]:  # the effect's own declaration
             raise ModeRefused(f"{call.tool_id!r} does not allow {call.mode.value} calls",
                               tool_id=call.tool_id, mode=call.mode.value)
         # the call checked its fields, the registry its clock (spec: effects.lean-route)
@@ -131,13 +141,13 @@ class EffectRegistry:
 
     def invoke(self, call: EffectCall) -> Any:
         """The durable record door (spec: effects.host-seam)."""
-        if not isinstance(call, EffectCall) or call.mode is not Mode.DURABLE:
+        if not isinstance(call, EffectCall) or call.mode is not _DURABLE:
             raise InvalidArgument(f"invoke takes a durable EffectCall, got {call!r}")
         return self._run(call)
 
     def invoke_transient_call(self, call: EffectCall) -> Any:
         """The transient record door (spec: effects.host-seam)."""
-        if not isinstance(call, EffectCall) or call.mode is not Mode.TRANSIENT:
+        if not isinstance(call, EffectCall) or call.mode is not _TRANSIENT:
             raise InvalidArgument(
                 f"invoke_transient_call takes a transient EffectCall, got {call!r}")
         return self._run(call)
@@ -147,7 +157,7 @@ class EffectRegistry:
                          ) -> Any:
         """A transient call, as ``EffectRuntime.invoke_transient`` takes it
         (spec: effects.transient-door)."""
-        return self._run(EffectCall(tool_id=tool_id, input=input, mode=Mode.TRANSIENT,
+        return self._run(EffectCall(tool_id=tool_id, input=input, mode=_TRANSIENT,
                                     principal=principal, signal=signal, on_delta=on_delta))
 
     def is_idempotent(self, tool_id: str) -> bool:

@@ -86,7 +86,7 @@ def test_call_signal_reaches_the_context() -> None:
     assert seen[0].signal is signal
 
 
-def test_call_transient_builds_a_transient_call() -> None:
+def test_invoke_transient_builds_a_transient_call() -> None:
     # spec: effects.host-seam -- the keyword API takes the same route
     seen: list[EffectContext] = []
     runtime = EffectRuntime([capture(seen)])
@@ -117,7 +117,7 @@ def test_wrong_door_is_invalid_argument(method: str, call: Any) -> None:
      {"tool_id": "t", "principal": "p", "signal": "no"},
      {"tool_id": "t", "principal": "p", "on_delta": 3}],
 )
-def test_call_transient_rejects_bad_arguments(kwargs: dict[str, Any]) -> None:
+def test_invoke_transient_rejects_bad_arguments(kwargs: dict[str, Any]) -> None:
     runtime = EffectRuntime([capture([])])
     tool_id = kwargs.pop("tool_id")
     with pytest.raises(InvalidArgument):
