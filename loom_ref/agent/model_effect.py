@@ -6,9 +6,10 @@ createLlmEffect and needs no change"*. So the agent's model call and any other g
 call share ONE implementation (``loom_ref.effects.llm_effect``): request parsing, the taint
 fence, streaming through ``collect_stream``, the delta channel and the end-of-stream chunk.
 
-- ``agent.effect-forms``: the result is an :class:`~loom_ref.effects.effect.Effect` for the
-  governed ``EffectRuntime``, registered as ``EffectRuntime([effect])`` under its ``tool_id``
-  (the config's ``model_tool_id``).
+- ``agent.effect-forms``: the result is an :class:`~loom_ref.effects.effect.Effect`,
+  registered under its ``tool_id`` (the config's ``model_tool_id``) with the governed
+  ``EffectRuntime`` (``EffectRuntime([effect])``), the host a model call is meant for, or with
+  the plain registry, where its deltas reach the sinks unguarded.
 - ``agent.model-input``: the input is the LLM effect's (``deltas.llm-input``); the loop sends
   ``{"messages", "tools", "system"}``. ``max_tokens`` / ``temperature`` given here fill
   ``maxTokens`` / ``temperature`` when the input does not set them (the only code of its
