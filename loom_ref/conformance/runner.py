@@ -44,18 +44,23 @@ from loom_ref.conformance.selection import selects_variant
 from loom_ref.conformance.suite import Suite
 from loom_ref.enums import LoomEnum
 
-__all__ = ["CaseResult", "Runner", "Status", "SuiteResult", "expectation_of"]
+__all__ = ["CaseResult", "CaseStatus", "Runner", "Status", "SuiteResult", "expectation_of"]
 
 Progress = Callable[[int, int, str], None]
 
 
-class Status(LoomEnum):
-    """The verdict on one case."""
+class CaseStatus(LoomEnum):
+    """The verdict on one case (``conformance/INTERPRETING.md``: pass, fail, skip, error).
+    Not ``journal.Status``, an execution's status (spec: journal.fold)."""
 
     PASS = "pass"
     FAIL = "fail"
     SKIP = "skip"
     ERROR = "error"
+
+
+#: The name before issue 22 (``loom_ref.conformance`` exports :class:`CaseStatus` only).
+Status = CaseStatus
 
 
 @attrs.frozen(kw_only=True)
