@@ -34,7 +34,7 @@ from collections.abc import Generator
 from typing import Any
 
 from loom_ref.agent import AgentLoopConfig, AgentTool, Compaction, agent_loop
-from loom_ref.effects.call import EffectCall
+from loom_ref.effects import Effect, EffectContext
 from loom_ref.journal import MemoryStore, Status, fold
 from loom_ref.kernel import EffectRegistry, ExecutionContext, Runtime, Workflow
 
@@ -46,7 +46,7 @@ def registry(turns: int, text_bytes: int, tool_bytes: int) -> EffectRegistry:
     made = [0]
     filler = ("The agent reasons about the data it has seen so far. " * 200)[:text_bytes]
 
-    def model(call: EffectCall) -> Any:
+    def model(ctx: EffectContext, input: Any) -> Any:
         turn = made[0]
         made[0] += 1
         if turn + 1 >= turns:
@@ -56,14 +56,15 @@ def registry(turns: int, text_bytes: int, tool_bytes: int) -> EffectRegistry:
             {"type": "tool-call", "id": f"c{turn}", "name": "fetch",
              "arguments": json.dumps({"page": turn})}]}
 
-    def fetch(call: EffectCall) -> Any:
-        return {"page": call.input["page"], "body": "x" * tool_bytes}
+    def fetch(ctx: EffectContext, input: Any) -> Any:
+        return {"page": input["page"], "body": "x" * tool_bytes}
 
-    def summarize(call: EffectCall) -> Any:
-        return {"summary": f"{len(call.input['messages'])} earlier messages about fetched pages."}
+    def summarize(ctx: EffectContext, input: Any) -> Any:
+        return {"summary": f"{len(input['messages'])} earlier messages about fetched pages."}
 
-    return (EffectRegistry().add("llm", model, idempotent=True).add("fetch", fetch)
-            .add("summarize", summarize))
+    return EffectRegistry([Effect(tool_id="llm", execute=model, idempotent=True),
+                           Effect(tool_id="fetch", execute=fetch),
+                           Effect(tool_id="summarize", execute=summarize)])
 
 
 def state_bytes(events: Any) -> int:

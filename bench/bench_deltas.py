@@ -74,7 +74,7 @@ def run(deltas: list[str], middleware: list[Middleware], configured: bool,
         middleware=middleware,
     )
     start = time.perf_counter()
-    rt.call_transient("llm", None, principal="bench", on_delta=sink)
+    rt.invoke_transient("llm", None, principal="bench", on_delta=sink)
     return time.perf_counter() - start, sink
 
 

@@ -4,9 +4,9 @@ Run: ``python bench/bench_effects.py``. Prints, in one run:
 
 - bare: a plain ``f(ctx, input)`` call (the baseline every ratio divides by);
 - governed transient calls with an EMPTY middleware chain (default AllowAll authorizer, no
-  meter, no kill switch), through ``invoke_transient(call)`` with a prebuilt
+  meter, no kill switch), through ``invoke_transient_call(call)`` with a prebuilt
   :class:`EffectCall` (the kernel's and the decide scope's door) and through
-  ``call_transient(tool_id, input, principal=...)`` (which also builds the record);
+  ``invoke_transient(tool_id, input, principal=...)`` (which also builds the record);
 - the same with a THREE-middleware chain (retry, rate limit with an ample bucket, envelope);
 - the empty chain with every fixed stage configured (a counting meter, an idle kill switch, a
   live signal). The meter here admits everything and counts records without keeping them:
@@ -81,14 +81,14 @@ def runtime_loops(runtime: EffectRuntime, signal: Signal | None = None) -> tuple
     call = EffectCall(tool_id="echo", input=1, mode=Mode.TRANSIENT, principal="p", signal=signal)
 
     def prebuilt(n: int) -> None:
-        invoke = runtime.invoke_transient
+        invoke = runtime.invoke_transient_call
         for _ in range(n):
             invoke(call)
 
     def keyword(n: int) -> None:
-        call_transient = runtime.call_transient
+        invoke_transient = runtime.invoke_transient
         for i in range(n):
-            call_transient("echo", i, principal="p", signal=signal)
+            invoke_transient("echo", i, principal="p", signal=signal)
 
     return prebuilt, keyword
 
@@ -115,8 +115,8 @@ def main() -> None:
         ("empty chain + meter + kill switch + signal", staged, Signal()),
     ):
         prebuilt, keyword = runtime_loops(runtime, signal)
-        rows.append((f"{label}, invoke_transient(call)", best_rate(prebuilt)))
-        rows.append((f"{label}, call_transient(...)", best_rate(keyword)))
+        rows.append((f"{label}, invoke_transient_call(call)", best_rate(prebuilt)))
+        rows.append((f"{label}, invoke_transient(...)", best_rate(keyword)))
 
     print(f"bare function call: {bare:,.0f} calls/s (ratio 1.00)")
     for label, rate in rows:
@@ -124,7 +124,8 @@ def main() -> None:
               f"{bare / rate:.1f}x slower)")
     target = 1_100_000
     print(f"target: >= {target:,} governed calls/s with an empty chain; "
-          f"measured {rows[0][1]:,.0f} (invoke_transient) / {rows[1][1]:,.0f} (call_transient)")
+          f"measured {rows[0][1]:,.0f} (invoke_transient_call) / {rows[1][1]:,.0f} "
+          "(invoke_transient)")
 
 
 if __name__ == "__main__":

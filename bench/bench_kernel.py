@@ -34,6 +34,7 @@ import timeit
 from collections.abc import Callable, Generator
 from typing import Any
 
+from loom_ref.effects import Effect
 from loom_ref.journal import FileStore, FsyncPolicy, LogStore, MemoryStore, parse_journal
 from loom_ref.journal.sqlitestore import SqliteStore
 from loom_ref.kernel import EffectRegistry, ExecutionContext, Runtime, Workflow, replay
@@ -58,7 +59,7 @@ KILOBYTE = {"messages": [{"role": "user" if k % 2 else "assistant",
 
 
 def registry() -> EffectRegistry:
-    return EffectRegistry().add("echo", lambda call: call.input)
+    return EffectRegistry([Effect(tool_id="echo", execute=lambda ctx, input: input)])
 
 
 def executions_per_second(store: Any, n: int) -> float:

@@ -11,10 +11,18 @@ something the API does not accept); the other categories are conditions the runt
 
 A subclass names its code as the class attribute ``code``; an instance may override it
 (``LoomError("...", code="journal.corrupt")``) only to a more specific code of its family.
+``details`` holds JSON values only (spec: errors.details-json), so an error can be journaled,
+sent over the conformance protocol or logged as it is.
+
+Warnings have one category too (spec: errors.warning-category): whatever reports a one-line
+warning (the kernel's ``Runtime``, the ``EffectRuntime``, the agent loop) takes an ``on_warn``
+callable, and without one calls :func:`warn`, which issues :class:`LoomWarning`. One filter
+(``warnings.simplefilter("error", LoomWarning)``) catches every warning loom_ref gives.
 """
 
 from __future__ import annotations
 
+import warnings
 from typing import Any, ClassVar
 
 __all__ = [
@@ -25,8 +33,22 @@ __all__ = [
     "JournalError",
     "KernelError",
     "LoomError",
+    "LoomWarning",
     "StreamError",
+    "warn",
 ]
+
+
+class LoomWarning(UserWarning):
+    """The one category of every warning loom_ref issues through its default ``on_warn``
+    (spec: errors.warning-category). A ``UserWarning``, so existing filters still see it."""
+
+
+def warn(message: str, *, stacklevel: int = 3) -> None:
+    """The default ``on_warn`` of every part that reports warnings: ``warnings.warn(message,
+    LoomWarning)`` (spec: errors.warning-category). ``stacklevel`` 3 points at the caller of
+    the function that called this one."""
+    warnings.warn(message, LoomWarning, stacklevel=stacklevel)
 
 
 class LoomError(Exception):
@@ -35,6 +57,7 @@ class LoomError(Exception):
     ``code`` is stable (conformance cases match on it); ``details`` holds structured data a
     caller or a test can inspect (for example the expected and actual events of a
     non-determinism error). ``str(err)`` is one line: ``"<code>: <message>"``.
+    (spec: errors.stable-codes)
     """
 
     code: ClassVar[str] = "loom.error"

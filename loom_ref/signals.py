@@ -37,6 +37,7 @@ class Signal:
     """An abort flag with a reason and listeners.
 
     ``abort(reason)`` is idempotent: the first reason wins and listeners run once.
+    (spec: effects.signal-compose)
     """
 
     __slots__ = ("_listeners", "aborted", "reason")
@@ -95,7 +96,9 @@ NEVER: Signal = _NeverSignal()
 
 
 class CompositeSignal(Signal):
-    """What :func:`any_of` returns: a signal that remembers its inputs so it can detach."""
+    """What :func:`any_of` returns: a signal that remembers its inputs so it can detach.
+    (spec: effects.signal-compose)
+    """
 
     __slots__ = ("_sources",)
 

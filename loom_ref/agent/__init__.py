@@ -10,7 +10,6 @@ One concept per module; this module only re-exports.
 from loom_ref.agent.approval import (
     APPROVAL_ON,
     APPROVAL_RESUME_SCHEMA,
-    approval_resume_schemas,
     read_approval,
 )
 from loom_ref.agent.canonical import canonical_bytes, canonical_json
@@ -81,7 +80,6 @@ from loom_ref.agent.model_effect import create_agent_model_effect
 from loom_ref.agent.router import DecideSeam, ReasoningRouter, Router
 from loom_ref.agent.step import (
     AGENT_STEP_TOOL_ID,
-    AgentStepEffect,
     agent_step,
     create_agent_step_effect,
 )
@@ -119,7 +117,6 @@ __all__ = [
     "VECTOR_FUNCTIONS",
     "AgentLoopConfig",
     "AgentStepConfigError",
-    "AgentStepEffect",
     "AgentTool",
     "ClaimCheckMiddleware",
     "ClaimCheckedOutputError",
@@ -149,7 +146,6 @@ __all__ = [
     "agent_loop",
     "agent_step",
     "approval_gate_id",
-    "approval_resume_schemas",
     "canonical_bytes",
     "canonical_json",
     "chunk_deltas",

@@ -15,9 +15,10 @@ result rather than throwing"*, and *"Pair the gate with flow$({ resumeSchemas })
   or, on a workflow that did not declare the schema, a payload that is not exactly
   ``approved: true`` -- is a refusal (fail closed), fed to the model as
   ``agent.tool-refusal``; the tool's effect never runs and no step is journaled for it.
-- :func:`approval_resume_schemas` gives a workflow's ``resume_schemas`` entries for every
-  gate a config can open (turns below ``max_iterations``, tool indices below
-  ``max_tool_calls_per_turn``), since the kernel matches schemas by exact gate id.
+- ``AgentLoopConfig(approval_resume_schema=APPROVAL_RESUME_SCHEMA)`` types every approval
+  gate the loop opens with the gate's own schema (``ctx.suspend(..., resume_schema=...)``,
+  journaled with the gate; ``kernel.resume-schema``): the kernel's form for gates a body
+  builds at run time, so no workflow has to list the gate ids in advance.
 """
 
 from __future__ import annotations
@@ -25,17 +26,13 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-from loom_ref.agent.identity import tool_step_id
-from loom_ref.errors import InvalidArgument
-
 if TYPE_CHECKING:
-    from loom_ref.agent.config import AgentLoopConfig
+    pass
 
 __all__ = [
     "APPROVAL_ON",
     "APPROVAL_RESUME_SCHEMA",
     "DEFAULT_REFUSAL_REASON",
-    "approval_resume_schemas",
     "read_approval",
 ]
 
@@ -58,17 +55,3 @@ def read_approval(payload: Any) -> tuple[bool, str]:
         return True, ""
     reason = payload.get("reason") if isinstance(payload, Mapping) else None
     return False, reason if isinstance(reason, str) and reason else DEFAULT_REFUSAL_REASON
-
-
-def approval_resume_schemas(config: AgentLoopConfig) -> dict[str, Any]:
-    """``{gate id: APPROVAL_RESUME_SCHEMA}`` for every approval gate ``config`` can open; merge
-    it into ``Workflow(resume_schemas=...)``."""
-    from loom_ref.agent.config import AgentLoopConfig  # config imports this module
-
-    if not isinstance(config, AgentLoopConfig):  # spec: errors.invalid-argument
-        raise InvalidArgument(f"config must be an AgentLoopConfig, got {type(config).__name__}")
-    return {
-        config.approval_gate(tool_step_id(i, j)): dict(APPROVAL_RESUME_SCHEMA)
-        for i in range(config.max_iterations)
-        for j in range(config.max_tool_calls_per_turn)
-    }

@@ -56,7 +56,8 @@ SkillSelector = Callable[[DecideScope, str], Any]
 @runtime_checkable
 class Memory(Protocol):
     """What recall reads: at most ``limit`` items relevant to ``query``. ``scope`` is the
-    decision's scope: a memory that asks a model does it with ``scope.invoke_transient``."""
+    decision's scope: a memory that asks a model does it with ``scope.invoke_transient``.
+    (spec: agent.recall)"""
 
     def search(self, scope: DecideScope, query: str, limit: int) -> Sequence[str]: ...
 
@@ -101,7 +102,7 @@ class Recall:
 
 class ListMemory:
     """A small deterministic memory: items ranked by how many query words they share
-    (ties: newest first); items sharing no word are not recalled."""
+    (ties: newest first); items sharing no word are not recalled (spec: agent.recall)."""
 
     def __init__(self, items: Sequence[str]) -> None:
         if (isinstance(items, str | bytes) or not isinstance(items, Iterable)

@@ -39,7 +39,9 @@ _LOOK_BACK = 5  # punctuation + up to three closers + the whitespace
 
 
 class DeltaChunker:
-    """Buffers text deltas and hands ``emit`` sentence-sized batches (see module rules)."""
+    """Buffers text deltas and hands ``emit`` sentence-sized batches (see module rules).
+    (spec: agent.chunk-boundary)
+    """
 
     __slots__ = ("_buffer", "_cut", "_scan", "emit", "min_chars")
 
@@ -88,5 +90,7 @@ class DeltaChunker:
 
 def chunk_deltas(emit: Callable[[str], object], *,
                  min_chars: int = DEFAULT_MIN_CHARS) -> DeltaChunker:
-    """Wrap ``emit`` so it receives sentence-sized batches (ADR 0087 D7)."""
+    """Wrap ``emit`` so it receives sentence-sized batches (ADR 0087 D7).
+    (spec: agent.chunk-min-chars)
+    """
     return DeltaChunker(emit, min_chars)

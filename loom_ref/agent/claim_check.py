@@ -27,10 +27,12 @@ Spec: ``spec/agent.md`` § Claim-check; ADR 0087 amendments 2026-09-27 and 2026-
   nor rewrites them (ADR 0119 #5: "redactOutput and claim-check do NOT apply to deltas"); the
   middleware therefore does not set ``inspects_output``.
 
-Two shapes, one rule: :class:`ClaimCheckMiddleware` is an R9 middleware (``handle(ctx,
-input, next)``) for the governed runtime, and :meth:`ClaimCheckMiddleware.wrap` wraps a plain
-effect function for the kernel's registry. The seed's configuration field
-``execution.claimCheck.toolIds`` is loom-ref's ``claim_check_middleware(tool_ids=...)``.
+:class:`ClaimCheckMiddleware` is an R9 middleware (``handle(ctx, input, next)``) for the
+governed runtime; for a host without middleware (the kernel's plain registry),
+:meth:`ClaimCheckMiddleware.wrap` takes an ``Effect`` and returns it with its result
+claim-checked (``agent.effect-forms``: one effect shape, whichever host). The seed's
+configuration field ``execution.claimCheck.toolIds`` is loom-ref's
+``claim_check_middleware(tool_ids=...)``.
 """
 
 from __future__ import annotations
@@ -40,14 +42,15 @@ import json
 from collections.abc import Callable, Iterable, Mapping
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
+import attrs
+
 from loom_ref.agent.canonical import canonical_json
 from loom_ref.agent.errors import ContentNotFoundError
-from loom_ref.agent.invocation import MISSING, unpack
+from loom_ref.effects.effect import Effect
 from loom_ref.errors import InvalidArgument
 from loom_ref.governance.taint import TaintedValue
 
 if TYPE_CHECKING:
-    from loom_ref.effects.call import EffectCall
     from loom_ref.effects.context import EffectContext
     from loom_ref.effects.middleware.base import Next
 
@@ -75,7 +78,8 @@ CLAIM_CHECK_CONFIG_FIELD = "claim_check_middleware(tool_ids=...)"
 @runtime_checkable
 class ContentStore(Protocol):
     """A content-addressed store: ``put`` returns the reference of ``data``; ``get`` returns
-    the bytes of a reference (raise :class:`ContentNotFoundError` for an unknown one)."""
+    the bytes of a reference (raise :class:`ContentNotFoundError` for an unknown one).
+    (spec: agent.claim-check-ref)"""
 
     def put(self, data: bytes) -> str: ...
 
@@ -87,7 +91,9 @@ def _ref_of(data: bytes) -> str:
 
 
 class MemoryContentStore:
-    """The in-memory content store: refs are ``sha256:<hex>`` of the stored bytes."""
+    """The in-memory content store: refs are ``sha256:<hex>`` of the stored bytes.
+    (spec: agent.claim-check-ref)
+    """
 
     def __init__(self) -> None:
         self.blobs: dict[str, bytes] = {}
@@ -181,13 +187,15 @@ def claim_check_envelope(result: Any, store: ContentStore, *,
 
 
 def is_claim_check_envelope(value: object) -> bool:
-    """Whether ``value`` is a claim-check envelope (``{"__loomClaimCheck": true, ...}``)."""
+    """Whether ``value`` is a claim-check envelope (``{"__loomClaimCheck": true, ...}``).
+    (spec: agent.claim-check-envelope)
+    """
     return isinstance(value, Mapping) and value.get(CLAIM_CHECK_KEY) is True
 
 
 def resolve_claim_check(store: ContentStore, envelope: Mapping[str, Any]) -> Any:
     """The value an envelope stands for, tainted parts tainted again. For an application that
-    needs the full result outside the model-facing transcript."""
+    needs the full result outside the model-facing transcript (spec: agent.claim-check-ref)."""
     _check_store(store)
     if not is_claim_check_envelope(envelope) or not isinstance(envelope.get("ref"), str):
         raise InvalidArgument("not a claim-check envelope")
@@ -195,7 +203,9 @@ def resolve_claim_check(store: ContentStore, envelope: Mapping[str, Any]) -> Any
 
 
 class ClaimCheckMiddleware:
-    """Replaces the result of each tool in ``tool_ids`` by its envelope (module rules)."""
+    """Replaces the result of each tool in ``tool_ids`` by its envelope (module rules).
+    (spec: agent.claim-check-envelope)
+    """
 
     inspects_output = False  # ADR 0119 #5: claim-check acts on what is journaled, not deltas
     delta_guard = None
@@ -240,24 +250,27 @@ class ClaimCheckMiddleware:
         """The R9 middleware form (``effects.middleware-order``)."""
         return self.check(ctx.tool_id, next(ctx, input))
 
-    def wrap(self, tool_id: str, fn: Callable[..., Any]) -> Callable[..., Any]:
-        """The plain-function form: ``fn`` (an effect of either host form, see
-        ``agent.effect-forms``) with its result claim-checked as ``tool_id``."""
-        if not isinstance(tool_id, str) or tool_id not in self.tool_ids:
+    def wrap(self, effect: Effect) -> Effect:
+        """``effect`` with its result claim-checked, for a host without middleware (the
+        plain registry): the same rule as :meth:`handle` (spec: agent.effect-forms,
+        agent.claim-check-envelope). Its tool id must be in ``tool_ids``."""
+        if not isinstance(effect, Effect):
+            raise InvalidArgument(f"wrap takes an Effect, got {type(effect).__name__}")
+        tool_id = effect.tool_id
+        if tool_id not in self.tool_ids:
             raise InvalidArgument(f"{tool_id!r} is not in tool_ids")
-        if not callable(fn):
-            raise InvalidArgument("fn must be callable")
+        inner = effect.execute
 
-        def claim_checked(target: EffectCall | EffectContext, input: Any = MISSING) -> Any:
-            unpack(target, input)  # refuse a malformed call before running anything
-            out = fn(target) if input is MISSING else fn(target, input)
-            return self.check(tool_id, out)
+        def claim_checked(ctx: EffectContext, input: Any) -> Any:
+            return self.check(tool_id, inner(ctx, input))
 
-        return claim_checked
+        return attrs.evolve(effect, execute=claim_checked)
 
 
 def claim_check_middleware(store: ContentStore, tool_ids: Iterable[str], *,
                            digests: Mapping[str, Callable[[Any], Any]] | None = None,
                            preview: bool = True) -> ClaimCheckMiddleware:
-    """The claim-check opt-in for agent tools (ADR 0087 amendment 2026-10-31)."""
+    """The claim-check opt-in for agent tools (ADR 0087 amendment 2026-10-31).
+    (spec: agent.claim-check-envelope)
+    """
     return ClaimCheckMiddleware(store, tool_ids, digests=digests, preview=preview)

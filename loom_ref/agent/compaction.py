@@ -68,7 +68,7 @@ def _default_keep(inst: Any) -> int:
 class Compaction:
     """The compaction block of an agent loop config: the recorded summary step runs
     ``tool_id`` (ADR 0087 D6: *"the per-turn summarize pass runs through ctx.execute against a
-    compaction.toolId"*)."""
+    compaction.toolId"*) (spec: agent.compaction-guard)."""
 
     tool_id: str = attrs.field(validator=_tool_id)
     after_messages: int | None = attrs.field(default=None, validator=_positive_or_none)
@@ -93,7 +93,7 @@ class CompactionPlan:
     """What to do before a turn: ``compact`` (fold the oldest ``fold`` messages, keep the
     newest ``keep``), the ``reason`` (``"bytes"``, ``"messages"`` or ``None`` when no
     threshold was crossed), and ``skipped`` when a threshold was crossed but the kept suffix
-    covers the whole transcript."""
+    covers the whole transcript (spec: agent.compaction-trigger)."""
 
     compact: bool
     reason: str | None

@@ -12,14 +12,14 @@ Spec: ``spec/agent.md`` § Configuration.
 - ``agent.compaction-guard`` is enforced by :class:`~loom_ref.agent.compaction.Compaction`.
 - ``agent.warn-transcript``: ``warn_transcript_bytes`` (default 256 KiB; ``False`` disables)
   -- see :mod:`loom_ref.agent.loop`. ``on_warn`` receives the one-line warning; default:
-  Python's ``warnings`` with ``loom_ref.kernel.LoomWarning``.
+  Python's ``warnings`` with ``loom_ref.LoomWarning`` (spec: errors.warning-category).
 - ``agent.config-guard``: tool names are unique; every bound is an int >= 1; callables are
   callable. A bad value is ``InvalidArgument`` at construction, never a failure inside a run.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any, Literal
 
 import attrs
@@ -32,6 +32,7 @@ from loom_ref.agent.identity import approval_gate_id
 from loom_ref.agent.router import Router
 from loom_ref.agent.tools import AgentTool
 from loom_ref.errors import InvalidArgument
+from loom_ref.schema import check_schema
 from loom_ref.stream.blocks import ToolCallBlock
 
 __all__ = ["DEFAULT_WARN_TRANSCRIPT_BYTES", "AgentLoopConfig", "NeedsApproval"]
@@ -90,6 +91,11 @@ def _instance(kind: type) -> Callable[[Any, attrs.Attribute[Any], Any], None]:
     return check
 
 
+def _opt_schema(inst: Any, attr: attrs.Attribute[Any], value: Any) -> None:
+    if value is not None:
+        check_schema(value, where=attr.name)  # argument.schema, as ctx.suspend refuses it
+
+
 def _str(inst: Any, attr: attrs.Attribute[Any], value: Any) -> None:
     if not isinstance(value, str):
         raise InvalidArgument(f"{attr.name} must be a string, got {value!r}")
@@ -97,7 +103,8 @@ def _str(inst: Any, attr: attrs.Attribute[Any], value: Any) -> None:
 
 @attrs.frozen(kw_only=True)
 class AgentLoopConfig:
-    """Everything :func:`~loom_ref.agent.loop.agent_loop` needs (see the module rules)."""
+    """Everything :func:`~loom_ref.agent.loop.agent_loop` needs (spec: agent.config-guard,
+    agent.model-access; see the module rules)."""
 
     model_tool_id: str | None = attrs.field(default=None, validator=_opt_tool_id)
     router: Router | None = attrs.field(default=None)
@@ -109,6 +116,11 @@ class AgentLoopConfig:
     approval_gate: Callable[[str], str] = attrs.field(default=approval_gate_id,
                                                       validator=_opt_callable)
     approval_on: str = attrs.field(default=APPROVAL_ON, validator=_str)
+    #: The schema every approval gate carries (``ctx.suspend(..., resume_schema=...)``),
+    #: e.g. ``APPROVAL_RESUME_SCHEMA``; ``None``: untyped, read fail-closed
+    #: (spec: agent.approval-payload).
+    approval_resume_schema: Mapping[str, Any] | None = attrs.field(default=None,
+                                                                   validator=_opt_schema)
     compaction: Compaction | None = attrs.field(default=None,
                                                 validator=_instance(Compaction))
     warn_transcript_bytes: int | Literal[False] = attrs.field(

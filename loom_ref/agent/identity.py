@@ -34,25 +34,27 @@ RECALL_DECISION_ID = "#recall"
 
 
 def turn_step_id(turn: int) -> str:
-    """``#turn:<i>``: the model call of turn ``i``."""
+    """``#turn:<i>``: the model call of turn ``i`` (spec: agent.identity)."""
     return f"#turn:{turn}"
 
 
 def tool_step_id(turn: int, index: int) -> str:
-    """``#turn:<i>:tool:<j>``: tool call ``j`` of turn ``i``."""
+    """``#turn:<i>:tool:<j>``: tool call ``j`` of turn ``i`` (spec: agent.identity)."""
     return f"#turn:{turn}:tool:{index}"
 
 
 def compact_step_id(turn: int) -> str:
-    """``#turn:<i>:compact``: the compaction that runs before turn ``i``'s model call."""
+    """``#turn:<i>:compact``: the compaction that runs before turn ``i``'s model call.
+    (spec: agent.identity)
+    """
     return f"#turn:{turn}:compact"
 
 
 def turn_decision_id(turn: int, name: str) -> str:
-    """``#turn:<i>:<name>``: a decision a routed turn records."""
+    """``#turn:<i>:<name>``: a decision a routed turn records (spec: agent.identity)."""
     return f"#turn:{turn}:{name}"
 
 
 def approval_gate_id(step_id: str) -> str:
-    """The default approval gate of a tool step: ``<step id>:approval``."""
+    """The default approval gate of a tool step: ``<step id>:approval`` (spec: agent.identity)."""
     return f"{step_id}:approval"

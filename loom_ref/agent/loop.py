@@ -46,7 +46,6 @@ the input and of values the kernel served, so a replay rebuilds it exactly
 
 from __future__ import annotations
 
-import warnings
 from collections.abc import Generator, Mapping
 from typing import Any
 
@@ -77,11 +76,10 @@ from loom_ref.agent.tools import (
 from loom_ref.agent.transcript import Transcript
 from loom_ref.effects.collect import LLM_ABORTED, LLM_ERROR
 from loom_ref.effects.llm_effect import llm_output_from_json
-from loom_ref.errors import InvalidArgument, LoomError
+from loom_ref.errors import InvalidArgument, LoomError, warn
 from loom_ref.journal.codec import parse_json
 from loom_ref.kernel.context import ExecutionContext
 from loom_ref.kernel.errors import StepFailedError
-from loom_ref.kernel.runtime import LoomWarning
 from loom_ref.stream.blocks import Message, Role, TextBlock, ToolCallBlock, ToolResultBlock
 from loom_ref.stream.errors import WireError
 from loom_ref.stream.finish import FinishKind
@@ -230,7 +228,7 @@ class _Warner:
         if self.on_warn is not None:
             self.on_warn(message)
         else:
-            warnings.warn(message, LoomWarning, stacklevel=4)
+            warn(message, stacklevel=5)
 
 
 def _compact(ctx: ExecutionContext, comp: Compaction, transcript: Transcript, turn: int
@@ -284,8 +282,10 @@ def _run_tool(ctx: ExecutionContext, config: AgentLoopConfig, turn: int, j: int,
     step_id = tool_step_id(turn, j)  # spec: agent.identity
     if config.needs_approval is not None and config.needs_approval(call, turn):
         # spec: agent.approval-gate -- park BEFORE the effect runs
+        typed = ({} if config.approval_resume_schema is None  # spec: agent.approval-payload
+                 else {"resume_schema": config.approval_resume_schema})
         payload = yield ctx.suspend(config.approval_gate(step_id), on=config.approval_on,
-                                    correlation_key=step_id)
+                                    correlation_key=step_id, **typed)
         approved, reason = read_approval(payload)
         if not approved:  # spec: agent.tool-refusal -- a refusal is data
             return ToolResultBlock(call_id=call.id, content=refusal_content(name, reason))

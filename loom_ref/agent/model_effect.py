@@ -6,9 +6,10 @@ createLlmEffect and needs no change"*. So the agent's model call and any other g
 call share ONE implementation (``loom_ref.effects.llm_effect``): request parsing, the taint
 fence, streaming through ``collect_stream``, the delta channel and the end-of-stream chunk.
 
-- ``agent.effect-forms``: the result is an :class:`~loom_ref.effects.effect.Effect` for the
-  governed ``EffectRuntime``, registered as ``EffectRuntime([effect])`` under its ``tool_id``
-  (the config's ``model_tool_id``).
+- ``agent.effect-forms``: the result is an :class:`~loom_ref.effects.effect.Effect`,
+  registered under its ``tool_id`` (the config's ``model_tool_id``) with the governed
+  ``EffectRuntime`` (``EffectRuntime([effect])``), the host a model call is meant for, or with
+  the plain registry, where its deltas reach the sinks unguarded.
 - ``agent.model-input``: the input is the LLM effect's (``deltas.llm-input``); the loop sends
   ``{"messages", "tools", "system"}``. ``max_tokens`` / ``temperature`` given here fill
   ``maxTokens`` / ``temperature`` when the input does not set them (the only code of its
@@ -57,12 +58,12 @@ def create_agent_model_effect(
     idempotent: bool = False,
 ) -> Effect:
     """The ``model_tool_id`` effect over ``adapter``: ``create_llm_effect`` with the turn's
-    request defaults (see the module rules)."""
+    request defaults (see the module rules) (spec: agent.model-input)."""
     if not isinstance(model, str) or not model:
         raise InvalidArgument("model must be a non-empty string")
     _check_number("max_tokens", max_tokens, int)
     _check_number("temperature", temperature, (int, float))
-    effect = create_llm_effect(adapter, tool_id=tool_id, model=model, delta_sink=on_delta,
+    effect = create_llm_effect(adapter, tool_id=tool_id, model=model, on_delta=on_delta,
                                on_reset=on_reset, idempotent=idempotent)
     defaults = {k: v for k, v in (("maxTokens", max_tokens), ("temperature", temperature))
                 if v is not None}

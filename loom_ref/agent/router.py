@@ -45,7 +45,8 @@ __all__ = ["DecideSeam", "ReasoningRouter", "Router"]
 
 class DecideSeam:
     """The real ``ctx.decide`` for one turn: ``seam(name, decider, ...)`` builds the Decide
-    command ``#turn:<i>:<name>``; yield it to get the (recorded, replay-served) choice."""
+    command ``#turn:<i>:<name>``; yield it to get the (recorded, replay-served) choice.
+    (spec: agent.router)"""
 
     __slots__ = ("_ctx", "turn")
 
@@ -99,7 +100,8 @@ def _callable(inst: Any, attr: attrs.Attribute[Any], value: Any) -> None:
 class ReasoningRouter:
     """Route each turn to one of ``routes`` (cheapest first), elevating when ``elevate`` says
     so. ``select(scope, request)`` returns a route (or a ``Choice`` of one);
-    ``elevate(scope, message, route)`` returns whether to retry on the next stronger route."""
+    ``elevate(scope, message, route)`` returns whether to retry on the next stronger route.
+    (spec: agent.router)"""
 
     routes: tuple[str, ...] = attrs.field(converter=_routes)
     select: Callable[[DecideScope, dict[str, Any]], Any] = attrs.field(validator=_callable)

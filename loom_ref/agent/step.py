@@ -5,14 +5,15 @@ deprecated. It is the cheap opaque form: one frame instead of 2N, for an agent t
 of the above. Adopters choose the cost."*
 
 - ``agent.step-opaque``: ``agent_step(ctx, config, input)`` yields one ``execute`` of the
-  ``agent_step`` effect (input ``{"input": input}``); the effect built by
-  :func:`create_agent_step_effect` runs :func:`~loom_ref.agent.loop.agent_loop` to its answer
-  inside the call. Its model and tool calls are *transient* calls through the given host (as
-  the calling execution), and its decisions run their deciders in a ``DecideScope``; nothing
-  of it is journaled except the step's input and answer. The loop sees what a runner body
-  would: an inner call's failure as the ``StepFailedError`` a durable step raises, a
-  decider's raise raised into it (``kernel.decider-throws``), so a failed model call is the
-  loop's turn error here too (``agent.turn-error``).
+  ``agent_step`` effect (input ``{"input": input}``); the
+  :class:`~loom_ref.effects.effect.Effect` built by :func:`create_agent_step_effect`
+  (``agent.effect-forms``: either host hosts it) runs :func:`~loom_ref.agent.loop.agent_loop`
+  to its answer inside the call. Its model and tool calls are *transient* calls through the
+  given host (as the calling execution), and its decisions run their deciders in a
+  ``DecideScope``; nothing of it is journaled except the step's input and answer. The loop sees
+  what a runner body would: an inner call's failure as the ``StepFailedError`` a durable step
+  raises, a decider's raise raised into it (``kernel.decider-throws``), so a failed model call
+  is the loop's turn error here too (``agent.turn-error``).
 - The trade-off, stated: one frame instead of ``2N`` journal events' worth of durability. A
   crash anywhere re-runs the whole loop (every model and tool call again, with no idempotency
   key), ``max_iterations`` is the only bound, no approval gate can park mid-loop, no decision
@@ -26,22 +27,20 @@ from __future__ import annotations
 
 import json
 from collections.abc import Generator
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from loom_ref.agent.config import AgentLoopConfig
 from loom_ref.agent.errors import AgentStepConfigError
-from loom_ref.agent.invocation import MISSING, unpack
 from loom_ref.agent.loop import agent_loop
 from loom_ref.effects.call import EffectCall, Mode
+from loom_ref.effects.context import EffectContext
+from loom_ref.effects.effect import Effect
 from loom_ref.effects.scope import DecideScope, TransientHost
 from loom_ref.errors import InvalidArgument
 from loom_ref.kernel.commands import Choice, Decide, Execute, Stream, Suspend
 from loom_ref.kernel.context import ExecutionContext
 from loom_ref.kernel.driver import error_json
 from loom_ref.kernel.errors import StepFailedError
-
-if TYPE_CHECKING:
-    from loom_ref.effects.context import EffectContext
 
 __all__ = ["AGENT_STEP_TOOL_ID", "AgentStepEffect", "agent_step", "create_agent_step_effect"]
 
@@ -53,7 +52,8 @@ def agent_step(ctx: ExecutionContext, config: AgentLoopConfig, input: Any, *,
                ) -> Generator[Any, Any, Any]:
     """One frame: ``answer = yield from agent_step(ctx, config, input)`` (the effect under
     ``tool_id`` must be ``create_agent_step_effect(config, host)``). ``config`` is accepted
-    for symmetry with :func:`agent_loop`; the effect holds the config it runs."""
+    for symmetry with :func:`agent_loop`; the effect holds the config it runs.
+    (spec: agent.step-opaque)"""
     if not callable(getattr(ctx, "execute", None)):  # spec: errors.invalid-argument
         raise InvalidArgument(f"ctx must be an ExecutionContext, got {type(ctx).__name__}")
     if not isinstance(config, AgentLoopConfig):
@@ -66,13 +66,14 @@ def _roundtrip(value: Any) -> Any:
 
 
 class AgentStepEffect:
-    """Runs the loop inside one effect call (module rules); callable in both host forms."""
+    """The ``execute(ctx, input)`` of the ``agent_step`` effect: the loop inside one effect
+    call (spec: agent.step-opaque)."""
 
     def __init__(self, config: AgentLoopConfig, host: TransientHost) -> None:
         if not isinstance(config, AgentLoopConfig):
             raise InvalidArgument("config must be an AgentLoopConfig")
-        if not callable(getattr(host, "invoke_transient", None)):
-            raise InvalidArgument("host must have invoke_transient(call)")
+        if not callable(getattr(host, "invoke_transient_call", None)):
+            raise InvalidArgument("host must have invoke_transient_call(call) (an EffectHost)")
         if config.needs_approval is not None:  # spec: agent.step-opaque
             raise AgentStepConfigError("agent_step cannot park on an approval gate: use "
                                        "agent_loop in a runner body for needs_approval")
@@ -82,19 +83,20 @@ class AgentStepEffect:
         self.config = config
         self.host = host
 
-    def __call__(self, target: EffectCall | EffectContext, input: Any = MISSING) -> Any:
-        inv = unpack(target, input)
-        payload = inv.input
+    def __call__(self, ctx: EffectContext, payload: Any) -> Any:
+        if not isinstance(ctx, EffectContext):  # spec: errors.invalid-argument
+            raise InvalidArgument(f"the agent_step effect takes (ctx, input), got "
+                                  f"{type(ctx).__name__}")
         if not isinstance(payload, dict) or set(payload) != {"input"}:
             raise InvalidArgument("the agent_step input must be {input: ...}")
-        principal = inv.principal
-        ctx = ExecutionContext(principal)
+        principal = ctx.principal
+        loop_ctx = ExecutionContext(principal)
         try:
             loop_input = _roundtrip(payload["input"])
         except (TypeError, ValueError) as exc:  # spec: errors.invalid-argument
             raise InvalidArgument(
                 f"the agent_step input is not made of JSON values: {exc}") from None
-        gen = agent_loop(ctx, self.config, loop_input)
+        gen = agent_loop(loop_ctx, self.config, loop_input)
         send: Any = None
         throw: BaseException | None = None
         while True:
@@ -106,15 +108,15 @@ class AgentStepEffect:
             if isinstance(cmd, Execute):
                 call = EffectCall(tool_id=cmd.tool_id, input=_roundtrip(cmd.input),
                                   mode=Mode.TRANSIENT, principal=principal,
-                                  execution_id=inv.call.execution_id, signal=inv.signal)
+                                  execution_id=ctx.execution_id, signal=ctx.signal)
                 try:
-                    send = _roundtrip(self.host.invoke_transient(call))
+                    send = _roundtrip(self.host.invoke_transient_call(call))
                 except Exception as exc:  # the same error a durable step would raise
                     throw = StepFailedError(step_id=cmd.step_id,
                                             error=error_json(exc, "effect.failed"))
             elif isinstance(cmd, Decide):
                 try:
-                    with DecideScope(self.host, principal, execution_signal=inv.signal) as scope:
+                    with DecideScope(self.host, principal, execution_signal=ctx.signal) as scope:
                         choice = cmd.decider(scope)
                 except Exception as exc:  # as the kernel does (kernel.decider-throws)
                     throw = exc
@@ -126,7 +128,9 @@ class AgentStepEffect:
                 raise InvalidArgument(f"unexpected command {cmd!r}")
 
 
-def create_agent_step_effect(config: AgentLoopConfig, host: TransientHost) -> AgentStepEffect:
-    """The ``agent_step`` effect: the whole loop in one call, its inner calls through
-    ``host`` (the same registry or runtime the kernel uses)."""
-    return AgentStepEffect(config, host)
+def create_agent_step_effect(config: AgentLoopConfig, host: TransientHost, *,
+                             tool_id: str = AGENT_STEP_TOOL_ID) -> Effect:
+    """The ``agent_step`` effect, registered as ``tool_id``: the whole loop in one call, its
+    inner calls through ``host`` (the same registry or runtime the kernel uses; spec:
+    agent.step-opaque, agent.effect-forms)."""
+    return Effect(tool_id=tool_id, execute=AgentStepEffect(config, host))

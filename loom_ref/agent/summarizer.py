@@ -82,7 +82,7 @@ def create_summarizer_effect(provider: LlmAdapter | Callable[[str], str], *, too
                              instructions: str = DEFAULT_SUMMARY_INSTRUCTIONS) -> Effect:
     """A ready ``Compaction(tool_id=...)`` effect (ADR 0087 amendment 2026-10-31; module
     rules). Over an ``LlmAdapter`` it runs ``create_llm_effect``'s body, so the summary call
-    streams, fences taint and fails exactly as a model turn does."""
+    streams, fences taint and fails exactly as a model turn does (spec: agent.summarizer)."""
     if not isinstance(instructions, str) or not instructions:
         raise InvalidArgument("instructions must be a non-empty string")
     if isinstance(provider, LlmAdapter):

@@ -31,7 +31,9 @@ def message_bytes(message: Any) -> int:
 
 
 class Transcript:
-    """Messages (wire-form JSON) with their sizes and the running total ``bytes``."""
+    """Messages (wire-form JSON) with their sizes and the running total ``bytes``.
+    (spec: agent.byte-count)
+    """
 
     __slots__ = ("bytes", "messages", "sizes")
 

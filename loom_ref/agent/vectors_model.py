@@ -98,8 +98,8 @@ def model_effect_vector(payload: object) -> dict[str, Any]:
     runtime = EffectRuntime([effect], clock=ManualClock())
     # a malformed "$tainted" is an error of the function, not of the call (taint.vector-encoding)
     model_input = decode_request(data["input"])
-    outcome = _outcome(lambda: runtime.call_transient("llm", model_input, principal="x1",
-                                                      on_delta=per_call))
+    outcome = _outcome(lambda: runtime.invoke_transient("llm", model_input, principal="x1",
+                                                       on_delta=per_call))
     return {"requests": provider.requests, "outcome": outcome, "perCall": per_call.seen,
             "onDelta": on_delta.seen}
 
@@ -112,7 +112,7 @@ def summarize_vector(payload: object) -> dict[str, Any]:
     extra = {"instructions": data["instructions"]} if "instructions" in data else {}
     effect = create_summarizer_effect(provider, tool_id="summarize", model="m1", **extra)
     runtime = EffectRuntime([effect], clock=ManualClock())
-    outcome = _outcome(lambda: runtime.call_transient(
+    outcome = _outcome(lambda: runtime.invoke_transient(
         "summarize", {"messages": data["messages"]}, principal="x1"))
     return {"requests": provider.requests, "outcome": outcome}
 

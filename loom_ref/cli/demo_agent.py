@@ -22,7 +22,7 @@ from typing import Any
 
 import attrs
 
-from loom_ref.agent import AgentLoopConfig, AgentTool, agent_loop, approval_resume_schemas
+from loom_ref.agent import APPROVAL_RESUME_SCHEMA, AgentLoopConfig, AgentTool, agent_loop
 from loom_ref.effects import (
     Effect,
     EffectContext,
@@ -147,7 +147,7 @@ def build_host(world: World, *, on_text: Callable[[str], None], leak: bool = Fal
         return {"refund": f"rf-{args['order']}", "amount": args["amount"]}
 
     model = create_llm_effect(RefundModel(world, leak=leak), tool_id="model",
-                              model="scripted-refund", delta_sink=show)
+                              model="scripted-refund", on_delta=show)
     return EffectRuntime(
         [model, Effect(tool_id="lookup_order", execute=lookup_order, idempotent=True),
          Effect(tool_id="refund", execute=refund)],
@@ -163,6 +163,7 @@ _CONFIG = AgentLoopConfig(
            AgentTool(name="refund", description="Refund an order (needs approval)",
                      parameters={"type": "object"})),
     needs_approval=lambda call, turn: call.name == "refund",
+    approval_resume_schema=APPROVAL_RESUME_SCHEMA,
     max_iterations=6,
 )
 
@@ -174,4 +175,4 @@ def _body(ctx: ExecutionContext, request: Any) -> Generator[Any, Any, Any]:
 
 def build_workflow() -> Workflow:
     """The demo workflow (the same definition every simulated process uses)."""
-    return Workflow(name=WORKFLOW, body=_body, resume_schemas=approval_resume_schemas(_CONFIG))
+    return Workflow(name=WORKFLOW, body=_body)

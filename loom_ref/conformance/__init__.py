@@ -18,7 +18,7 @@ from loom_ref.conformance.lint import lint
 from loom_ref.conformance.match import Mismatch, match
 from loom_ref.conformance.model import model_expectation
 from loom_ref.conformance.random_cases import random_case, random_cases
-from loom_ref.conformance.runner import CaseResult, Runner, Status, SuiteResult
+from loom_ref.conformance.runner import CaseResult, CaseStatus, Runner, SuiteResult
 from loom_ref.conformance.schemas import SchemaSet
 from loom_ref.conformance.suite import Suite, locate, suite_at
 
@@ -28,6 +28,7 @@ __all__ = [
     "Case",
     "CaseFileError",
     "CaseResult",
+    "CaseStatus",
     "Family",
     "ImplementationCrash",
     "InProcessImplementation",
@@ -35,7 +36,6 @@ __all__ = [
     "Mismatch",
     "Runner",
     "SchemaSet",
-    "Status",
     "SubprocessImplementation",
     "Suite",
     "SuiteResult",

@@ -40,7 +40,6 @@ from typing import Any
 from loom_ref.agent import (
     AGENT_STEP_TOOL_ID,
     AgentLoopConfig,
-    AgentStepEffect,
     AgentTool,
     Compaction,
     ReasoningRouter,
@@ -52,7 +51,7 @@ from loom_ref.agent import (
 )
 from loom_ref.conformance.expressions import ScenarioBug
 from loom_ref.conformance.world import World
-from loom_ref.effects.call import EffectCall
+from loom_ref.effects import Effect, EffectCall, EffectContext
 from loom_ref.stream.blocks import ToolCallBlock
 
 __all__ = ["AGENT_STEP_TOOL_ID", "CONFIG_KEYS", "OpaqueAgent", "build_config", "run_agent_loop"]
@@ -189,10 +188,10 @@ class OpaqueAgent:
 
     def __init__(self, world: World) -> None:
         self.world = world
-        self.effect: AgentStepEffect | None = None
+        self.effect: Effect | None = None
         self.host: Any = self
 
-    def invoke_transient(self, call: EffectCall) -> Any:
+    def invoke_transient_call(self, call: EffectCall) -> Any:
         """The host before any action built one: never called (a replay serves the step)."""
         raise ScenarioBug("no effect host for agent_step")
 
@@ -201,13 +200,13 @@ class OpaqueAgent:
         (``argument.agent-step``), in the body, before the step."""
         self.effect = create_agent_step_effect(config, self.host)
 
-    def invoke(self, call: EffectCall) -> Any:
+    def execute(self, ctx: EffectContext, input: Any) -> Any:
         """The durable call of ``agent_step``: traced, then the whole loop inside it."""
-        self.world.record_call(call.tool_id, call.input, step_id=call.step_id or "",
-                               idempotency_key=call.idempotency_key or "")
+        self.world.record_call(ctx.tool_id, input, step_id=ctx.call.step_id or "",
+                               idempotency_key=ctx.idempotency_key or "")
         if self.effect is None:
             raise ScenarioBug("agent_step was called, but no opaque agent_loop ran")
-        return self.effect(call)
+        return self.effect.execute(ctx, input)
 
 
 def run_agent_loop(ctx: Any, spec: Any, input: Any, world: World,

@@ -10,7 +10,9 @@ Rules (``conformance/INTERPRETING.md`` section 9):
 - Each failure and error names its case, tier and rule (``spec/FILE.md#anchor``), quotes the
   rule's words, and shows each mismatch as ``path: expected X, got Y``; the text shortens
   long values unless asked not to (``--full``), the JSON report never does: it keeps the
-  expected and actual values as JSON, and the case exactly as it was sent.
+  expected and actual values as JSON, and the case exactly as it was sent; it names case
+  files by their place in the suite (``cases/<group>/<name>.json``), never by a directory of
+  the machine it ran on.
 - The JSON report is valid against ``schemas/report.json``; the JUnit XML report has one
   ``testsuite`` per group (and per group and generated mode) and one ``testcase`` per case,
   with the versions and verdicts as properties.
@@ -19,6 +21,7 @@ Rules (``conformance/INTERPRETING.md`` section 9):
 from __future__ import annotations
 
 import json
+import os
 import re
 import textwrap
 import xml.etree.ElementTree as ET
@@ -210,12 +213,22 @@ def _mismatch_json(m: Mismatch) -> dict[str, Any]:
     return out
 
 
-def _case_json(r: CaseResult) -> dict[str, Any]:
+def _where(path: str | None, cases_dir: str | None) -> str | None:
+    """A case file's path as a report shows it: ``cases/<group>/<name>.json`` for a file of
+    the run's cases directory (a report is shared: it names no directory of the machine it
+    ran on), else as it was given."""
+    if path is None or cases_dir is None:
+        return path
+    rel = os.path.relpath(path, cases_dir)
+    return path if rel.startswith("..") else "cases/" + rel.replace(os.sep, "/")
+
+
+def _case_json(r: CaseResult, cases_dir: str | None) -> dict[str, Any]:
     out: dict[str, Any] = {
         "id": r.id, "group": r.group, "mode": r.mode, "anchor": r.anchor, "tier": r.tier,
         "status": r.status.value, "description": r.description, "message": r.message,
         "mismatches": [_mismatch_json(m) for m in r.mismatches], "details": list(r.details),
-        "baseId": r.base_id, "path": r.path}
+        "baseId": r.base_id, "path": _where(r.path, cases_dir)}
     if r.sent is not None:
         out["sent"] = r.sent
     return out
@@ -237,7 +250,7 @@ def to_json(suite: SuiteResult) -> dict[str, Any]:
         "problems": list(suite.problems),
         "crashes": list(suite.crashes),
         "rules": {a: {"file": r.file, "words": r.words} for a, r in suite.rules.items()},
-        "cases": [_case_json(r) for r in suite.results],
+        "cases": [_case_json(r, suite.cases_dir) for r in suite.results],
     }
 
 

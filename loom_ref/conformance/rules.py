@@ -16,9 +16,12 @@ from collections.abc import Iterator, Mapping
 
 import attrs
 
+from loom_ref.conformance.lint import ANCHOR_RE
+
 __all__ = ["Rule", "spec_rules"]
 
-_ANCHOR = re.compile(r"\s*\{#([A-Za-z0-9][A-Za-z0-9._-]*)\}")
+# an anchor as lint defines it, with the space before it
+_ANCHOR = re.compile(r"\s*" + ANCHOR_RE.pattern)
 _ITEM = re.compile(r"^(\s*)(?:[-*+]|\d+[.)])\s")
 _FENCE = re.compile(r"^\s*(```|~~~)")
 

@@ -46,18 +46,23 @@ from loom_ref.conformance.selection import selects_variant
 from loom_ref.conformance.suite import Suite
 from loom_ref.enums import LoomEnum
 
-__all__ = ["CaseResult", "Runner", "Status", "SuiteResult", "expectation_of"]
+__all__ = ["CaseResult", "CaseStatus", "Runner", "Status", "SuiteResult", "expectation_of"]
 
 Progress = Callable[[int, int, str], None]
 
 
-class Status(LoomEnum):
-    """The verdict on one case."""
+class CaseStatus(LoomEnum):
+    """The verdict on one case (``conformance/INTERPRETING.md``: pass, fail, skip, error).
+    Not ``journal.Status``, an execution's status (spec: journal.fold)."""
 
     PASS = "pass"
     FAIL = "fail"
     SKIP = "skip"
     ERROR = "error"
+
+
+#: The name before issue 22 (``loom_ref.conformance`` exports :class:`CaseStatus` only).
+Status = CaseStatus
 
 
 @attrs.frozen(kw_only=True)
@@ -98,6 +103,7 @@ class SuiteResult:
     crashes: tuple[str, ...] = ()
     suite_version: str = ""
     runner_version: str = __version__
+    cases_dir: str | None = None
     rules: Mapping[str, Rule] = attrs.field(factory=dict)
 
     def count(self, status: Status) -> int:
@@ -330,7 +336,7 @@ class Runner:
             implementation=self.info, results=tuple(results), problems=tuple(self.problems),
             crashes=tuple(f"{c.case_id}: {c.what} (exit status {c.exit_status})"
                           for c in crashes),
-            suite_version=self.suite.version,
+            suite_version=self.suite.version, cases_dir=self.suite.cases_dir,
             rules={a: rules[a] for a in sorted(used) if a in rules})
 
     def skip_variants(self, job: Job, base: CaseResult) -> list[tuple[int, CaseResult]]:

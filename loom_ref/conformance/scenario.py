@@ -42,7 +42,7 @@ from loom_ref.conformance.expressions import ScenarioBug
 from loom_ref.conformance.interpreter import compile_body
 from loom_ref.conformance.stores import Place
 from loom_ref.conformance.world import World
-from loom_ref.effects.call import EffectCall, Mode
+from loom_ref.effects import Effect, EffectCall, EffectContext, Mode
 from loom_ref.errors import EffectError, LoomError
 from loom_ref.journal import Crash, Event, EventKind, FaultInjectingStore, MemoryStore, Status
 from loom_ref.journal.reader import ParsedJournal, TornTail
@@ -164,7 +164,7 @@ class _NoEffects:
                                           "input": call.input}})
         raise EffectError("a replay called an effect", code="conformance.called-on-replay")
 
-    def invoke_transient(self, call: EffectCall) -> Any:
+    def invoke_transient_call(self, call: EffectCall) -> Any:
         self.world.trace.append({"transient": {"tool": call.tool_id, "input": call.input}})
         raise EffectError("a replay called an effect", code="conformance.called-on-replay")
 
@@ -222,15 +222,16 @@ class ScenarioRun:
         registry = EffectRegistry()
         world = self.world
         for tool in world.effects:
-            def fn(call: EffectCall, tool: str = tool) -> Any:
-                if call.mode is Mode.DURABLE:
-                    return world.call(tool, call.input, step_id=call.step_id or "",
-                                      idempotency_key=call.idempotency_key or "")
-                return world.transient(tool, call.input)
-            registry.add(tool, fn, idempotent=world.is_idempotent(tool))
+            def execute(ctx: EffectContext, input: Any, tool: str = tool) -> Any:
+                if ctx.mode is Mode.DURABLE:
+                    return world.call(tool, input, step_id=ctx.call.step_id or "",
+                                      idempotency_key=ctx.idempotency_key or "")
+                return world.transient(tool, input)
+            registry.register(Effect(tool_id=tool, execute=execute,
+                                     idempotent=world.is_idempotent(tool)))
         if AGENT_STEP_TOOL_ID not in world.effects:
             self.opaque.host = registry
-            registry.add(AGENT_STEP_TOOL_ID, self.opaque.invoke, idempotent=False)
+            registry.register(Effect(tool_id=AGENT_STEP_TOOL_ID, execute=self.opaque.execute))
         return registry
 
     def _warn(self, message: str) -> None:

@@ -7,18 +7,19 @@ from loom_ref.effects.authorizer import AllowAll, Authorizer, Grant, GrantAuthor
 from loom_ref.effects.call import DeltaSink, EffectCall, Mode
 from loom_ref.effects.clock import Clock, ManualClock
 from loom_ref.effects.collect import LLM_ABORTED, LLM_ERROR, LlmStreamFailed, collect_stream
-from loom_ref.effects.context import EffectContext
+from loom_ref.effects.context import DeltaWriter, EffectContext
 from loom_ref.effects.decision import ALLOW, Decision
 from loom_ref.effects.deltas import (
     SILENT,
     SINK_RAISED,
     DeltaChannel,
+    DirectWriter,
     EffectDelta,
     SilentChannel,
     delta_origin,
     delta_to_json,
 )
-from loom_ref.effects.effect import ALL_MODES, Effect, Execute
+from loom_ref.effects.effect import ALL_MODES, Effect, ExecuteFn
 from loom_ref.effects.errors import (
     AbortedError,
     EffectDenied,
@@ -39,7 +40,6 @@ from loom_ref.effects.llm_effect import (
 from loom_ref.effects.metering import BudgetMeter, Meter, MeterRecord
 from loom_ref.effects.middleware import (
     NEVER_RETRIED,
-    DeltaGuard,
     DeltaGuardFactory,
     EnvelopeMiddleware,
     Middleware,
@@ -83,9 +83,10 @@ __all__ = [
     "DecideScope",
     "Decision",
     "DeltaChannel",
-    "DeltaGuard",
     "DeltaGuardFactory",
     "DeltaSink",
+    "DeltaWriter",
+    "DirectWriter",
     "Effect",
     "EffectCall",
     "EffectContext",
@@ -95,7 +96,7 @@ __all__ = [
     "EffectRefusal",
     "EffectRuntime",
     "EnvelopeMiddleware",
-    "Execute",
+    "ExecuteFn",
     "Grant",
     "GrantAuthorizer",
     "KillSwitch",

@@ -34,13 +34,15 @@ WILDCARD = "*"
 
 @runtime_checkable
 class Authorizer(Protocol):
-    """Decides whether ``principal`` may call ``tool_id`` through ``mode``."""
+    """Decides whether ``principal`` may call ``tool_id`` through ``mode``.
+    (spec: effects.authorizer)
+    """
 
     def authorize(self, principal: str, tool_id: str, mode: Mode) -> Decision: ...
 
 
 class AllowAll:
-    """Allows every call (the runtime's default authorizer)."""
+    """Allows every call (the runtime's default authorizer) (spec: effects.authorizer)."""
 
     __slots__ = ()
 
@@ -59,7 +61,9 @@ def _any_modes(value: object) -> frozenset[Mode]:
 
 @attrs.frozen(kw_only=True)
 class Grant:
-    """``principal`` may call ``tool_id`` through any of ``modes`` (``"*"`` = any)."""
+    """``principal`` may call ``tool_id`` through any of ``modes`` (``"*"`` = any).
+    (spec: effects.authorizer)
+    """
 
     principal: str = attrs.field(validator=_non_empty_str)
     tool_id: str = attrs.field(validator=_non_empty_str)

@@ -4,13 +4,15 @@
 Spec: ``spec/effects.md``. ADR 0119 decision 2: "The call otherwise takes the identical
 path ... so governance is the same by construction: there is no second code path to keep in
 step." One record type for both modes is how loom_ref makes that true: the host receives the
-same :class:`EffectCall` whichever door the call came through, and only ``mode`` differs.
+same :class:`EffectCall` whichever door the call came through, and only ``mode`` differs
+(spec: effects.host-seam). A per-call sink travels on the record as ``on_delta`` (spec:
+deltas.per-call-sink); :data:`DeltaSink` is the type of every sink (spec: deltas.sink-names).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import attrs
 
@@ -18,12 +20,17 @@ from loom_ref.enums import LoomEnum
 from loom_ref.errors import InvalidArgument
 from loom_ref.signals import Signal
 
+if TYPE_CHECKING:
+    from loom_ref.effects.deltas import EffectDelta
+
 __all__ = ["DeltaSink", "EffectCall", "Mode", "is_text"]
 
-#: A per-call delta sink (ADR 0119 decision 1: ``onDelta: DeltaSink = (chunk: EffectDelta)
-#: => void``); the record is :class:`loom_ref.effects.deltas.EffectDelta`. Typed loosely so
-#: this module does not import the channel; a sink is synchronous and fire-and-forget.
-DeltaSink = Callable[[Any], None]
+#: A delta sink (ADR 0119 decision 1: ``onDelta: DeltaSink = (chunk: EffectDelta) => void``):
+#: what a caller passes as ``on_delta`` (per call) and what an effect declares as
+#: ``Effect.delta_sink`` (configured); it receives
+#: :class:`~loom_ref.effects.deltas.EffectDelta` records, synchronously and fire-and-forget
+#: (spec: deltas.sink-names).
+DeltaSink = Callable[["EffectDelta"], object]
 
 
 def is_text(value: str) -> bool:
@@ -39,7 +46,9 @@ def is_text(value: str) -> bool:
 
 
 class Mode(LoomEnum):
-    """Which door a call came through. An effect declares the modes it allows."""
+    """Which door a call came through. An effect declares the modes it allows.
+    (spec: effects.registration)
+    """
 
     DURABLE = "durable"  #: ``ctx.execute``: journaled by the kernel.
     TRANSIENT = "transient"  #: ``invoke_transient``: never journaled; ``emit`` is a no-op.
@@ -74,7 +83,7 @@ class EffectCall:
     def __attrs_post_init__(self) -> None:
         # spec: errors.invalid-argument -- a call is refused where it is built, not where a
         # field is first used on the route; one combined test, so a good call pays one branch
-        # (the kernel and call_transient build a record per call: effects.lean-route)
+        # (the kernel and invoke_transient build a record per call: effects.lean-route)
         if not (
             isinstance(self.tool_id, str) and self.tool_id and type(self.mode) is Mode
             and isinstance(self.principal, str) and self.principal

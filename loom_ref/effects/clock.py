@@ -22,7 +22,7 @@ __all__ = ["Clock", "ManualClock"]
 
 @runtime_checkable
 class Clock(Protocol):
-    """A monotonic time source with a blocking sleep."""
+    """A monotonic time source with a blocking sleep (spec: effects.injected-clock)."""
 
     def now(self) -> float:
         """Current time in seconds."""
@@ -46,6 +46,7 @@ class ManualClock:
 
     ``sleeps`` lists every ``sleep`` duration in order, so a test can assert the backoff
     schedule a retry produced.
+    (spec: effects.injected-clock)
     """
 
     __slots__ = ("_now", "sleeps")

@@ -29,13 +29,13 @@ Spec: ``spec/deltas.md`` § The stream collector. Rules enforced here:
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
 import attrs
 
 from loom_ref.effects.context import EffectContext
-from loom_ref.effects.deltas import EffectDelta, delta_origin
+from loom_ref.effects.deltas import DirectWriter
 from loom_ref.effects.errors import AbortedError
 from loom_ref.errors import EffectError, InvalidArgument
 from loom_ref.stream.adapter import MISSING_FINISH
@@ -62,25 +62,6 @@ class LlmStreamFailed(EffectError):
     code = LLM_ERROR
 
 
-def _direct(ctx: EffectContext, configured: DeltaSink | None) -> Callable[[object], None]:
-    """The no-runtime writer (spec: deltas.no-runtime)."""
-    origin = delta_origin(ctx.tool_id)
-    per_call = ctx.call.on_delta
-
-    def write(chunk: object) -> None:
-        if isinstance(chunk, EffectDelta):  # the end chunk: the per-call sink only
-            if per_call is not None:
-                per_call(chunk)
-            return
-        assert isinstance(chunk, str)
-        delta = EffectDelta.text(chunk, origin)
-        for sink in (per_call, configured):
-            if sink is not None:
-                sink(delta)
-
-    return write
-
-
 def billed_usage(usage: TokenUsage) -> dict[str, int]:
     """The counters ``ctx.report_usage`` receives for ``usage`` (spec: deltas.collect-usage):
     the disjoint counts in their wire names, without the ``reasoningTokens`` breakdown."""
@@ -104,7 +85,8 @@ def collect_stream(
     """Fold ``chunks`` with a ``BlockAssembler``, writing text deltas to ``ctx.on_delta``;
     return the assembled stream or raise for a failed finish (see the module rules).
 
-    ``configured`` is the effect's configured sink, used only when there is no runtime.
+    ``configured`` is the effect's configured sink, used only when ``ctx.on_delta`` is
+    ``None`` (a context built by hand: spec: deltas.no-runtime).
     """
     if isinstance(chunks, str | bytes) or not isinstance(chunks, Iterable):
         raise InvalidArgument(f"chunks must be an iterable of StreamChunk, got {chunks!r}")
@@ -112,7 +94,8 @@ def collect_stream(
         raise InvalidArgument(f"ctx must be the call's EffectContext, got {type(ctx).__name__}")
     if configured is not None and not callable(configured):
         raise InvalidArgument(f"configured must be callable or None, got {configured!r}")
-    write = ctx.on_delta if ctx.on_delta is not None else _direct(ctx, configured)
+    write = ctx.on_delta if ctx.on_delta is not None else DirectWriter(  # deltas.no-runtime
+        tool_id=ctx.tool_id, per_call=ctx.call.on_delta, configured=configured)
     signal = ctx.signal
     assembler = BlockAssembler()
     source = iter(chunks)
@@ -145,5 +128,5 @@ def collect_stream(
         )
     if result.usage is not None:
         ctx.report_usage(billed_usage(result.usage))  # spec: deltas.collect-usage
-    write(EffectDelta.end(delta_origin(ctx.tool_id), result.usage))
+    write.end(result.usage)  # spec: deltas.writer
     return result

@@ -14,10 +14,14 @@ Spec: ``spec/effects.md``. Rules enforced here:
   a no-op (ADR 0119 decision 3: "a transient call's emit is a no-op").
 - ``effects.usage``: ``report_usage`` accumulates what the effect spent in this attempt; the
   runtime hands it to the meter when the attempt ends.
-- ``deltas.channel``: under the runtime ``on_delta`` is never ``None``: it is the call's
-  guarded delta channel (``spec/deltas.md``), or the shared silent channel when there is
-  nothing to deliver or streaming was refused. ``None`` means "no runtime": only then may an
-  effect call its configured sink itself (ADR 0119 #12).
+- ``deltas.channel``: under a host ``on_delta`` is never ``None``: under the runtime it is the
+  call's guarded delta channel (``spec/deltas.md``), or the shared silent channel when there
+  is nothing to deliver or streaming was refused; under the plain registry it is the direct
+  writer (``deltas.no-runtime``). ``None`` means a context built by hand, with no host: only
+  then may an effect call its sinks itself (ADR 0119 #12).
+- ``deltas.writer``: an effect writes to ``on_delta`` in one shape (:class:`DeltaWriter`):
+  ``ctx.on_delta(text)`` for each text delta, ``ctx.on_delta.end(usage)`` for its
+  end-of-stream chunk.
 
 The context is a live per-call handle, not a record: the runtime mutates ``attempt`` and the
 usage between attempts. It is deliberately small, because it is the one object the route
@@ -27,17 +31,32 @@ allocates per call (``effects.lean-route``).
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
-from loom_ref.effects.call import DeltaSink, EffectCall, Mode
+from loom_ref.effects.call import EffectCall, Mode
 from loom_ref.effects.clock import Clock
 from loom_ref.errors import InvalidArgument
 from loom_ref.signals import Signal
 
 if TYPE_CHECKING:
     from loom_ref.effects.deltas import DeltaChannel
+    from loom_ref.stream.usage import TokenUsage
 
-__all__ = ["EffectContext", "route_context"]
+__all__ = ["DeltaWriter", "EffectContext", "route_context"]
+
+
+class DeltaWriter(Protocol):
+    """What an effect writes its deltas to: ``ctx.on_delta`` (spec: deltas.writer).
+
+    ``writer(text)`` writes one text delta (a ``str``; an empty one is ignored);
+    ``writer.end(usage=None)`` writes the effect's end-of-stream chunk, with the usage the
+    provider reported (a ``TokenUsage``). The host stamps the taint origin and builds the
+    :class:`~loom_ref.effects.deltas.EffectDelta` records the sinks receive.
+    """
+
+    def __call__(self, text: str) -> None: ...
+
+    def end(self, usage: TokenUsage | None = None) -> None: ...
 
 _DURABLE = Mode.DURABLE  # a module constant: Enum class attribute lookups are slow
 
@@ -48,6 +67,7 @@ class EffectContext:
     ``call`` is the :class:`EffectCall` as received; ``tool_id``, ``mode``, ``principal``,
     ``execution_id`` and ``idempotency_key`` read through to it. ``clock`` is the runtime's
     injected clock (middleware and effects read time only from it).
+    (spec: effects.context)
     """
 
     __slots__ = (
@@ -77,9 +97,9 @@ class EffectContext:
         self.signal = signal
         self.clock = clock
         self.attempt = 0
-        #: The guarded delta channel (ADR 0119 decision 12; spec: deltas.channel). The runtime
-        #: installs it on every call; ``None`` only outside a runtime.
-        self.on_delta: DeltaSink | None = None
+        #: The delta channel (ADR 0119 decision 12; spec: deltas.channel, deltas.writer). A
+        #: host installs it on every call; ``None`` only on a context built by hand.
+        self.on_delta: DeltaWriter | None = None
         #: The live channel the runtime drives per attempt (``None`` when silent).
         self._channel: DeltaChannel | None = None
         self._emitted: list[Any] | None = None

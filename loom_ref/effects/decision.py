@@ -26,7 +26,9 @@ def _typed(kind: type) -> Any:
 
 @attrs.frozen(kw_only=True)
 class Decision:
-    """``allowed`` is the verdict; ``reason`` says why (it becomes the refusal's message)."""
+    """``allowed`` is the verdict; ``reason`` says why (it becomes the refusal's message).
+    (spec: effects.authorizer)
+    """
 
     allowed: bool = attrs.field(validator=_typed(bool))
     reason: str = attrs.field(validator=_typed(str))

@@ -7,9 +7,11 @@ Spec: ``spec/deltas.md`` (chapter 3a). Rules enforced here, ADR 0119 decision by
   true, attempt: n}`` with n >= 2; the terminal chunk is ``{delta: "", done: true, usage?}``.
 - ``deltas.taint`` (#9): every delta is a ``TaintedValue`` with origin ``llm:<toolId>``.
 - ``deltas.channel`` (#2, #12): the runtime puts ONE channel on ``ctx.on_delta`` for every
-  call, durable or transient; the effect writes text (``str``) or its own end-of-stream chunk
-  (an ``EffectDelta`` with ``done``) to it. The channel forwards text and reset chunks to the
-  per-call sink first, then to the effect's configured sink (``Effect.delta_sink``).
+  call, durable or transient. The channel forwards text and reset chunks to the per-call sink
+  first, then to the effect's configured sink (``Effect.delta_sink``).
+- ``deltas.writer``: the effect writes in one shape: ``ctx.on_delta(text)`` (a ``str``) for a
+  text delta and ``ctx.on_delta.end(usage)`` for its end-of-stream chunk; the channel builds
+  the ``EffectDelta`` records, with the call's origin.
 - ``deltas.guard-before-delivery`` (#7, #10, #12): every middleware ``delta_guard`` of the
   running attempt checks a delta BEFORE any sink sees it; a guard's raise propagates out of the
   channel into the effect ("a sever channel") and the attempt stays severed
@@ -29,6 +31,10 @@ Spec: ``spec/deltas.md`` (chapter 3a). Rules enforced here, ADR 0119 decision by
 - ``deltas.hold-back`` (**extension**, off by default): a guard with ``feed``/``flush`` (a
   ``HoldBackGuard``) releases text only once it can no longer start a match; the held text is
   flushed after success and dropped on a sever.
+- ``deltas.no-runtime``: with no runtime between an effect and its sinks (the plain
+  registry's :class:`DirectWriter`, or an effect that finds ``ctx.on_delta`` is ``None``),
+  text chunks go to the per-call sink and then the configured sink, and the end chunk to the
+  per-call sink only; nothing guards them, and a sink's exception propagates.
 """
 
 from __future__ import annotations
@@ -53,6 +59,7 @@ __all__ = [
     "SILENT",
     "SINK_RAISED",
     "DeltaChannel",
+    "DirectWriter",
     "EffectDelta",
     "SilentChannel",
     "delta_origin",
@@ -148,19 +155,24 @@ def delta_to_json(chunk: EffectDelta) -> dict[str, Any]:
     return out
 
 
-def _text_of(chunk: object) -> str | EffectDelta:
-    """What an effect wrote: a ``str`` (text) or an ``EffectDelta`` (text or end chunk)."""
-    if type(chunk) is str:
-        return chunk
-    if isinstance(chunk, EffectDelta):
-        if chunk.reset:
-            raise InvalidArgument("reset chunks are the runtime's to send (spec: deltas.reset)")
-        return chunk if chunk.done else chunk.delta.value
-    if isinstance(chunk, str):
-        return str(chunk)
-    raise InvalidArgument(
-        f"ctx.on_delta takes a str or an EffectDelta, got {type(chunk).__name__}"
-    )
+def _text_of(text: object) -> str:
+    """What an effect wrote as a text delta: a ``str`` (spec: deltas.writer)."""
+    if type(text) is str:
+        return text
+    if isinstance(text, str):
+        return str(text)
+    if isinstance(text, EffectDelta):
+        hint = ("reset chunks are the runtime's to send (spec: deltas.reset)" if text.reset
+                else "write its text as a str, and an end chunk with ctx.on_delta.end(usage)")
+        raise InvalidArgument(f"ctx.on_delta takes the text of a delta: {hint}")
+    raise InvalidArgument(f"ctx.on_delta takes a str, got {type(text).__name__}")
+
+
+def _usage_of(usage: object) -> TokenUsage | None:
+    """What an effect gave ``ctx.on_delta.end``: a ``TokenUsage`` or ``None``."""
+    if usage is not None and not isinstance(usage, TokenUsage):
+        raise InvalidArgument(f"ctx.on_delta.end takes a TokenUsage or None, got {usage!r}")
+    return usage
 
 
 _new = object.__new__
@@ -191,8 +203,13 @@ class SilentChannel:
 
     __slots__ = ()
 
-    def __call__(self, chunk: object) -> None:
-        _text_of(chunk)
+    def __call__(self, text: str) -> None:
+        """Check a text delta and drop it (spec: deltas.writer)."""
+        _text_of(text)
+
+    def end(self, usage: TokenUsage | None = None) -> None:
+        """Check an end-of-stream chunk and drop it (spec: deltas.writer)."""
+        _usage_of(usage)
 
     def __repr__(self) -> str:
         return "SILENT"
@@ -357,18 +374,26 @@ class DeltaChannel:
 
     # -- effect side --------------------------------------------------------------------
 
-    def __call__(self, chunk: object) -> None:
-        """The effect writes a text delta (``str``) or its end-of-stream chunk."""
-        what = chunk if type(chunk) is str else _text_of(chunk)
+    def end(self, usage: TokenUsage | None = None) -> None:
+        """The effect writes its end-of-stream chunk (spec: deltas.writer): held with its
+        usage, never forwarded (spec: deltas.terminal)."""
+        usage = _usage_of(usage)
         if self.settled or self.signal.aborted:  # spec: deltas.live-window
             self.dropped += 1
             return
         if self.severed is not None:  # spec: deltas.sever-sticky
             raise self.severed
-        if isinstance(what, EffectDelta):  # spec: deltas.terminal -- held, never forwarded
-            self.held = what
-            self.streamed = True
+        self.held = EffectDelta.end(self.origin, usage)
+        self.streamed = True
+
+    def __call__(self, text: str) -> None:
+        """The effect writes a text delta (spec: deltas.writer)."""
+        what = text if type(text) is str else _text_of(text)
+        if self.settled or self.signal.aborted:  # spec: deltas.live-window
+            self.dropped += 1
             return
+        if self.severed is not None:  # spec: deltas.sever-sticky
+            raise self.severed
         if not what:
             return
         self.streamed = True
@@ -411,3 +436,39 @@ class DeltaChannel:
             f"settled={self.settled}, severed={self.severed is not None})"
         )
 
+
+
+class DirectWriter:
+    """``ctx.on_delta`` with no runtime between the effect and its sinks (spec:
+    deltas.no-runtime): the plain registry's channel, and what an LLM effect delivers through
+    when it finds ``ctx.on_delta`` is ``None``. Text chunks go to ``per_call`` then
+    ``configured``, the end chunk to ``per_call`` only; nothing is guarded or isolated."""
+
+    __slots__ = ("configured", "origin", "per_call")
+
+    def __init__(self, *, tool_id: str, per_call: DeltaSink | None,
+                 configured: DeltaSink | None) -> None:
+        if not (isinstance(tool_id, str) and tool_id
+                and (per_call is None or callable(per_call))
+                and (configured is None or callable(configured))):
+            raise InvalidArgument("a DirectWriter takes a non-empty tool_id and sinks that are "
+                                  "callable or None")
+        self.origin = delta_origin(tool_id)
+        self.per_call = per_call
+        self.configured = configured
+
+    def __call__(self, text: str) -> None:
+        """Deliver a text delta to both sinks, per-call first (spec: deltas.no-runtime)."""
+        text = _text_of(text)
+        if not text:
+            return
+        chunk = EffectDelta.text(text, self.origin)
+        for sink in (self.per_call, self.configured):
+            if sink is not None:
+                sink(chunk)
+
+    def end(self, usage: TokenUsage | None = None) -> None:
+        """Deliver the end chunk to the per-call sink (spec: deltas.no-runtime)."""
+        chunk = EffectDelta.end(self.origin, _usage_of(usage))
+        if self.per_call is not None:
+            self.per_call(chunk)

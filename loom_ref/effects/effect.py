@@ -27,10 +27,10 @@ from loom_ref.errors import InvalidArgument
 if TYPE_CHECKING:
     from loom_ref.effects.context import EffectContext
 
-__all__ = ["ALL_MODES", "Effect", "Execute", "to_modes"]
+__all__ = ["ALL_MODES", "Effect", "ExecuteFn", "to_modes"]
 
 #: An effect body: ``execute(ctx, input) -> output``; raise to fail the attempt.
-Execute = Callable[["EffectContext", Any], Any]
+ExecuteFn = Callable[["EffectContext", Any], Any]
 
 #: Both doors: the default for an effect that does not restrict its modes.
 ALL_MODES: frozenset[Mode] = frozenset(Mode)
@@ -75,7 +75,7 @@ class Effect:
     """One registered effect (spec: effects.registration)."""
 
     tool_id: str = attrs.field(validator=_check_tool_id)
-    execute: Execute = attrs.field(validator=_check_execute)
+    execute: ExecuteFn = attrs.field(validator=_check_execute)
     modes: frozenset[Mode] = attrs.field(default=ALL_MODES, converter=to_modes)
     idempotent: bool = attrs.field(default=False, validator=_check_bool)
     delta_sink: DeltaSink | None = attrs.field(default=None, validator=_check_sink)

@@ -38,31 +38,39 @@ class EffectRefusal(EffectError):
 
 
 class EffectDenied(EffectRefusal):
-    """The authorizer (K2) refused the (principal, tool id, mode) triple."""
+    """The authorizer (K2) refused the (principal, tool id, mode) triple.
+    (spec: effects.refusal-codes)
+    """
 
     code = "effect.denied"
 
 
 class RateLimited(EffectRefusal):
-    """The rate-limit middleware found no token in the bucket for this call."""
+    """The rate-limit middleware found no token in the bucket for this call.
+    (spec: effects.refusal-codes)
+    """
 
     code = "effect.rate-limited"
 
 
 class EffectKilled(EffectRefusal):
-    """The kill switch is engaged, globally or for this tool id."""
+    """The kill switch is engaged, globally or for this tool id (spec: effects.refusal-codes)."""
 
     code = "effect.killed"
 
 
 class OverBudget(EffectRefusal):
-    """Metering admission found that the budget cannot cover the call."""
+    """Metering admission found that the budget cannot cover the call.
+    (spec: effects.refusal-codes)
+    """
 
     code = "effect.over-budget"
 
 
 class ModeRefused(EffectRefusal):
-    """The effect does not allow the mode (durable / transient) the call came through."""
+    """The effect does not allow the mode (durable / transient) the call came through.
+    (spec: effects.refusal-codes)
+    """
 
     code = "effect.mode-refused"
 
@@ -76,7 +84,7 @@ class UnknownEffectError(EffectError):
 class AbortedError(EffectRefusal):
     """A call was refused or severed because its signal aborted; ``reason`` is the abort
     reason (ADR 0119 decision 8: "An abort mid-stream rejects the call with the abort
-    reason")."""
+    reason") (spec: effects.refusal-codes)."""
 
     code = "effect.aborted"
 

@@ -25,7 +25,9 @@ def _check_tool_id(tool_id: object) -> str | None:
 
 
 class KillSwitch:
-    """Global and per-tool kill state, each with the reason given when it was engaged."""
+    """Global and per-tool kill state, each with the reason given when it was engaged.
+    (spec: effects.kill-switch)
+    """
 
     __slots__ = ("_engaged", "_global", "_tools")
 

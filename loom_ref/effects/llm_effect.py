@@ -17,11 +17,12 @@ Spec: ``spec/deltas.md`` § The LLM effect. Rules enforced here:
   that whoever reads the journaled output knows it is incomplete and that its tool calls were
   removed (``stream.assembler.max-tokens-drops-tool-calls``); :func:`llm_output_from_json`
   reads the form back.
-- ``deltas.llm-sinks``: the configured sink is declared as ``Effect.delta_sink``, so the
-  runtime owns its delivery (ADR 0119 #12). ``on_reset(attempt)``, when given, receives the
-  reset chunks and ``delta_sink`` then sees text chunks only; without ``on_reset``,
-  ``delta_sink`` sees both. Without a runtime (``ctx.on_delta`` is ``None``) the effect calls
-  the per-call sink and then ``delta_sink`` directly (``deltas.no-runtime``).
+- ``deltas.llm-sinks``: ``on_delta`` (the seed's ``createLlmEffect({ onDelta })``) is the
+  effect's configured sink, declared as ``Effect.delta_sink``, so the runtime owns its
+  delivery (ADR 0119 #12; ``deltas.sink-names``). ``on_reset(attempt)``, when given, receives
+  the reset chunks and ``on_delta`` then sees text chunks only; without ``on_reset``,
+  ``on_delta`` sees both. Without a runtime (``ctx.on_delta`` is ``None``) the effect calls
+  the per-call sink and then its configured sink directly (``deltas.no-runtime``).
 """
 
 from __future__ import annotations
@@ -123,18 +124,18 @@ def llm_output_from_json(value: object, path: str = "$") -> tuple[Message, Finis
 
 
 def _configured(
-    delta_sink: DeltaSink | None, on_reset: Callable[[int], object] | None
+    on_delta: DeltaSink | None, on_reset: Callable[[int], object] | None
 ) -> DeltaSink | None:
-    """The ``Effect.delta_sink`` for ``delta_sink`` and ``on_reset`` (spec: deltas.llm-sinks)."""
+    """The ``Effect.delta_sink`` for ``on_delta`` and ``on_reset`` (spec: deltas.llm-sinks)."""
     if on_reset is None:
-        return delta_sink
+        return on_delta
 
     def configured(chunk: EffectDelta) -> None:
         if chunk.reset:
             assert chunk.attempt is not None
             on_reset(chunk.attempt)
-        elif delta_sink is not None:
-            delta_sink(chunk)
+        elif on_delta is not None:
+            on_delta(chunk)
 
     return configured
 
@@ -144,21 +145,22 @@ def create_llm_effect(
     *,
     tool_id: str,
     model: str | None = None,
-    delta_sink: DeltaSink | None = None,
+    on_delta: DeltaSink | None = None,
     on_reset: Callable[[int], object] | None = None,
     modes: frozenset[Mode] = ALL_MODES,
     idempotent: bool = False,
 ) -> Effect:
     """An :class:`Effect` that streams ``adapter`` through the runtime's delta channel and
-    returns the assembled message (see the module rules)."""
+    returns the assembled message (spec: deltas.llm-input, deltas.llm-output,
+    deltas.llm-sinks). ``on_delta`` is its configured sink (``Effect.delta_sink``)."""
     if not isinstance(adapter, LlmAdapter):
         raise InvalidArgument(f"adapter must be an LlmAdapter, got {type(adapter).__name__}")
     if model is not None and (not isinstance(model, str) or not model):
         raise InvalidArgument(f"model must be a non-empty string or None, got {model!r}")
-    for name, value in (("delta_sink", delta_sink), ("on_reset", on_reset)):
+    for name, value in (("on_delta", on_delta), ("on_reset", on_reset)):
         if value is not None and not callable(value):
             raise InvalidArgument(f"{name} must be callable or None")
-    configured = _configured(delta_sink, on_reset)
+    configured = _configured(on_delta, on_reset)
 
     def execute(ctx: EffectContext, input: Any) -> Any:
         guard_request(input)  # spec: deltas.llm-input -- the taint fence, before the adapter

@@ -45,7 +45,7 @@ class Meter(Protocol):
 
 @attrs.frozen(kw_only=True)
 class MeterRecord:
-    """One recorded attempt."""
+    """One recorded attempt (spec: effects.metering-record)."""
 
     tool_id: str
     principal: str
@@ -61,7 +61,7 @@ def _one(_call: EffectCall) -> int:
 
 class BudgetMeter:
     """A fixed budget: admit while ``spent + estimate(call) <= budget``; charge the sum of
-    each record's usage values."""
+    each record's usage values (spec: effects.metering-admission)."""
 
     __slots__ = ("budget", "estimate", "records", "spent")
 

@@ -2,8 +2,9 @@
 
 Spec: ``spec/effects.md``. Theory of operation, rule by rule:
 
-- ``effects.route-order``: every call, durable (``invoke``) or transient (``invoke_transient``),
-  takes the identical route, in this order (ADR 0119 decision 2):
+- ``effects.route-order``: every call, durable (``invoke``) or transient (``invoke_transient``,
+  or the seam's ``invoke_transient_call``), takes the identical route, in this order (ADR
+  0119 decision 2):
 
   1. lookup: an unregistered tool id fails with ``effect.unknown-tool`` (``effects.unknown-tool``);
   2. authorizer (K2), once per call: a deny raises ``effect.denied``;
@@ -17,8 +18,8 @@ Spec: ``spec/effects.md``. Theory of operation, rule by rule:
 
   Stages 1, 2 and 4-7 are fixed checks the runtime runs itself (configured with
   ``authorizer=``, ``meter=``, ``kill_switch=``); the ``middleware=`` list holds only R9
-  wrappers (retry, rate limit, envelope, ...). There is no second code path: ``invoke`` and
-  ``invoke_transient`` differ only in the mode they accept.
+  wrappers (retry, rate limit, envelope, ...). There is no second code path: the three doors
+  differ only in the mode they accept and in who builds the :class:`EffectCall`.
 - ``effects.refusal-untouched``: a call refused at any stage never reaches the effect, so the
   effect's execute, its sinks and the meter's record are not called for it.
 - ``effects.signal-abort``: an abort observed during the attempt (the signal aborted while the
@@ -39,15 +40,17 @@ Spec: ``spec/effects.md``. Theory of operation, rule by rule:
   (``deltas.live-window``). A call with no sink and no delta guard gets the shared silent
   channel (``effects.lean-route``).
 
-The runtime satisfies ``loom_ref.kernel.seam.EffectHost`` structurally: ``invoke(call)``,
-``invoke_transient(call)`` and ``is_idempotent(tool_id)``. The keyword-friendly transient API
-is :meth:`EffectRuntime.call_transient` (ADR 0119's ``invokeTransient(toolId, input,
-{signal, onDelta})``), which builds the :class:`EffectCall` and takes the same route.
+``effects.transient-door``: the public transient call is ADR 0119's
+``EffectRuntime.invokeTransient(toolId, input, {signal, onDelta})``:
+:meth:`EffectRuntime.invoke_transient` ``(tool_id, input, *, principal, signal=None,
+on_delta=None)``, which builds the transient :class:`EffectCall` and takes the route. The
+runtime satisfies ``loom_ref.kernel.seam.EffectHost`` structurally through the record doors
+``invoke(call)`` (durable) and ``invoke_transient_call(call)`` (transient), and
+``is_idempotent(tool_id)``.
 """
 
 from __future__ import annotations
 
-import warnings
 from collections.abc import Callable, Iterable
 from typing import Any
 
@@ -74,7 +77,7 @@ from loom_ref.effects.middleware.base import (
     delta_guard_of,
     inspects_output,
 )
-from loom_ref.errors import InvalidArgument
+from loom_ref.errors import InvalidArgument, warn
 from loom_ref.signals import NEVER, Signal
 
 __all__ = ["STREAMING_DISABLED", "EffectRuntime"]
@@ -89,7 +92,7 @@ STREAMING_DISABLED = "streaming disabled: inspects output without a delta form"
 
 
 def _warn(message: str) -> None:
-    warnings.warn(message, stacklevel=3)
+    warn(message, stacklevel=4)  # spec: errors.warning-category -- LoomWarning, as the kernel's
 
 
 def _link(middleware: Middleware, next: Next) -> Next:
@@ -177,7 +180,9 @@ class EffectRuntime:
         """Register ``effect`` under its tool id and compose its route once
         (spec: effects.registration, effects.lean-route)."""
         if not isinstance(effect, Effect):
-            raise InvalidArgument(f"register takes an Effect, got {type(effect).__name__}")
+            hint = (" (an effect function goes in a record: Effect(tool_id=..., execute=fn), "
+                    "spec: kernel.effect-forms)" if callable(effect) else "")
+            raise InvalidArgument(f"register takes an Effect, got {type(effect).__name__}{hint}")
         if effect.tool_id in self._effects:
             raise InvalidArgument(f"tool_id {effect.tool_id!r} is already registered")
         entry = self._inner_route(effect)
@@ -314,14 +319,16 @@ class EffectRuntime:
             raise InvalidArgument(f"invoke takes a durable EffectCall, got {call!r}")
         return self._run(call)
 
-    def invoke_transient(self, call: EffectCall) -> Any:
-        """The ``EffectHost`` transient path (spec: effects.host-seam): run ``call`` (mode
-        TRANSIENT); never journaled, and the effect's ``emit`` is a no-op."""
+    def invoke_transient_call(self, call: EffectCall) -> Any:
+        """The ``EffectHost`` transient record door (spec: effects.host-seam), which a
+        ``DecideScope`` uses: run ``call`` (mode TRANSIENT); never journaled, and the
+        effect's ``emit`` is a no-op."""
         if not isinstance(call, EffectCall) or call.mode is not _TRANSIENT:
-            raise InvalidArgument(f"invoke_transient takes a transient EffectCall, got {call!r}")
+            raise InvalidArgument(
+                f"invoke_transient_call takes a transient EffectCall, got {call!r}")
         return self._run(call)
 
-    def call_transient(
+    def invoke_transient(
         self,
         tool_id: str,
         input: Any,
@@ -330,9 +337,10 @@ class EffectRuntime:
         signal: Signal | None = None,
         on_delta: DeltaSink | None = None,
     ) -> Any:
-        """The public transient API (ADR 0119 decision 1: ``invokeTransient(toolId, input,
-        {signal, onDelta})``): build the transient :class:`EffectCall` and take the route.
-        ``on_delta`` travels on the record (spec: deltas.per-call-sink)."""
+        """A transient call of ``tool_id`` as ``principal`` (spec: effects.transient-door;
+        ADR 0119 decision 1: ``EffectRuntime.invokeTransient(toolId, input, {signal,
+        onDelta})``): build the transient :class:`EffectCall` and take the route. Never
+        journaled; ``on_delta`` is the per-call sink (spec: deltas.per-call-sink)."""
         call = EffectCall(  # which checks its arguments (spec: errors.invalid-argument)
             tool_id=tool_id,
             input=input,

@@ -11,10 +11,12 @@ Spec: ``spec/effects.md``. Rules enforced here:
   once the decision settles; a call through a closed scope is rejected with
   ``effect.aborted`` (reason ``"scope closed"``) without reaching the host.
 
-The scope is userspace over the host's ``invoke_transient(call: EffectCall)`` (ADR 0119:
-"the scope is a userspace handle over EffectRuntime.invokeTransient"), so it works with the
-governed :class:`~loom_ref.effects.runtime.EffectRuntime` and with the kernel's plain registry
-alike; with the runtime every call takes the full governed route.
+The scope is userspace over the host's transient door (ADR 0119: "the scope is a userspace
+handle over EffectRuntime.invokeTransient"): its :meth:`DecideScope.invoke_transient` has the
+runtime's signature less ``principal`` (the scope supplies it), and it hands the record it
+builds to the host's ``invoke_transient_call(call: EffectCall)`` (spec: effects.transient-door),
+so it works with the governed :class:`~loom_ref.effects.runtime.EffectRuntime` and with the
+kernel's plain registry alike; with the runtime every call takes the full governed route.
 """
 
 from __future__ import annotations
@@ -34,13 +36,14 @@ SCOPE_CLOSED = "scope closed"
 
 
 class TransientHost(Protocol):
-    """Anything with the ``EffectHost`` transient door."""
+    """Anything with the ``EffectHost`` transient record door (spec: effects.host-seam)."""
 
-    def invoke_transient(self, call: EffectCall) -> Any: ...
+    def invoke_transient_call(self, call: EffectCall) -> Any: ...
 
 
 class DecideScope:
-    """What a decider receives: governed transient calls as the deciding execution."""
+    """What a decider receives: governed transient calls as the deciding execution
+    (spec: effects.scope-principal)."""
 
     __slots__ = ("execution_id", "execution_signal", "host", "lifetime")
 
@@ -51,8 +54,8 @@ class DecideScope:
         *,
         execution_signal: Signal | None = None,
     ) -> None:
-        if not callable(getattr(host, "invoke_transient", None)):
-            raise InvalidArgument("host must have invoke_transient(call)")
+        if not callable(getattr(host, "invoke_transient_call", None)):
+            raise InvalidArgument("host must have invoke_transient_call(call) (an EffectHost)")
         if not isinstance(execution_id, str) or not execution_id:
             raise InvalidArgument(f"execution_id must be a non-empty string, got {execution_id!r}")
         if execution_signal is not None and not isinstance(execution_signal, Signal):
@@ -64,6 +67,7 @@ class DecideScope:
 
     @property
     def closed(self) -> bool:
+        """Whether the decision has settled (spec: effects.scope-closed)."""
         return self.lifetime.aborted
 
     def invoke_transient(
@@ -76,7 +80,7 @@ class DecideScope:
     ) -> Any:
         """Forward a transient call to the host as the deciding execution, with the
         composed signal (ADR 0119 decision 1: ``DecideScope.invokeTransient(toolId, input,
-        { signal?, onDelta? })``)."""
+        { signal?, onDelta? })``; spec: effects.transient-door)."""
         if self.lifetime.aborted:  # spec: effects.scope-closed
             raise AbortedError(self.lifetime.reason)
         if not isinstance(tool_id, str) or not tool_id:
@@ -97,7 +101,7 @@ class DecideScope:
             on_delta=on_delta,  # spec: deltas.per-call-sink -- the scope only forwards it
         )
         try:
-            return self.host.invoke_transient(call)
+            return self.host.invoke_transient_call(call)
         finally:
             composed.detach()  # spec: effects.signal-detach
 

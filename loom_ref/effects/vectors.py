@@ -52,7 +52,7 @@ from typing import Any
 from loom_ref.effects.call import EffectCall, Mode
 from loom_ref.effects.clock import ManualClock
 from loom_ref.effects.context import EffectContext
-from loom_ref.effects.deltas import SINK_RAISED, EffectDelta, delta_origin, delta_to_json
+from loom_ref.effects.deltas import SINK_RAISED, EffectDelta, delta_to_json
 from loom_ref.effects.effect import Effect
 from loom_ref.effects.errors import AbortedError
 from loom_ref.effects.kill_switch import KillSwitch
@@ -270,7 +270,6 @@ def vector_deltas_run(data: object) -> dict[str, Any]:
     signal = Signal()
     execution = Signal()
     channels: list[Any] = []
-    origin = delta_origin(tool_id)
 
     def execute(ctx: EffectContext, input: Any) -> Any:
         script = attempts[ctx.attempt - 1]
@@ -288,7 +287,7 @@ def vector_deltas_run(data: object) -> dict[str, Any]:
                 if not script["catchSever"]:
                     raise
         if script["end"]:
-            write(EffectDelta.end(origin, script["usage"]))
+            write.end(script["usage"])
         if script["outcome"] == "raise":
             raise ScriptedEffectFailure(f"attempt {ctx.attempt} failed")
         return script["output"]
@@ -320,7 +319,7 @@ def vector_deltas_run(data: object) -> dict[str, Any]:
             scope = DecideScope(runtime, "x1", execution_signal=execution)
             output = scope.invoke_transient(tool_id, call_input, signal=signal, on_delta=per_call)
         else:
-            output = runtime.call_transient(
+            output = runtime.invoke_transient(
                 tool_id, call_input, principal="x1", signal=signal, on_delta=per_call
             )
         outcome = {"ok": True, "output": output}

@@ -177,7 +177,7 @@ def vector_deltas_llm(data: object) -> dict[str, Any]:
     on_reset = resets.append if boolean(data, "onReset", False) else None
     effect = create_llm_effect(
         adapter, tool_id=tool_id, model=model,
-        delta_sink=None if delta_sink.mode == "none" else delta_sink, on_reset=on_reset,
+        on_delta=None if delta_sink.mode == "none" else delta_sink, on_reset=on_reset,
     )
     signal = Signal()
     if "abortOn" in data:
@@ -204,8 +204,8 @@ def vector_deltas_llm(data: object) -> dict[str, Any]:
 
     def call(input: Any) -> Any:
         if use_runtime:
-            return runtime.call_transient(tool_id, input, principal="x1", signal=signal,
-                                          on_delta=sink)
+            return runtime.invoke_transient(tool_id, input, principal="x1", signal=signal,
+                                           on_delta=sink)
         # spec: deltas.no-runtime -- the effect runs with ctx.on_delta None
         ctx = EffectContext(
             EffectCall(tool_id=tool_id, input=input, mode=Mode.TRANSIENT, principal="x1",

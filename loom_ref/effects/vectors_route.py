@@ -143,13 +143,13 @@ def _call(spec_value: object, i: int, runtime: EffectRuntime, world: World) -> d
                 raise InvalidArgument(f"{what}: the callTransient door takes no {extra}")
 
             def run() -> Any:
-                return runtime.call_transient(tool, input, principal=principal, signal=signal)
+                return runtime.invoke_transient(tool, input, principal=principal, signal=signal)
         elif door == "invoke":
             def run() -> Any:
                 return runtime.invoke(call)
         else:
             def run() -> Any:
-                return runtime.invoke_transient(call)
+                return runtime.invoke_transient_call(call)
     result: dict[str, Any] = {"outcome": _outcome(run), "trace": world.trace}
     if boolean(spec, "watchSignal", False):
         result["signalAtEnd"] = world.seen_signal  # resolved when every step has run

@@ -40,7 +40,9 @@ def approx_token_count(delta: str) -> int:
 
 
 class StreamTokenBudgetGuard:
-    """A :class:`~loom_ref.governance.guards.DeltaGuard` bounding an attempt's streamed tokens."""
+    """A :class:`~loom_ref.governance.guards.DeltaGuard` bounding an attempt's streamed tokens.
+    (spec: guards.token-budget)
+    """
 
     def __init__(self, max_tokens: int, count: TokenCounter = approx_token_count) -> None:
         if isinstance(max_tokens, bool) or not isinstance(max_tokens, int) or max_tokens < 0:

@@ -41,6 +41,7 @@ def deny_patterns(
 
     ``max_width`` (optional) bounds every rule that the regex parser reports as unbounded; a
     bounded rule keeps its own width.
+    (spec: validators.deny)
     """
     if isinstance(patterns, Mapping):
         items = list(patterns.items())

@@ -68,7 +68,7 @@ class SafetyViolation(GovernanceError):
     """A safety validator rejected a value (spec: validators.violation).
 
     ``details``: ``validator`` (name), ``phase`` (``"input"``, ``"output"`` or ``"delta"``),
-    ``rule`` (the rule or pattern name), ``span`` (``(start, end)`` of the match in the text
+    ``rule`` (the rule or pattern name), ``span`` (``[start, end]`` of the match in the text
     the check was handed) and, for the input phase, ``path`` (JSON pointer of the string).
     The matched text itself is never included (spec: validators.no-echo).
     """
@@ -96,7 +96,7 @@ class SafetyViolation(GovernanceError):
             validator=validator,
             phase=phase,
             rule=rule,
-            span=span,
+            span=[span[0], span[1]],  # spec: errors.details-json -- a JSON list, not a tuple
             **extra,
         )
 

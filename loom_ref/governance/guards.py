@@ -225,8 +225,8 @@ class RunningTextGuard:
     def _severed(self, violation: SafetyViolation, index: int) -> DeltaSevered:
         details = dict(violation.details)
         span = details.get("span")
-        if isinstance(span, tuple) and len(span) == 2:
-            details["span"] = (span[0] + self._offset, span[1] + self._offset)
+        if isinstance(span, list) and len(span) == 2:  # spec: errors.details-json
+            details["span"] = [span[0] + self._offset, span[1] + self._offset]
         return DeltaSevered(
             f"stream severed before delta {index}: {violation.message}",
             cause=violation.code,

@@ -22,7 +22,7 @@ __all__ = ["TRANSITIONS", "GuardEvent", "GuardLifecycle", "GuardState"]
 
 
 class GuardState(LoomEnum):
-    """Where a guard is in its per-attempt life."""
+    """Where a guard is in its per-attempt life (spec: guards.lifecycle)."""
 
     OPEN = "open"
     SEVERED = "severed"
@@ -31,7 +31,9 @@ class GuardState(LoomEnum):
 
 
 class GuardEvent(LoomEnum):
-    """What happens to a guard: a delta accepted or severed, a flush, a reset."""
+    """What happens to a guard: a delta accepted or severed, a flush, a reset.
+    (spec: guards.lifecycle)
+    """
 
     ACCEPT = "accept"
     SEVER = "sever"

@@ -72,7 +72,9 @@ def ssn_boundary(text: str, start: int, end: int) -> bool:
 
 
 def pii_rules() -> tuple[PatternRule, ...]:
-    """The three PII rules, in checking order: ``card``, ``email``, ``ssn``."""
+    """The three PII rules, in checking order: ``card``, ``email``, ``ssn``.
+    (spec: validators.pii-delta-form)
+    """
     return (
         # spec: validators.pii-card
         compile_rule("card", CARD_REGEX, accept=luhn_ok, boundary=card_boundary),

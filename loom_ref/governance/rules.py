@@ -80,7 +80,9 @@ def regex_width(pattern: re.Pattern[str]) -> tuple[int, int | None]:
 
 
 def luhn_ok(digits: str) -> bool:
-    """The Luhn (mod 10) check over a string of ASCII digits; other characters are ignored."""
+    """The Luhn (mod 10) check over a string of ASCII digits; other characters are ignored.
+    (spec: validators.pii-card)
+    """
     if not isinstance(digits, str):  # spec: errors.invalid-argument
         raise InvalidArgument(f"luhn_ok takes a str, got {type(digits).__name__}")
     total = 0

@@ -70,7 +70,7 @@ def taint(value: T, origin: str) -> TaintedValue[T]:
 
 def is_tainted(value: object) -> TypeGuard[TaintedValue[Any]]:
     """Whether ``value`` itself is a :class:`TaintedValue` (not whether it contains one; use
-    :func:`guard_request` for that)."""
+    :func:`guard_request` for that) (spec: taint.tainted-value)."""
     return isinstance(value, TaintedValue)
 
 

@@ -224,7 +224,8 @@ def pattern_validator(
     delta: bool = True,
 ) -> SafetyValidator:
     """A validator whose forms scan ``rules``; ``input``/``output``/``delta`` choose the
-    phases it has (``delta=False`` builds an output validator with no delta form)."""
+    phases it has (``delta=False`` builds an output validator with no delta form).
+    (spec: validators.phases)"""
     if isinstance(rules, str | bytes) or not isinstance(rules, Iterable):
         raise InvalidArgument(f"rules must be a sequence of PatternRule, got {rules!r}")
     rule_tuple = tuple(rules)

@@ -120,13 +120,15 @@ _scan_once: Callable[[str, int], tuple[Any, int]] = _decoder.scan_once  # type: 
 
 
 class MalformedLineError(JournalError):
-    """A line is not a well-formed journal line (bad JSON, wrong members, bad types)."""
+    """A line is not a well-formed journal line (bad JSON, wrong members, bad types).
+    (spec: journal.line-shape)
+    """
 
     code = "journal.malformed-line"
 
 
 class ChecksumError(JournalError):
-    """A line's ``crc`` does not match its content."""
+    """A line's ``crc`` does not match its content (spec: journal.checksum)."""
 
     code = "journal.bad-checksum"
 
@@ -199,6 +201,7 @@ def decode_line(line: bytes, *, surrogate_escapes: bool = True) -> dict[str, Any
     ``\\uD`` escape (see :func:`may_escape_surrogate`), which skips searching the line for
     one. Raises :class:`ChecksumError` or :class:`MalformedLineError`; the caller adds file
     and line number to the error's details.
+    (spec: journal.line-shape)
     """
     if not isinstance(line, bytes | bytearray):
         raise InvalidArgument(f"a line is read from bytes, got {type(line).__name__}")

@@ -76,7 +76,8 @@ ALL_INVARIANTS = frozenset(Invariant)
 @attrs.frozen(kw_only=True)
 class Guarantee:
     """One row of the durability table: what survives a process crash and a power loss
-    under ``policy``, in words, and the invariants that still hold after a power loss."""
+    under ``policy``, in words, and the invariants that still hold after a power loss.
+    (spec: journal.power-loss)"""
 
     policy: FsyncPolicy
     process_crash: str

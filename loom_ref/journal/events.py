@@ -29,7 +29,9 @@ __all__ = ["REQUIRED", "Event", "EventKind", "PayloadError", "check_events"]
 
 
 class PayloadError(JournalError):
-    """An event's payload is missing a required field or is not made of JSON values."""
+    """An event's payload is missing a required field or is not made of JSON values.
+    (spec: journal.payload-shape)
+    """
 
     code = "journal.bad-payload"
 
@@ -79,7 +81,9 @@ _REQUIRED_SETS: Mapping[EventKind, frozenset[str]] = {
 
 @attrs.frozen(kw_only=True)
 class Event:
-    """One journaled event: its position ``seq`` (from 1, no gaps), ``kind`` and ``payload``."""
+    """One journaled event: its position ``seq`` (from 1, no gaps), ``kind`` and ``payload``.
+    (spec: journal.event-kinds)
+    """
 
     seq: int
     kind: EventKind

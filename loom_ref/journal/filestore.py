@@ -58,7 +58,9 @@ class _FileBackend:
 
 
 class FileStore:
-    """Journals as files ``<directory>/<execution_id>.jsonl`` (module rules)."""
+    """Journals as files ``<directory>/<execution_id>.jsonl`` (module rules).
+    (spec: journal.one-file-per-execution)
+    """
 
     def __init__(self, directory: str | os.PathLike[str], *,
                  fsync: FsyncPolicy = FsyncPolicy.EVERY_EVENT,

@@ -29,13 +29,15 @@ __all__ = ["TRANSITIONS", "ExecutionState", "Frame", "FrameStatus", "IllegalTran
 
 
 class IllegalTransitionError(JournalError):
-    """An event arrived in a status where :data:`TRANSITIONS` does not allow it."""
+    """An event arrived in a status where :data:`TRANSITIONS` does not allow it.
+    (spec: journal.transitions)
+    """
 
     code = "journal.illegal-transition"
 
 
 class Status(TableEnum):
-    """The status of an execution."""
+    """The status of an execution (spec: journal.fold)."""
 
     NOT_STARTED = "not-started"
     RUNNING = "running"
@@ -46,7 +48,7 @@ class Status(TableEnum):
 
 
 class FrameStatus(LoomEnum):
-    """The status of one step."""
+    """The status of one step (spec: journal.fold)."""
 
     STARTED = "started"
     COMPLETED = "completed"
@@ -89,7 +91,7 @@ TRANSITIONS: Mapping[Status, Mapping[EventKind, Status]] = {
 
 @attrs.frozen(kw_only=True)
 class Frame:
-    """One step as the journal tells it."""
+    """One step as the journal tells it (spec: journal.fold)."""
 
     step_id: str
     tool_id: str
@@ -105,6 +107,7 @@ class ExecutionState:
     ``waiting_gate`` is the gate a suspended execution waits on; ``pending_resume`` is set
     once that gate's resume payload is journaled but the execution has not yet resumed.
     ``in_doubt_step`` names the step an in-doubt execution waits on.
+    (spec: journal.fold)
     """
 
     status: Status

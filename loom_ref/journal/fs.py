@@ -34,7 +34,7 @@ _METHODS = ("create", "open", "read", "exists", "is_dir", "sync_dir")
 
 
 class FileHandle(Protocol):
-    """One open file, readable and appendable."""
+    """One open file, readable and appendable (spec: journal.dir-sync)."""
 
     @property
     def closed(self) -> bool: ...
@@ -65,7 +65,7 @@ class FileHandle(Protocol):
 
 
 class FileSystem(Protocol):
-    """The operations the file stores make on a disk (module rules)."""
+    """The operations the file stores make on a disk (module rules) (spec: journal.dir-sync)."""
 
     def create(self, path: str) -> FileHandle:
         """Create ``path`` (which must not exist: ``FileExistsError``) and open it."""
@@ -153,7 +153,7 @@ _FLAGS = os.O_RDWR | os.O_APPEND | getattr(os, "O_CLOEXEC", 0)
 
 
 class OsFileSystem:
-    """The real disk, through ``os``."""
+    """The real disk, through ``os`` (spec: journal.dir-sync)."""
 
     def create(self, path: str) -> _OsFile:
         return _OsFile(os.open(path, _FLAGS | os.O_CREAT | os.O_EXCL, 0o666))

@@ -103,7 +103,8 @@ class ParsedLog:
     """What :func:`parse_log` found: each execution's journal, in the order of their header
     lines (each with ``good_size`` 0: byte sizes are the log's, not an execution's); the torn
     tail if any; the execution the torn bytes name (``torn_execution``, None if they name
-    none); and ``good_size``, the byte length of the log up to its last complete line."""
+    none); and ``good_size``, the byte length of the log up to its last complete line.
+    (spec: journal.log-executions)"""
 
     journals: Mapping[str, ParsedJournal]
     torn: TornTail | None
@@ -125,7 +126,7 @@ def _named_in(tail: bytes) -> str | None:
 
 
 def parse_log(data: bytes, *, source: str = "<memory>") -> ParsedLog:
-    """Parse a whole store log. An empty input holds no executions."""
+    """Parse a whole store log. An empty input holds no executions (spec: journal.log-format)."""
     check_bytes(data)
     last_nl = data.rfind(b"\n")
     good_size = last_nl + 1
@@ -220,6 +221,7 @@ class LogStore(SharedStore):
 
     ``create`` writes nothing: an execution's header reaches the log in the same write as its
     first event, so an execution that never journaled an event leaves no trace in the log.
+    (spec: journal.log-format)
     """
 
     def __init__(self, path: str | os.PathLike[str], *,

@@ -40,6 +40,7 @@ class CorruptJournalError(JournalError):
     ``details["reason"]`` is the code of the underlying problem (``journal.bad-checksum``,
     ``journal.malformed-line``, ``journal.bad-payload``, ``journal.seq-gap``,
     ``journal.bad-header``).
+    (spec: journal.corrupt-line)
     """
 
     code = "journal.corrupt"
@@ -47,7 +48,9 @@ class CorruptJournalError(JournalError):
 
 @attrs.frozen(kw_only=True)
 class TornTail:
-    """A torn last line: ``line`` is its 1-based number, ``size`` its length in bytes."""
+    """A torn last line: ``line`` is its 1-based number, ``size`` its length in bytes.
+    (spec: journal.torn-tail)
+    """
 
     line: int
     size: int
@@ -56,7 +59,8 @@ class TornTail:
 @attrs.frozen(kw_only=True)
 class ParsedJournal:
     """What :func:`parse_journal` found: the execution id, the events, a torn tail if any,
-    and ``good_size``: the byte length of the journal up to the last complete line."""
+    and ``good_size``: the byte length of the journal up to the last complete line.
+    (spec: journal.torn-tail)"""
 
     execution_id: str | None
     events: Sequence[Event]
@@ -90,7 +94,9 @@ def check_bytes(data: object) -> None:
 
 
 def parse_journal(data: bytes, *, source: str = "<memory>") -> ParsedJournal:
-    """Parse a whole journal. An empty input has no header and no events."""
+    """Parse a whole journal. An empty input has no header and no events.
+    (spec: journal.corrupt-line)
+    """
     check_bytes(data)
     last_nl = data.rfind(b"\n")
     good_size = last_nl + 1

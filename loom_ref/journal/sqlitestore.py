@@ -89,6 +89,7 @@ class SqliteStore(SharedStore):
 
     The store opens (or creates) the database, takes its exclusive lock and checks what it
     holds; :meth:`close` lets go. ``fs`` is only used to sync the database's directory.
+    (spec: journal.sqlite-lines)
     """
 
     def __init__(self, path: str | os.PathLike[str], *,

@@ -61,19 +61,21 @@ class JournalLockedError(JournalError):
 
 
 class JournalExistsError(JournalError):
-    """A journal already exists for this execution id."""
+    """A journal already exists for this execution id (spec: journal.single-writer)."""
 
     code = "journal.exists"
 
 
 class JournalNotFoundError(JournalError):
-    """No journal exists for this execution id."""
+    """No journal exists for this execution id (spec: journal.single-writer)."""
 
     code = "journal.not-found"
 
 
 class JournalClosedError(JournalError):
-    """The journal was closed (or broke on a failed write) and takes no more appends."""
+    """The journal was closed (or broke on a failed write) and takes no more appends.
+    (spec: journal.single-writer)
+    """
 
     code = "journal.closed"
 
@@ -117,7 +119,7 @@ def check_store(store: object, what: str = "store") -> JournalStore:
 
 
 class Journal(Protocol):
-    """What the kernel needs of one execution's journal."""
+    """What the kernel needs of one execution's journal (spec: journal.write-before-act)."""
 
     @property
     def execution_id(self) -> str: ...
@@ -134,7 +136,7 @@ class Journal(Protocol):
 
 
 class JournalStore(Protocol):
-    """What the kernel needs of a place that holds journals."""
+    """What the kernel needs of a place that holds journals (spec: journal.single-writer)."""
 
     def create(self, execution_id: str) -> Journal: ...
 
@@ -146,7 +148,9 @@ class JournalStore(Protocol):
 
 
 class Backend(Protocol):
-    """Where a :class:`LineJournal`'s bytes go: a file, a store log, a database, memory."""
+    """Where a :class:`LineJournal`'s bytes go: a file, a store log, a database, memory.
+    (spec: journal.write-before-act)
+    """
 
     def write(self, data: bytes, *, sync: bool) -> None:
         """Hand ``data`` (one line, or a torn piece of one) to the operating system, and with
@@ -160,7 +164,9 @@ class Backend(Protocol):
 
 
 class LineJournal:
-    """One execution's journal over a byte backend (a file or a store's buffer)."""
+    """One execution's journal over a byte backend (a file or a store's buffer).
+    (spec: journal.line-shape)
+    """
 
     def __init__(
         self,
@@ -294,6 +300,7 @@ class MemoryStore:
 
     Tests may edit ``data`` directly (truncate it, flip a byte) to model a torn tail or
     corruption; the reader sees exactly what it would see in a file.
+    (spec: journal.one-file-per-execution)
     """
 
     def __init__(self) -> None:
@@ -345,7 +352,9 @@ def check_header(parsed: ParsedJournal, execution_id: str, source: str) -> Parse
 
 
 def read_journal_file(path: str | os.PathLike[str]) -> ParsedJournal:
-    """Parse a journal file by path, without locking it (for inspection tools)."""
+    """Parse a journal file by path, without locking it (for inspection tools).
+    (spec: journal.torn-tail)
+    """
     p = os.fspath(check_path(path, "path"))
     try:
         with open(p, "rb") as f:

@@ -23,7 +23,7 @@ __all__ = ["Choice", "Command", "Decide", "Execute", "Stream", "Suspend"]
 
 @attrs.frozen(kw_only=True)
 class Execute:
-    """Run ``tool_id`` with ``input`` as the step ``step_id``."""
+    """Run ``tool_id`` with ``input`` as the step ``step_id`` (spec: kernel.commands)."""
 
     step_id: str
     tool_id: str
@@ -35,7 +35,7 @@ class Execute:
 class Choice:
     """A decider's answer with its policy: ``propensity`` is the probability the policy gave
     to ``value`` (journaled as ``policy: {id, propensity}``, ADR 0087 D1 "carrying ...
-    propensity")."""
+    propensity") (spec: kernel.commands)."""
 
     value: Any
     policy_id: str
@@ -44,7 +44,9 @@ class Choice:
 
 @attrs.frozen(kw_only=True)
 class Decide:
-    """Ask ``decider(scope)`` for a choice, once; replay serves the recorded choice."""
+    """Ask ``decider(scope)`` for a choice, once; replay serves the recorded choice.
+    (spec: kernel.commands)
+    """
 
     decision_id: str
     decider: Callable[[Any], Any]
@@ -55,7 +57,8 @@ class Decide:
 @attrs.frozen(kw_only=True)
 class Suspend:
     """Park on ``gate_id`` until :meth:`Runtime.resume` delivers its payload; a resume payload
-    must satisfy ``resume_schema`` when one is given (journaled with the gate)."""
+    must satisfy ``resume_schema`` when one is given (journaled with the gate).
+    (spec: kernel.commands)"""
 
     gate_id: str
     on: str | None = None
@@ -65,7 +68,9 @@ class Suspend:
 
 @attrs.frozen(kw_only=True)
 class Stream:
-    """Append ``data`` to the execution's durable stream as ``stream_id``."""
+    """Append ``data`` to the execution's durable stream as ``stream_id``.
+    (spec: kernel.commands)
+    """
 
     stream_id: str
     data: Any

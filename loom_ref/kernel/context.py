@@ -38,6 +38,7 @@ class ExecutionContext:
 
     ``execution_id`` is the running execution; ``signal`` is its cancel signal, composed into
     every effect call it makes.
+    (spec: kernel.step-identity)
     """
 
     __slots__ = ("_derived", "_streams", "execution_id", "signal")

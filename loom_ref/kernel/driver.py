@@ -98,7 +98,7 @@ def _describe(cmd: Any) -> dict[str, Any]:
 class _NoHost:
     """The host of a read-only replay's deciders: it has no effects to call."""
 
-    def invoke_transient(self, call: EffectCall) -> Any:
+    def invoke_transient_call(self, call: EffectCall) -> Any:
         raise EffectError(f"read-only replay has no effect host for {call.tool_id!r}",
                           code="effect.no-host")
 
@@ -155,7 +155,7 @@ class _Drive:
             except _Park as park:
                 gen.close()
                 return self.result(park.status, **park.fields)
-            except NondeterminismError as exc:
+            except NondeterminismError as exc:  # spec: kernel.failure-reporting -- raised
                 gen.close()
                 if self.journal is not None:
                     self.append(K.EXECUTION_FAILED, {"error": exc.to_json()})

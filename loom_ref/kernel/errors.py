@@ -44,6 +44,7 @@ class NondeterminismError(KernelError):
     ``details["expected"]`` is what the journal holds at that point (seq, kind, ids) and
     ``details["actual"]`` what the body did instead; ``headline`` is the message without
     them (for a reader that shows the two as a diff, as ``loom-ref replay`` does).
+    (spec: kernel.replay-compare)
     """
 
     code = "kernel.nondeterminism"
@@ -61,25 +62,29 @@ class NondeterminismError(KernelError):
 
 
 class DuplicateIdError(KernelError):
-    """Two commands of one execution used the same step, decision or gate id."""
+    """Two commands of one execution used the same step, decision or gate id.
+    (spec: kernel.duplicate-id)
+    """
 
     code = "kernel.duplicate-id"
 
 
 class UnknownWorkflowError(KernelError):
-    """No workflow of that name is registered with the runtime."""
+    """No workflow of that name is registered with the runtime (spec: kernel.start)."""
 
     code = "kernel.unknown-workflow"
 
 
 class ExecutionExistsError(KernelError):
-    """``start`` was given the id of an execution that has already started."""
+    """``start`` was given the id of an execution that has already started (spec: kernel.start)."""
 
     code = "kernel.execution-exists"
 
 
 class NotStartedError(KernelError):
-    """The journal holds no EXECUTION_STARTED, so there is nothing to recover."""
+    """The journal holds no EXECUTION_STARTED, so there is nothing to recover.
+    (spec: kernel.recover)
+    """
 
     code = "kernel.not-started"
 
@@ -100,6 +105,6 @@ class InvalidResumeError(KernelError):
 
 
 class NotInDoubtError(KernelError):
-    """``resolve`` named a step that is not in doubt."""
+    """``resolve`` named a step that is not in doubt (spec: kernel.resolve)."""
 
     code = "kernel.not-in-doubt"

@@ -13,6 +13,11 @@ Spec: ``spec/kernel.md``.
   fail it with an error, or retry it (invoke the effect again with the same idempotency key).
 - ``kernel.replay-readonly``: :meth:`Runtime.replay` drives a body against its journal without
   writing and without calling effects, and reports where the history ends or how it diverged.
+- ``kernel.failure-reporting``: what the body did comes back as an :class:`ExecutionResult`
+  (its output, or the error it ended with: status ``failed``); what the runtime refused or
+  could not do is raised as a ``LoomError`` -- a divergence included, raised after
+  ``EXECUTION_FAILED`` is journaled, so a later call returns that same error as a ``failed``
+  result.
 
 Every method opens the journal as its single writer and closes it before returning, whatever
 happens (a simulated :class:`~loom_ref.journal.faults.Crash` included: the lock of a dead
@@ -21,13 +26,12 @@ process is released by the OS).
 
 from __future__ import annotations
 
-import warnings
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
 import attrs
 
-from loom_ref.errors import InvalidArgument
+from loom_ref.errors import InvalidArgument, LoomWarning, warn
 from loom_ref.journal.events import Event, EventKind, check_events
 from loom_ref.journal.fold import ExecutionState, Status, fold
 from loom_ref.journal.store import (
@@ -51,18 +55,14 @@ from loom_ref.kernel.seam import EffectHost, check_effect_host
 from loom_ref.kernel.workflow import Workflow
 from loom_ref.schema import validate
 
-__all__ = ["LoomWarning", "Runtime", "replay"]
+__all__ = ["LoomWarning", "Runtime", "replay"]  # LoomWarning: re-exported from loom_ref.errors
 
 K = EventKind
 _MISSING: Any = object()
 
 
-class LoomWarning(UserWarning):
-    """Category of the warnings loom_ref reports through the default ``on_warn``."""
-
-
 def _default_warn(message: str) -> None:
-    warnings.warn(message, LoomWarning, stacklevel=3)
+    warn(message, stacklevel=4)  # spec: errors.warning-category
 
 
 def _result_from_state(execution_id: str, state: ExecutionState, journal: Journal | None
@@ -86,7 +86,8 @@ class Runtime:
     ``effects`` is anything that satisfies :class:`~loom_ref.kernel.seam.EffectHost`: the
     plain ``EffectRegistry`` or the governed ``loom_ref.effects.EffectRuntime``.
     ``on_warn`` receives one-line warnings (torn tails, in-doubt steps); default: Python's
-    ``warnings`` with category :class:`LoomWarning`.
+    ``warnings`` with category :class:`~loom_ref.errors.LoomWarning`
+    (spec: errors.warning-category).
     """
 
     def __init__(
@@ -281,6 +282,7 @@ def replay(workflow: Workflow, events: Sequence[Event], *, effects: EffectHost |
     ``effects`` is used only by deciders whose decision is not in the journal. Events that
     break the transition table raise :class:`~loom_ref.journal.fold.IllegalTransitionError`
     before the body runs.
+    (spec: kernel.replay-readonly)
     """
     if not isinstance(workflow, Workflow):
         raise InvalidArgument(f"workflow must be a Workflow, got {type(workflow).__name__}")

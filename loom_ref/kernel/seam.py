@@ -5,33 +5,52 @@ through :class:`EffectHost`, so the plain :class:`EffectRegistry` below and the 
 ``loom_ref.effects.EffectRuntime`` are interchangeable and runner bodies do not change.
 
 The kernel journals around ``invoke`` (STEP_STARTED before, STEP_COMPLETED / STEP_FAILED
-after); it never journals ``invoke_transient``. ``is_idempotent`` feeds the in-doubt rule
+after); it never journals a transient call. ``is_idempotent`` feeds the in-doubt rule
 (``kernel.in-doubt``): an idempotent effect whose step has no outcome at recovery is invoked
 again with the same idempotency key.
+
+``kernel.effect-forms``: both hosts host the same thing, an
+:class:`~loom_ref.effects.effect.Effect` record whose ``execute(ctx, input)`` receives an
+:class:`~loom_ref.effects.context.EffectContext`; an effect written for one registers
+unchanged with the other. The registry is the host with no governance at all: it looks the
+tool id up, refuses a mode the effect does not allow, and runs ``execute`` once. It is *no
+runtime* in ADR 0119's sense: ``ctx.on_delta`` is a
+:class:`~loom_ref.effects.deltas.DirectWriter` that hands the effect's deltas straight to the
+per-call and configured sinks, unguarded (``deltas.no-runtime``; the silent channel when
+there is no sink), so an effect writes its deltas the same way under either host.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Iterable
 from typing import Any, Protocol, runtime_checkable
 
-from loom_ref.effects.call import EffectCall
-from loom_ref.effects.errors import UnknownEffectError
+from loom_ref.effects.call import DeltaSink, EffectCall, Mode
+from loom_ref.effects.clock import Clock, ManualClock
+from loom_ref.effects.context import route_context
+from loom_ref.effects.deltas import SILENT, DirectWriter
+from loom_ref.effects.effect import Effect
+from loom_ref.effects.errors import ModeRefused, UnknownEffectError
 from loom_ref.errors import InvalidArgument
+from loom_ref.signals import NEVER, Signal
 
 __all__ = ["EffectHost", "EffectRegistry", "check_effect_host"]
+
+_DOORS = ("invoke", "invoke_transient_call", "is_idempotent")
+_DURABLE = Mode.DURABLE  # module constants: Enum class attribute lookups are slow
+_TRANSIENT = Mode.TRANSIENT
 
 
 @runtime_checkable
 class EffectHost(Protocol):
-    """What the kernel needs from an effect runner."""
+    """What the kernel needs from an effect runner (spec: kernel.effect-seam)."""
 
     def invoke(self, call: EffectCall) -> Any:
         """Run a durable call and return its output (raise to fail the step)."""
         ...
 
-    def invoke_transient(self, call: EffectCall) -> Any:
-        """Run a transient call (not journaled) and return its output."""
+    def invoke_transient_call(self, call: EffectCall) -> Any:
+        """Run a transient call (never journaled) and return its output."""
         ...
 
     def is_idempotent(self, tool_id: str) -> bool:
@@ -41,8 +60,8 @@ class EffectHost(Protocol):
 
 def check_effect_host(effects: object) -> EffectHost:
     """Return ``effects`` if it provides the :class:`EffectHost` methods, else raise
-    InvalidArgument."""
-    for name in ("invoke", "invoke_transient", "is_idempotent"):
+    InvalidArgument (spec: kernel.effect-seam)."""
+    for name in _DOORS:
         if not callable(getattr(effects, name, None)):
             raise InvalidArgument(f"effects must provide {name}() (see EffectHost), got "
                                   f"{type(effects).__name__}")
@@ -50,32 +69,49 @@ def check_effect_host(effects: object) -> EffectHost:
 
 
 class EffectRegistry:
-    """The plain effect host: a dictionary of callables, no governance.
+    """The plain effect host: :class:`~loom_ref.effects.effect.Effect` records by tool id, no
+    governance (spec: kernel.effect-forms).
 
-    Each effect is ``fn(call: EffectCall) -> output``. Use it to teach the kernel on its own;
-    use ``loom_ref.effects.EffectRuntime`` for the governed route.
+    ``EffectRegistry([Effect(tool_id="charge", execute=charge)])`` hosts what
+    ``EffectRuntime([...])`` hosts; use it to teach the kernel on its own, and the governed
+    runtime for everything a model call needs (authorizer, middleware, metering, the delta
+    channel). ``clock`` is what ``ctx.clock`` reads (default: a ``ManualClock``).
     """
 
-    def __init__(self) -> None:
-        self._effects: dict[str, Callable[[EffectCall], Any]] = {}
-        self._idempotent: set[str] = set()
+    __slots__ = ("_effects", "_modes", "clock")
 
-    def add(
-        self, tool_id: str, fn: Callable[[EffectCall], Any], *, idempotent: bool = False
-    ) -> EffectRegistry:
-        """Register ``fn`` under ``tool_id``; returns ``self`` so calls chain."""
-        if not isinstance(tool_id, str) or not tool_id:
-            raise InvalidArgument(f"tool_id must be a non-empty string, got {tool_id!r}")
-        if not callable(fn):
-            raise InvalidArgument(f"effect for {tool_id!r} must be callable")
-        if tool_id in self._effects:
-            raise InvalidArgument(f"tool_id {tool_id!r} is already registered")
-        self._effects[tool_id] = fn
-        if idempotent:
-            self._idempotent.add(tool_id)
-        return self
+    def __init__(self, effects: Iterable[Effect] = (), *, clock: Clock | None = None) -> None:
+        if isinstance(effects, str | bytes) or not isinstance(effects, Iterable):
+            raise InvalidArgument(f"effects must be an iterable of Effect, got {effects!r}")
+        self.clock: Clock = ManualClock() if clock is None else clock
+        if not (callable(getattr(self.clock, "now", None))
+                and callable(getattr(self.clock, "sleep", None))):
+            raise InvalidArgument("clock must have now() and sleep(seconds)")
+        self._effects: dict[str, Effect] = {}
+        #: Each effect's modes as a tuple, compared by identity (Enum hashing is a Python-level
+        #: call; spec: effects.lean-route).
+        self._modes: dict[str, tuple[Mode, ...]] = {}
+        for effect in effects:
+            self.register(effect)
 
-    def _lookup(self, tool_id: str) -> Callable[[EffectCall], Any]:
+    def register(self, effect: Effect) -> Effect:
+        """Register ``effect`` under its tool id; a second registration of a tool id is
+        ``argument.invalid`` (spec: effects.registration)."""
+        if not isinstance(effect, Effect):
+            hint = (" (an effect function goes in a record: Effect(tool_id=..., execute=fn), "
+                    "spec: kernel.effect-forms)" if callable(effect) else "")
+            raise InvalidArgument(f"register takes an Effect, got {type(effect).__name__}{hint}")
+        if effect.tool_id in self._effects:
+            raise InvalidArgument(f"tool_id {effect.tool_id!r} is already registered")
+        self._effects[effect.tool_id] = effect
+        self._modes[effect.tool_id] = tuple(effect.modes)
+        return effect
+
+    def get_effect(self, tool_id: str) -> Effect:
+        """The effect registered as ``tool_id`` (``effect.unknown-tool`` if none;
+        spec: effects.unknown-tool)."""
+        if not isinstance(tool_id, str):
+            raise InvalidArgument(f"tool_id must be a string, got {tool_id!r}")
         try:
             return self._effects[tool_id]
         except KeyError:
@@ -83,11 +119,51 @@ class EffectRegistry:
                 f"no effect registered as {tool_id!r}", tool_id=tool_id
             ) from None
 
-    def invoke(self, call: EffectCall) -> Any:
-        return self._lookup(call.tool_id)(call)
+    def __contains__(self, tool_id: object) -> bool:
+        return isinstance(tool_id, str) and tool_id in self._effects
 
-    def invoke_transient(self, call: EffectCall) -> Any:
-        return self._lookup(call.tool_id)(call)
+    def _run(self, call: EffectCall) -> Any:
+        effect = self._effects.get(call.tool_id)
+        if effect is None:
+            effect = self.get_effect(call.tool_id)  # which raises effect.unknown-tool
+        if call.mode not in self._modes[call.tool_id]:  # the effect's own declaration
+            raise ModeRefused(f"{call.tool_id!r} does not allow {call.mode.value} calls",
+                              tool_id=call.tool_id, mode=call.mode.value)
+        # the call checked its fields, the registry its clock (spec: effects.lean-route)
+        ctx = route_context(call, NEVER if call.signal is None else call.signal, self.clock)
+        ctx.attempt = 1  # spec: effects.retry-attempts -- one execute, no retry here
+        if call.on_delta is not None or effect.delta_sink is not None:  # deltas.no-runtime
+            ctx.on_delta = DirectWriter(tool_id=call.tool_id, per_call=call.on_delta,
+                                        configured=effect.delta_sink)
+        else:
+            ctx.on_delta = SILENT
+        return effect.execute(ctx, call.input)
+
+    def invoke(self, call: EffectCall) -> Any:
+        """The durable record door (spec: effects.host-seam)."""
+        if not isinstance(call, EffectCall) or call.mode is not _DURABLE:
+            raise InvalidArgument(f"invoke takes a durable EffectCall, got {call!r}")
+        return self._run(call)
+
+    def invoke_transient_call(self, call: EffectCall) -> Any:
+        """The transient record door (spec: effects.host-seam)."""
+        if not isinstance(call, EffectCall) or call.mode is not _TRANSIENT:
+            raise InvalidArgument(
+                f"invoke_transient_call takes a transient EffectCall, got {call!r}")
+        return self._run(call)
+
+    def invoke_transient(self, tool_id: str, input: Any, *, principal: str,
+                         signal: Signal | None = None, on_delta: DeltaSink | None = None
+                         ) -> Any:
+        """A transient call, as ``EffectRuntime.invoke_transient`` takes it
+        (spec: effects.transient-door)."""
+        return self._run(EffectCall(tool_id=tool_id, input=input, mode=_TRANSIENT,
+                                    principal=principal, signal=signal, on_delta=on_delta))
 
     def is_idempotent(self, tool_id: str) -> bool:
-        return tool_id in self._idempotent
+        """Whether ``tool_id`` declared itself idempotent; False for an unknown tool id
+        (spec: effects.host-seam)."""
+        if not isinstance(tool_id, str):
+            raise InvalidArgument(f"tool_id must be a string, got {tool_id!r}")
+        effect = self._effects.get(tool_id)
+        return effect is not None and effect.idempotent

@@ -12,7 +12,6 @@ from typing import Any
 
 from loom_ref.effects.clock import ManualClock
 from loom_ref.effects.context import EffectContext
-from loom_ref.effects.deltas import EffectDelta, delta_origin
 from loom_ref.effects.effect import Effect
 from loom_ref.effects.runtime import EffectRuntime
 from loom_ref.effects.scope import DecideScope
@@ -44,7 +43,7 @@ def vector_deltas_replay(data: object) -> dict[str, Any]:
         assert ctx.on_delta is not None
         for text in deltas:
             ctx.on_delta(text)
-        ctx.on_delta(EffectDelta.end(delta_origin(ctx.tool_id)))
+        ctx.on_delta.end()
         return "".join(deltas)
 
     host = EffectRuntime(

@@ -48,7 +48,9 @@ def _check_schemas(_: object, __: object, schemas: Mapping[str, Any]) -> None:
 
 @attrs.frozen(kw_only=True)
 class Workflow:
-    """``name`` is journaled in EXECUTION_STARTED so recovery can find the body again."""
+    """``name`` is journaled in EXECUTION_STARTED so recovery can find the body again.
+    (spec: kernel.resume-schema)
+    """
 
     name: str = attrs.field(validator=lambda _, __, v: _check_name(v))
     body: Body = attrs.field(validator=_check_body)

@@ -87,7 +87,9 @@ def _schema(instance: Any, attribute: attrs.Attribute[Any], value: Any) -> None:
 
 @attrs.frozen(kw_only=True)
 class ToolSpec:
-    """A tool the model may call: ``parameters`` is its JSON Schema (an object)."""
+    """A tool the model may call: ``parameters`` is its JSON Schema (an object).
+    (spec: stream.adapter.seam)
+    """
 
     name: str = attrs.field(validator=_nonempty_str)
     description: str = attrs.field(default="", validator=_description)
@@ -110,7 +112,8 @@ def _optional_number(instance: Any, attribute: attrs.Attribute[Any], value: Any)
 @attrs.frozen(kw_only=True)
 class LlmRequest:
     """One model call: model id, conversation, tools and sampling limits (``max_tokens`` an
-    int, ``temperature`` a finite number; None leaves each to the provider)."""
+    int, ``temperature`` a finite number; None leaves each to the provider).
+    (spec: stream.adapter.seam)"""
 
     model: str = attrs.field(validator=_nonempty_str)
     messages: tuple[Message, ...] = attrs.field(converter=_messages)
@@ -211,6 +214,7 @@ def consume(adapter: LlmAdapter, request: LlmRequest, signal: Signal) -> Iterato
     """Call ``adapter.stream(request, signal)`` and guard it (see :func:`guard_stream`).
 
     A raise from ``stream()`` itself, before any chunk, is converted the same way.
+    (spec: stream.adapter.consumer-wrapper)
     """
     if not isinstance(adapter, LlmAdapter):
         raise InvalidArgument(f"adapter must be an LlmAdapter, got {type(adapter).__name__}")

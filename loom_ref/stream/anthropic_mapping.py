@@ -111,7 +111,9 @@ class _Block:
 
 
 class MessagesStreamMapper:
-    """Feed each event's payload to :meth:`feed` until :attr:`ended`; then :meth:`end`."""
+    """Feed each event's payload to :meth:`feed` until :attr:`ended`; then :meth:`end`.
+    (spec: stream.anthropic.events)
+    """
 
     def __init__(self) -> None:
         self._next_index = 0

@@ -89,7 +89,7 @@ def is_blank(text: str) -> bool:
 class AssembledStream:
     """The fold of a stream: the assistant ``message``, the ``finish`` reason (``stop`` when the
     stream had none), the ``usage`` (``None`` when it carried none: absent, never zero) and the
-    ``interrupted`` prefix (:meth:`BlockAssembler.interrupted_blocks`)."""
+    ``interrupted`` prefix (:meth:`BlockAssembler.interrupted_blocks`) (spec: stream.assembler)."""
 
     message: Message
     finish: FinishReason
@@ -130,7 +130,8 @@ class _Slot:
 
 class BlockAssembler:
     """Feed chunks in order; read :meth:`blocks`, :meth:`message`, :meth:`result` and
-    :meth:`interrupted_blocks` at any time. ``strict=True`` checks the contract first."""
+    :meth:`interrupted_blocks` at any time. ``strict=True`` checks the contract first.
+    (spec: stream.assembler)"""
 
     def __init__(self, *, strict: bool = False) -> None:
         if not isinstance(strict, bool):

@@ -37,7 +37,9 @@ __all__ = [
 
 
 class BlockType(LoomEnum):
-    """The closed set of content block kinds (seed 001 ``ContentBlockType``)."""
+    """The closed set of content block kinds (seed 001 ``ContentBlockType``).
+    (spec: stream.blocks.closed)
+    """
 
     TEXT = "text"
     REASONING = "reasoning"
@@ -46,7 +48,7 @@ class BlockType(LoomEnum):
 
 
 class Role(LoomEnum):
-    """Who a message is from."""
+    """Who a message is from (spec: stream.blocks.closed)."""
 
     SYSTEM = "system"
     USER = "user"
@@ -70,7 +72,7 @@ def _bool_field(instance: Any, attribute: attrs.Attribute[Any], value: Any) -> N
 
 @attrs.frozen(kw_only=True)
 class TextBlock:
-    """Visible text the model wrote."""
+    """Visible text the model wrote (spec: stream.blocks.closed)."""
 
     type: ClassVar[BlockType] = BlockType.TEXT
     text: str = attrs.field(validator=_str_field)
@@ -78,7 +80,9 @@ class TextBlock:
 
 @attrs.frozen(kw_only=True)
 class ReasoningBlock:
-    """The model's reasoning ("thinking") text, kept apart from the visible answer."""
+    """The model's reasoning ("thinking") text, kept apart from the visible answer.
+    (spec: stream.blocks.closed)
+    """
 
     type: ClassVar[BlockType] = BlockType.REASONING
     text: str = attrs.field(validator=_str_field)
@@ -101,7 +105,9 @@ class ToolCallBlock:
 
 @attrs.frozen(kw_only=True)
 class ToolResultBlock:
-    """The result of tool call ``call_id``; ``is_error`` marks a failed call."""
+    """The result of tool call ``call_id``; ``is_error`` marks a failed call.
+    (spec: stream.blocks.closed)
+    """
 
     type: ClassVar[BlockType] = BlockType.TOOL_RESULT
     call_id: str = attrs.field(validator=_str_field)
@@ -139,7 +145,9 @@ def _to_tuple(value: Any) -> Any:
 
 @attrs.frozen(kw_only=True)
 class Message:
-    """One conversational turn: a ``role`` and its ordered ``content`` blocks."""
+    """One conversational turn: a ``role`` and its ordered ``content`` blocks.
+    (spec: stream.blocks.closed)
+    """
 
     role: Role = attrs.field(validator=_role_field)
     content: tuple[ContentBlock, ...] = attrs.field(converter=_to_tuple, validator=_content_field)

@@ -47,7 +47,9 @@ __all__ = [
 
 
 class ChunkType(LoomEnum):
-    """The ``type`` discriminator of each chunk variant (its wire spelling)."""
+    """The ``type`` discriminator of each chunk variant (its wire spelling).
+    (spec: stream.chunks.closed)
+    """
 
     BLOCK_START = "block-start"
     TEXT_DELTA = "text-delta"
@@ -91,7 +93,7 @@ def _instance_of(*classes: type) -> Any:
 
 @attrs.frozen(kw_only=True)
 class BlockStart:
-    """Opens block ``index`` of type ``block_type``."""
+    """Opens block ``index`` of type ``block_type`` (spec: stream.chunks.closed)."""
 
     type: ClassVar[ChunkType] = ChunkType.BLOCK_START
     index: int = attrs.field(validator=_index)
@@ -100,7 +102,7 @@ class BlockStart:
 
 @attrs.frozen(kw_only=True)
 class TextDelta:
-    """Appends ``text`` to text block ``index``."""
+    """Appends ``text`` to text block ``index`` (spec: stream.chunks.closed)."""
 
     type: ClassVar[ChunkType] = ChunkType.TEXT_DELTA
     index: int = attrs.field(validator=_index)
@@ -109,7 +111,7 @@ class TextDelta:
 
 @attrs.frozen(kw_only=True)
 class ReasoningDelta:
-    """Appends ``text`` to reasoning block ``index``."""
+    """Appends ``text`` to reasoning block ``index`` (spec: stream.chunks.closed)."""
 
     type: ClassVar[ChunkType] = ChunkType.REASONING_DELTA
     index: int = attrs.field(validator=_index)
@@ -121,6 +123,7 @@ class ToolCallDelta:
     """Appends ``arguments_delta`` (a raw JSON fragment) to tool-call block ``index``.
 
     ``id`` names the call on every delta; ``name`` may come on any one of them.
+    (spec: stream.chunks.closed)
     """
 
     type: ClassVar[ChunkType] = ChunkType.TOOL_CALL_DELTA
@@ -132,7 +135,9 @@ class ToolCallDelta:
 
 @attrs.frozen(kw_only=True)
 class BlockEnd:
-    """Closes block ``index`` and carries the fully assembled ``block``."""
+    """Closes block ``index`` and carries the fully assembled ``block``.
+    (spec: stream.chunks.closed)
+    """
 
     type: ClassVar[ChunkType] = ChunkType.BLOCK_END
     index: int = attrs.field(validator=_index)
@@ -143,7 +148,9 @@ class BlockEnd:
 
 @attrs.frozen(kw_only=True)
 class UsageChunk:
-    """The call's token usage; sent at most once, before ``finish``."""
+    """The call's token usage; sent at most once, before ``finish``.
+    (spec: stream.chunks.closed)
+    """
 
     type: ClassVar[ChunkType] = ChunkType.USAGE
     usage: TokenUsage = attrs.field(validator=_instance_of(TokenUsage))
@@ -151,7 +158,7 @@ class UsageChunk:
 
 @attrs.frozen(kw_only=True)
 class FinishChunk:
-    """The terminal chunk: why the stream ended."""
+    """The terminal chunk: why the stream ended (spec: stream.chunks.closed)."""
 
     type: ClassVar[ChunkType] = ChunkType.FINISH
     reason: FinishReason = attrs.field(validator=_instance_of(FinishReason))
@@ -181,5 +188,5 @@ DELTA_BLOCK_TYPE: dict[ChunkType, BlockType] = {
 
 
 def is_chunk(value: object) -> bool:
-    """True if ``value`` is one of the seven chunk variants."""
+    """True if ``value`` is one of the seven chunk variants (spec: stream.chunks.closed)."""
     return isinstance(value, CHUNK_CLASSES)

@@ -136,7 +136,9 @@ _Report = Callable[[Rule, str], None]
 
 @attrs.frozen(kw_only=True)
 class Violation:
-    """One broken rule: which (``rule``), where (``index``, the chunk's position) and why."""
+    """One broken rule: which (``rule``), where (``index``, the chunk's position) and why.
+    (spec: stream.errors.rule-codes)
+    """
 
     rule: Rule
     index: int
@@ -176,6 +178,7 @@ class ContractChecker:
     """An incremental checker: :meth:`feed` each chunk, then :meth:`close` at end of stream.
 
     Each call returns the violations found at that point (an empty tuple when none).
+    (spec: stream.errors.rule-codes)
     """
 
     def __init__(self) -> None:
@@ -348,7 +351,9 @@ def _iterate(chunks: Iterable[StreamChunk]) -> Iterator[StreamChunk]:
 
 
 def check(chunks: Iterable[StreamChunk]) -> tuple[Violation, ...]:
-    """Every contract violation in ``chunks``, in chunk order (empty when the stream is valid)."""
+    """Every contract violation in ``chunks``, in chunk order (empty when the stream is valid).
+    (spec: stream.errors.rule-codes)
+    """
     checker = ContractChecker()
     found: list[Violation] = []
     for chunk in _iterate(chunks):
@@ -359,24 +364,28 @@ def check(chunks: Iterable[StreamChunk]) -> tuple[Violation, ...]:
 
 def violation_error(violation: Violation) -> ContractViolationError:
     """The :class:`ContractViolationError` of ``violation`` (spec: stream.errors.rule-codes):
-    its code the rule's id, ``details["index"]`` the chunk index."""
+    its code the rule's id, ``details["index"]`` the chunk index and ``details["rule"]``
+    the rule's id again (a string: spec: errors.details-json)."""
     return ContractViolationError(
         f"chunk {violation.index}: {violation.message}",
         code=violation.rule.value,
         index=violation.index,
-        rule=violation.rule,
+        rule=violation.rule.value,
     )
 
 
 def check_strict(chunks: Iterable[StreamChunk]) -> None:
-    """Raise :class:`ContractViolationError` (code = rule id) at the first violation."""
+    """Raise :class:`ContractViolationError` (code = rule id) at the first violation.
+    (spec: stream.assembler.strict)
+    """
     for _ in enforce(chunks):
         pass
 
 
 def enforce(chunks: Iterable[StreamChunk]) -> Iterator[StreamChunk]:
     """Pass ``chunks`` through, raising :class:`ContractViolationError` before yielding the
-    first chunk that breaks a rule (or at the end, if the finish is missing)."""
+    first chunk that breaks a rule (or at the end, if the finish is missing).
+    (spec: stream.errors.rule-codes)"""
     checker = ContractChecker()
     for chunk in _iterate(chunks):
         violations = checker.feed(chunk)

@@ -24,8 +24,9 @@ __all__ = [
 
 
 class ContractViolationError(StreamError):
-    """A chunk sequence broke an adapter-contract rule; ``code`` is the rule id and
-    ``details["index"]`` the offending chunk's index (spec: stream.errors.rule-codes)."""
+    """A chunk sequence broke an adapter-contract rule; ``code`` is the rule id,
+    ``details["index"]`` the offending chunk's index and ``details["rule"]`` the rule id
+    (spec: stream.errors.rule-codes)."""
 
     code = "stream.contract"
 
@@ -54,18 +55,18 @@ class WireError(StreamError):
 
 class ProviderError(StreamError):
     """A provider request failed at the transport or protocol level (raised from ``stream()``,
-    the first sanctioned error path)."""
+    the first sanctioned error path) (spec: stream.adapter.two-error-paths)."""
 
     code = "stream.provider.error"
 
 
 class ScriptedFailure(StreamError):
-    """The failure a scripted adapter raises mid-stream when told to."""
+    """The failure a scripted adapter raises mid-stream when told to (spec: stream.scripted)."""
 
     code = "stream.scripted.failure"
 
 
 class StreamAborted(StreamError):
-    """An adapter stopped because its signal aborted."""
+    """An adapter stopped because its signal aborted (spec: stream.adapter.two-error-paths)."""
 
     code = "stream.aborted"

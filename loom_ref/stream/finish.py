@@ -21,7 +21,7 @@ __all__ = ["Failure", "FinishKind", "FinishReason"]
 
 
 class FinishKind(LoomEnum):
-    """The closed set of finish kinds."""
+    """The closed set of finish kinds (spec: stream.finish.kinds)."""
 
     STOP = "stop"
     TOOL_CALLS = "tool-calls"
@@ -50,6 +50,7 @@ class Failure:
 
     ``code`` is loom-ref's addition (the seed leaves the failure's shape open): the consumer
     wrapper puts the raised error's stable code there, so a conformance case can match on it.
+    (spec: stream.finish.failure)
     """
 
     message: str = attrs.field(validator=_message)

@@ -46,7 +46,9 @@ def _token(instance: Any, attribute: attrs.Attribute[Any], value: Any) -> None:
 
 @attrs.frozen(kw_only=True)
 class AppIdentity:
-    """The application's public identity (seed 001 ``AppIdentity``)."""
+    """The application's public identity (seed 001 ``AppIdentity``).
+    (spec: stream.attribution.static)
+    """
 
     product: str = attrs.field(validator=_token)
     version: str = attrs.field(validator=_token)

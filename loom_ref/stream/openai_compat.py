@@ -113,7 +113,9 @@ def _message_json(message: Message) -> list[dict[str, Any]]:
 
 
 def build_chat_body(request: LlmRequest) -> dict[str, Any]:
-    """The JSON body of a streaming ``/chat/completions`` request for ``request``."""
+    """The JSON body of a streaming ``/chat/completions`` request for ``request``.
+    (spec: stream.openai.payload)
+    """
     if not isinstance(request, LlmRequest):
         raise InvalidArgument(f"request must be an LlmRequest, got {type(request).__name__}")
     body: dict[str, Any] = {

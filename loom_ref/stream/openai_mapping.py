@@ -147,7 +147,9 @@ class _Open:
 
 
 class ChatCompletionsMapper:
-    """Feed each decoded SSE payload to :meth:`feed`; call :meth:`end` at end of stream."""
+    """Feed each decoded SSE payload to :meth:`feed`; call :meth:`end` at end of stream.
+    (spec: stream.openai.sse)
+    """
 
     def __init__(self) -> None:
         self._next_index = 0

@@ -13,7 +13,7 @@ __all__ = ["RULE_SUMMARIES", "Rule"]
 
 
 class Rule(LoomEnum):
-    """A contract rule; ``value`` is its id and spec anchor."""
+    """A contract rule; ``value`` is its id and spec anchor (spec: stream.errors.rule-codes)."""
 
     USAGE_BEFORE_FINISH = "stream.usage-before-finish"
     SINGLE_USAGE = "stream.single-usage"

@@ -63,7 +63,9 @@ def _honor_signal(instance: Any, attribute: attrs.Attribute[Any], value: Any) ->
 
 @attrs.frozen(kw_only=True)
 class Script:
-    """What one call streams: ``chunks``, optionally cut by a raise after ``raise_after``."""
+    """What one call streams: ``chunks``, optionally cut by a raise after ``raise_after``.
+    (spec: stream.scripted)
+    """
 
     chunks: tuple[StreamChunk, ...] = attrs.field(converter=_chunks)
     raise_after: int | None = attrs.field(default=None, validator=_raise_after)
@@ -72,7 +74,9 @@ class Script:
 
 
 class ScriptedAdapter(LlmAdapter):
-    """Streams scripted chunks; records every request it was called with in :attr:`calls`."""
+    """Streams scripted chunks; records every request it was called with in :attr:`calls`.
+    (spec: stream.scripted)
+    """
 
     def __init__(
         self,

@@ -25,7 +25,7 @@ _LINE_END = re.compile(r"\r\n|\r|\n")
 
 @attrs.frozen(kw_only=True)
 class SseEvent:
-    """One dispatched event."""
+    """One dispatched event (spec: stream.openai.sse)."""
 
     event: str = "message"
     data: str = ""
@@ -33,7 +33,9 @@ class SseEvent:
 
 
 class SseDecoder:
-    """Feed lines (with or without their terminator); get an event at each blank line."""
+    """Feed lines (with or without their terminator); get an event at each blank line.
+    (spec: stream.openai.sse)
+    """
 
     def __init__(self) -> None:
         self._data: list[str] = []

@@ -215,7 +215,8 @@ _USAGE_OPTIONAL = (
 
 def usage_to_json(usage: TokenUsage) -> dict[str, Any]:
     """``{"inputTokens", "outputTokens", "cacheReadTokens"?, "cacheWriteTokens"?,
-    "reasoningTokens"?}``; absent counts are omitted, never written as 0 or null."""
+    "reasoningTokens"?}``; absent counts are omitted, never written as 0 or null.
+    (spec: stream.wire)"""
     if not isinstance(usage, TokenUsage):
         raise _not_a("TokenUsage", usage)
     out: dict[str, Any] = {"inputTokens": usage.input_tokens, "outputTokens": usage.output_tokens}
@@ -227,6 +228,8 @@ def usage_to_json(usage: TokenUsage) -> dict[str, Any]:
 
 
 def usage_from_json(value: object, path: str = "$") -> TokenUsage:
+    """The ``TokenUsage`` of a usage wire form; malformed JSON raises the ``stream.wire.*``
+    :class:`WireError` naming ``path`` (spec: stream.wire, stream.wire.malformed)."""
     obj = _Object(value, path)
     fields = {
         "input_tokens": obj.get("inputTokens", _count),
@@ -242,7 +245,9 @@ def usage_from_json(value: object, path: str = "$") -> TokenUsage:
 
 
 def finish_reason_to_json(reason: FinishReason) -> dict[str, Any]:
-    """``{"kind": ...}`` plus ``"failure": {"message", "code"?}`` for error and aborted."""
+    """``{"kind": ...}`` plus ``"failure": {"message", "code"?}`` for error and aborted.
+    (spec: stream.wire)
+    """
     if not isinstance(reason, FinishReason):
         raise _not_a("FinishReason", reason)
     out: dict[str, Any] = {"kind": reason.kind.value}
@@ -263,6 +268,8 @@ def _failure(value: object, path: str) -> Failure:
 
 
 def finish_reason_from_json(value: object, path: str = "$") -> FinishReason:
+    """The ``FinishReason`` of a finish wire form; malformed JSON raises the ``stream.wire.*``
+    :class:`WireError` naming ``path`` (spec: stream.wire, stream.wire.malformed)."""
     obj = _Object(value, path)
     kind = obj.get("kind", _finish_kind)
     failure = obj.get("failure", _failure, optional=kind not in FAILED_KINDS)
@@ -281,7 +288,8 @@ def finish_reason_from_json(value: object, path: str = "$") -> FinishReason:
 
 def block_to_json(block: ContentBlock) -> dict[str, Any]:
     """text/reasoning ``{type, text}``; tool-call ``{type, id, name, arguments}``;
-    tool-result ``{type, callId, content, isError?}`` (``isError`` only when true)."""
+    tool-result ``{type, callId, content, isError?}`` (``isError`` only when true).
+    (spec: stream.wire)"""
     match block:
         case TextBlock() | ReasoningBlock():
             return {"type": block.type.value, "text": block.text}
@@ -308,6 +316,8 @@ def block_to_json(block: ContentBlock) -> dict[str, Any]:
 
 
 def block_from_json(value: object, path: str = "$") -> ContentBlock:
+    """The ``ContentBlock`` of a block wire form; malformed JSON raises the ``stream.wire.*``
+    :class:`WireError` naming ``path`` (spec: stream.wire, stream.wire.malformed)."""
     obj = _Object(value, path)
     block_type: BlockType = obj.get("type", _block_type)
     block: ContentBlock
@@ -336,7 +346,7 @@ def block_from_json(value: object, path: str = "$") -> ContentBlock:
 
 
 def message_to_json(message: Message) -> dict[str, Any]:
-    """``{"role": ..., "content": [blocks]}``."""
+    """``{"role": ..., "content": [blocks]}`` (spec: stream.wire)."""
     if not isinstance(message, Message):
         raise _not_a("Message", message)
     return {"role": message.role.value, "content": [block_to_json(b) for b in message.content]}
@@ -349,6 +359,8 @@ def _list(value: object, path: str) -> Sequence[object]:
 
 
 def message_from_json(value: object, path: str = "$") -> Message:
+    """The ``Message`` of a message wire form; malformed JSON raises the ``stream.wire.*``
+    :class:`WireError` naming ``path`` (spec: stream.wire, stream.wire.malformed)."""
     obj = _Object(value, path)
     role = obj.get("role", _role)
     items = obj.get("content", _list)
@@ -362,7 +374,9 @@ def message_from_json(value: object, path: str = "$") -> Message:
 
 
 def chunk_to_json(chunk: StreamChunk) -> dict[str, Any]:
-    """The seed's TypeScript shape, e.g. ``{"type":"block-start","index":0,"blockType":"text"}``."""
+    """The seed's TypeScript shape, e.g. ``{"type":"block-start","index":0,"blockType":"text"}``.
+    (spec: stream.wire)
+    """
     match chunk:
         case BlockStart():
             return {
@@ -431,7 +445,7 @@ def chunk_from_json(value: object, path: str = "$") -> StreamChunk:
 
 
 def chunks_to_json(chunks: Sequence[StreamChunk]) -> list[dict[str, Any]]:
-    """Encode a chunk sequence as a JSON array."""
+    """Encode a chunk sequence as a JSON array (spec: stream.wire)."""
     if isinstance(chunks, (str, bytes)) or not isinstance(chunks, (list, tuple)):
         raise InvalidArgument(f"chunks must be a list or tuple, got {type(chunks).__name__}")
     return [chunk_to_json(c) for c in chunks]

@@ -165,7 +165,7 @@ def _said(violation: SafetyViolation | None) -> str:
     if violation is None:
         return "accepts"
     span = violation.details.get("span")
-    where = f", span [{span[0]}, {span[1]})" if isinstance(span, tuple) else ""
+    where = f", span [{span[0]}, {span[1]})" if isinstance(span, list) else ""
     return f"rejects (rule {violation.details.get('rule')!r}{where})"
 
 
@@ -177,12 +177,12 @@ def _first_start(v: SafetyValidator, text: str, violation: SafetyViolation) -> i
         if starts:
             return min(starts)
     span = violation.details.get("span")
-    return int(span[0]) if isinstance(span, tuple) else 0
+    return int(span[0]) if isinstance(span, list) else 0
 
 
 def _width_note(violation: SafetyViolation | None, window: int) -> str:
     span = violation.details.get("span") if violation is not None else None
-    if not isinstance(span, tuple) or span[1] - span[0] <= window:
+    if not isinstance(span, list) or span[1] - span[0] <= window:
         return ""
     return (
         f"\nnote: the match is {span[1] - span[0]} characters wide and the window is {window}: "

@@ -36,7 +36,7 @@ from typing import Any
 
 import attrs
 
-from loom_ref.effects.call import EffectCall
+from loom_ref.effects import Effect, EffectContext
 from loom_ref.errors import JournalError
 from loom_ref.journal import Event, JournalStore, Status, fold
 from loom_ref.kernel import EffectRegistry, ExecutionContext, Runtime, Workflow
@@ -97,11 +97,11 @@ class _World:
     def effects(self) -> EffectRegistry:
         registry = EffectRegistry()
         for tool, idempotent in _IDEMPOTENT.items():
-            def run(call: EffectCall, tool: str = tool) -> Any:
-                out = _output(tool, call.input)
-                self.write({"effect": call.idempotency_key, "tool": tool, "output": out})
+            def run(ctx: EffectContext, input: Any, tool: str = tool) -> Any:
+                out = _output(tool, input)
+                self.write({"effect": ctx.idempotency_key, "tool": tool, "output": out})
                 return out
-            registry.add(tool, run, idempotent=idempotent)
+            registry.register(Effect(tool_id=tool, execute=run, idempotent=idempotent))
         return registry
 
     def ran(self, key: str) -> dict[str, Any] | None:

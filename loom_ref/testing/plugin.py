@@ -14,9 +14,10 @@ Fixtures:
 
 - ``loom_runtime`` -- a factory: ``loom_runtime(workflows, effects=None, *, store=None,
   warnings=None)`` builds ``loom_ref.kernel.Runtime(store=MemoryStore(), effects=...,
-  workflows=...)``. ``effects`` is an effect host (``EffectRegistry``, ``EffectRuntime``) or a
-  mapping ``tool_id -> fn(call)`` made into an ``EffectRegistry``; ``warnings`` (a list)
-  collects what the runtime warns. The store is the runtime's ``.store``.
+  workflows=...)``. ``effects`` is an effect host (``EffectRegistry``, ``EffectRuntime``) or
+  an iterable of ``Effect`` records made into an ``EffectRegistry`` (spec:
+  kernel.effect-forms); ``warnings`` (a list) collects what the runtime warns. The store is
+  the runtime's ``.store``.
 - ``loom_scripted_adapter`` -- a factory of ``loom_ref.stream.ScriptedAdapter`` (same
   arguments: one chunk list, or one script per call).
 - ``loom_recording_sink`` -- a fresh
@@ -51,11 +52,10 @@ def loom_runtime() -> Callable[..., Any]:
     ) -> Runtime:
         if isinstance(workflows, Workflow):
             workflows = [workflows]
-        if effects is None or isinstance(effects, Mapping):
-            registry = EffectRegistry()
-            for tool_id, fn in (effects or {}).items():
-                registry.add(tool_id, fn)
-            effects = registry
+        if effects is None:
+            effects = EffectRegistry()
+        elif not callable(getattr(effects, "invoke", None)):  # not a host: Effect records
+            effects = EffectRegistry(effects)
         return Runtime(
             store=store if store is not None else MemoryStore(),
             effects=effects,

@@ -54,8 +54,16 @@ from loom_ref.journal import (
 from loom_ref.journal.powerloss import DiskImage, DiskSnapshot, SimulatedDisk
 from loom_ref.kernel import EffectHost, Runtime
 
-__all__ = ["Action", "PowerLossReport", "Scenario", "StoreMaker", "Violation", "World",
-           "check_policy", "run_power_loss"]
+__all__ = [
+    "Action",
+    "PowerLossReport",
+    "PowerLossViolation",
+    "Scenario",
+    "StoreMaker",
+    "World",
+    "check_policy",
+    "run_power_loss",
+]
 
 #: ``make(fs, policy)`` -> a journal store over the file layer ``fs`` (closed with ``close()``
 #: if it has one): what a process opens when it starts.
@@ -107,8 +115,9 @@ class Scenario(Protocol):
 
 
 @attrs.frozen(kw_only=True)
-class Violation:
-    """An invariant broken by a recovery: where power was cut, what the disk kept, why."""
+class PowerLossViolation:
+    """An invariant broken by a recovery: where power was cut, what the disk kept, why
+    (spec: journal.power-loss). Not ``stream.Violation``, a broken chunk contract."""
 
     invariant: Invariant
     scenario: str
@@ -132,7 +141,7 @@ class PowerLossReport:
     moments: int = 0
     recoveries: int = 0
     checks: int = 0
-    violations: list[Violation] = attrs.field(factory=list)
+    violations: list[PowerLossViolation] = attrs.field(factory=list)
 
 
 # -- the timeline: the outside world's record, which no crash takes back ---------------------
@@ -153,8 +162,8 @@ class _RecordingHost:
             self._timeline.append(("effect", call.execution_id or "", call.step_id or "",
                                    call.tool_id, self._inner.is_idempotent(call.tool_id)))
 
-    def invoke_transient(self, call: Any) -> Any:
-        return self._inner.invoke_transient(call)
+    def invoke_transient_call(self, call: Any) -> Any:
+        return self._inner.invoke_transient_call(call)
 
     def is_idempotent(self, tool_id: str) -> bool:
         return self._inner.is_idempotent(tool_id)
@@ -352,7 +361,7 @@ def run_power_loss(scenario: Scenario, make: StoreMaker, policy: FsyncPolicy, *,
             report.recoveries += 1
             for invariant, detail in _recover(world, make, policy, moment, image, actions,
                                               acks, timeline, first_start, retried):
-                report.violations.append(Violation(
+                report.violations.append(PowerLossViolation(
                     invariant=invariant, scenario=scenario.name, policy=policy,
                     moment=moment.snapshot.moment, op=moment.snapshot.op,
                     variant=image.variant, detail=detail))

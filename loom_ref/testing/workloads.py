@@ -26,7 +26,7 @@ from typing import Any
 
 import attrs
 
-from loom_ref.effects.call import EffectCall
+from loom_ref.effects import Effect, EffectContext, ExecuteFn
 from loom_ref.kernel import EffectHost, EffectRegistry, ExecutionContext, Runtime, Workflow
 from loom_ref.kernel.errors import StepFailedError
 from loom_ref.testing.powerloss import Action
@@ -63,30 +63,33 @@ def _failure(ctx: ExecutionContext, _: Any) -> Generator[Any, Any, Any]:
 def _effects(calls: list[str] | None = None) -> EffectRegistry:
     """The kit's effects (pure functions of their input); each durable call's step id is
     appended to ``calls`` if given."""
-    def lookup(call: EffectCall) -> Any:
-        return {"price": 3 * call.input["qty"]}
+    def lookup(ctx: EffectContext, input: Any) -> Any:
+        return {"price": 3 * input["qty"]}
 
-    def charge(call: EffectCall) -> Any:
-        return f"r-{call.input['amount']}-{call.input['route']}"
+    def charge(ctx: EffectContext, input: Any) -> Any:
+        return f"r-{input['amount']}-{input['route']}"
 
-    def ship(call: EffectCall) -> Any:
-        return f"shipped {call.input['receipt']} to {call.input['to']}"
+    def ship(ctx: EffectContext, input: Any) -> Any:
+        return f"shipped {input['receipt']} to {input['to']}"
 
-    def flaky(call: EffectCall) -> Any:
+    def flaky(ctx: EffectContext, input: Any) -> Any:
         raise ConnectionError("the payment service is down")
 
-    def counted(fn: Callable[[EffectCall], Any]) -> Callable[[EffectCall], Any]:
+    def counted(fn: ExecuteFn) -> ExecuteFn:
         if calls is None:
             return fn
 
-        def run(call: EffectCall) -> Any:
-            calls.append(call.step_id or "")
-            return fn(call)
+        def run(ctx: EffectContext, input: Any) -> Any:
+            calls.append(ctx.call.step_id or "")
+            return fn(ctx, input)
         return run
 
-    return (EffectRegistry().add("lookup", counted(lookup), idempotent=True)
-            .add("charge", counted(charge)).add("ship", counted(ship))
-            .add("flaky", counted(flaky)))
+    return EffectRegistry([
+        Effect(tool_id="lookup", execute=counted(lookup), idempotent=True),
+        Effect(tool_id="charge", execute=counted(charge)),
+        Effect(tool_id="ship", execute=counted(ship)),
+        Effect(tool_id="flaky", execute=counted(flaky)),
+    ])
 
 
 def kit_runtime(store: Any, calls: list[str]) -> Runtime:

@@ -15,8 +15,7 @@ from typing import Any
 import attrs
 
 from loom_ref.agent import AgentLoopConfig, agent_loop, create_agent_model_effect
-from loom_ref.effects import Effect, EffectContext, EffectRuntime
-from loom_ref.effects.effect import Execute
+from loom_ref.effects import Effect, EffectContext, EffectRuntime, ExecuteFn
 from loom_ref.journal import Crash, FaultInjectingStore, MemoryStore
 from loom_ref.kernel import ExecutionContext, Runtime, Workflow
 from loom_ref.signals import Signal
@@ -92,7 +91,7 @@ class TurnScripted(LlmAdapter):
         return iter(self.scripts[min(turn, len(self.scripts) - 1)])
 
 
-def _on_input(fn: Callable[[Any], Any]) -> Execute:
+def _on_input(fn: Callable[[Any], Any]) -> ExecuteFn:
     return lambda ctx, input: fn(input)
 
 
@@ -104,7 +103,7 @@ class Host:
     def __init__(self, scripts: Sequence[Sequence[StreamChunk]], *,
                  tools: dict[str, Callable[[Any], Any]] | None = None,
                  idempotent: Sequence[str] = ("llm", "lookup", "summarize"),
-                 summarize: Execute | Effect | None = None) -> None:
+                 summarize: ExecuteFn | Effect | None = None) -> None:
         self.calls: list[tuple[str, str | None]] = []
         self.inputs: dict[str | None, Any] = {}
         self.adapter = TurnScripted(scripts)
@@ -120,7 +119,7 @@ class Host:
         self._add("summarize", summarize or (lambda ctx, input: {
             "summary": f"{len(input['messages'])} messages folded"}), idempotent)
 
-    def _add(self, tool_id: str, fn: Execute | Effect, idempotent: Sequence[str]) -> None:
+    def _add(self, tool_id: str, fn: ExecuteFn | Effect, idempotent: Sequence[str]) -> None:
         effect = fn if isinstance(fn, Effect) else Effect(tool_id=tool_id, execute=fn)
         inner = effect.execute
 

@@ -14,7 +14,6 @@ from loom_ref.agent import (
     APPROVAL_RESUME_SCHEMA,
     AgentLoopConfig,
     AgentTool,
-    approval_resume_schemas,
     read_approval,
 )
 from loom_ref.journal import MemoryStore, Status
@@ -44,9 +43,9 @@ def setup(*, schemas: bool = True) -> tuple[MemoryStore, Host, Any]:
     host = Host(SCRIPTS, tools={"delete": delete})
     host.deleted = deleted  # type: ignore[attr-defined]
     config = AgentLoopConfig(model_tool_id="llm", needs_approval=destructive,
-                             tools=[AgentTool(name="lookup"), AgentTool(name="delete")])
-    wf = loop_workflow(config, resume_schemas=approval_resume_schemas(config) if schemas
-                       else None)
+                             tools=[AgentTool(name="lookup"), AgentTool(name="delete")],
+                             approval_resume_schema=APPROVAL_RESUME_SCHEMA if schemas else None)
+    wf = loop_workflow(config)
     store = MemoryStore()
     return store, host, runtime(store, host, wf)
 
@@ -64,7 +63,8 @@ def test_the_gate_parks_before_the_effect() -> None:
     assert suspended["kind"] == "EXECUTION_SUSPENDED"
     assert suspended["payload"] == {"gateId": "#turn:0:tool:1:approval",
                                     "on": "AgentToolApproval",
-                                    "correlationKey": "#turn:0:tool:1"}
+                                    "correlationKey": "#turn:0:tool:1",
+                                    "resumeSchema": APPROVAL_RESUME_SCHEMA}
     assert not any(p["stepId"] == "#turn:0:tool:1" for p in started(events))
 
 
@@ -132,17 +132,38 @@ def test_replay_asks_again_and_serves_the_resume() -> None:
     assert fresh.calls == []
 
 
-def test_read_approval_and_the_schema_helper() -> None:
+def test_read_approval() -> None:
     assert read_approval({"approved": True}) == (True, "")
     assert read_approval(None) == (False, "declined by the approver")
     assert read_approval({"approved": False, "reason": ""}) == (False,
                                                                 "declined by the approver")
-    config = AgentLoopConfig(model_tool_id="llm", max_iterations=3, max_tool_calls_per_turn=2,
-                             approval_gate=lambda step: f"ok?{step}")
-    schemas = approval_resume_schemas(config)
-    assert sorted(schemas) == sorted(f"ok?#turn:{i}:tool:{j}" for i in range(3)
-                                     for j in range(2))
-    assert all(s == APPROVAL_RESUME_SCHEMA for s in schemas.values())
+
+
+def test_a_typed_gate_journals_its_schema_and_any_gate_id_is_typed() -> None:
+    """spec: agent.approval-payload -- the schema travels with each gate (kernel.resume-schema),
+    so a custom approval_gate needs no list of ids in the workflow."""
+    host = Host(SCRIPTS, tools={"delete": lambda args: {"ok": True}})
+    config = AgentLoopConfig(model_tool_id="llm", needs_approval=destructive,
+                             tools=[AgentTool(name="lookup"), AgentTool(name="delete")],
+                             approval_gate=lambda step: f"ok?{step}",
+                             approval_resume_schema=APPROVAL_RESUME_SCHEMA)
+    store = MemoryStore()
+    rt = runtime(store, host, loop_workflow(config))
+    assert rt.start("agent", "clean up", execution_id="a1").waiting_on == "ok?#turn:0:tool:1"
+    gate = journal(store)[-1]
+    assert gate["kind"] == "EXECUTION_SUSPENDED"
+    assert gate["payload"]["resumeSchema"] == APPROVAL_RESUME_SCHEMA
+    with pytest.raises(InvalidResumeError):
+        rt.resume("a1", "ok?#turn:0:tool:1", {"approved": "yes"})
+    assert rt.resume("a1", "ok?#turn:0:tool:1", {"approved": True}).status is Status.COMPLETED
+
+
+def test_an_approval_resume_schema_is_checked_when_the_config_is_built() -> None:
+    from loom_ref import InvalidArgument
+
+    with pytest.raises(InvalidArgument) as info:
+        AgentLoopConfig(model_tool_id="llm", approval_resume_schema={"type": "nope"})
+    assert info.value.code == "argument.schema"
 
 
 def test_needs_approval_receives_the_call_and_the_turn() -> None:

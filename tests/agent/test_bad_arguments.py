@@ -20,7 +20,6 @@ import pytest
 from loom_ref.agent import (
     VECTOR_FUNCTIONS,
     AgentLoopConfig,
-    AgentStepEffect,
     AgentTool,
     ClaimCheckMiddleware,
     Compaction,
@@ -34,7 +33,6 @@ from loom_ref.agent import (
     Transcript,
     agent_loop,
     agent_step,
-    approval_resume_schemas,
     canonical_bytes,
     canonical_json,
     chunk_deltas,
@@ -60,9 +58,7 @@ from loom_ref.agent import (
     tool_error_content,
     tool_result_content,
 )
-from loom_ref.effects.call import EffectCall, Mode
-from loom_ref.effects.clock import ManualClock
-from loom_ref.effects.context import EffectContext
+from loom_ref.effects import Effect, EffectCall, EffectContext, ManualClock, Mode
 from loom_ref.errors import InvalidArgument, LoomError
 from loom_ref.journal import MemoryStore
 from loom_ref.kernel import EffectRegistry, ExecutionContext, Runtime, Workflow
@@ -83,8 +79,10 @@ def noop(*args: Any) -> None:
 
 
 def registry() -> EffectRegistry:
-    return (EffectRegistry().add("llm", lambda call: ANSWER).add("t", lambda call: {"ok": 1})
-            .add("summarize", lambda call: {"summary": "s"}))
+    return EffectRegistry([Effect(tool_id="llm", execute=lambda ctx, input: ANSWER),
+                           Effect(tool_id="t", execute=lambda ctx, input: {"ok": 1}),
+                           Effect(tool_id="summarize",
+                                  execute=lambda ctx, input: {"summary": "s"})])
 
 
 def in_body(gen_of: Callable[[ExecutionContext], Generator[Any, Any, Any]]) -> Any:
@@ -157,17 +155,13 @@ def vectors(value: Any) -> None:
 
 
 def step_effect(value: Any, where: str) -> Any:
-    """The agent_step effect, its call (either host form) or its input replaced."""
-    effect = AgentStepEffect(config(), registry())
-    call = EffectCall(tool_id="agent_step", input={"input": "hi"}, mode=Mode.TRANSIENT,
-                      principal="p1")
-    if where == "target":
-        return effect(value)
+    """The agent_step effect's execute with its context or its input replaced."""
+    execute = create_agent_step_effect(config(), registry()).execute
+    if where == "ctx":
+        return execute(value, {"input": "hi"})
     if where == "input":
-        return effect(context(), value)
-    if where == "input.input":
-        return effect(context(), {"input": value})
-    return effect(call, value)
+        return execute(context(), value)
+    return execute(context(), {"input": value})
 
 
 def summarizer(value: Any) -> None:
@@ -187,8 +181,9 @@ def model_effect(value: Any) -> None:
 
 
 def wrapped(value: Any) -> Any:
-    fn = ClaimCheckMiddleware(MemoryContentStore(), ["t"]).wrap("t", lambda call: {"a": 1})
-    return fn(value)
+    effect = ClaimCheckMiddleware(MemoryContentStore(), ["t"]).wrap(
+        Effect(tool_id="t", execute=lambda ctx, input: value))
+    return effect.execute(context(), None)
 
 
 ROUTER = ReasoningRouter(routes=["llm"], select=lambda scope, request: "llm")
@@ -280,7 +275,7 @@ ENTRY_POINTS: dict[str, Callable[[Any], Any]] = {
     "compose_system(skills[0])": lambda v: compose_system("sys", [v], ["m"]),
     "compose_system(memories)": lambda v: compose_system("sys", [("s", "t")], v),
     "compose_system(memories[0])": lambda v: compose_system("sys", [], [v]),
-    "approval_resume_schemas": lambda v: approval_resume_schemas(v),
+    "AgentLoopConfig(approval_resume_schema)": lambda v: config(approval_resume_schema=v),
     "read_approval": lambda v: read_approval(v),
     "read_approval(reason)": lambda v: read_approval({"approved": False, "reason": v}),
     # transcript, canonical JSON, tool contents
@@ -347,11 +342,9 @@ ENTRY_POINTS: dict[str, Callable[[Any], Any]] = {
         STORE, ["t"]).check(v, 1),
     "ClaimCheckMiddleware.check(result)": lambda v: claim_check_middleware(
         STORE, ["t"]).check("t", v),
-    "ClaimCheckMiddleware.wrap(tool_id)": lambda v: claim_check_middleware(
-        STORE, ["t"]).wrap(v, noop),
-    "ClaimCheckMiddleware.wrap(fn)": lambda v: claim_check_middleware(
-        STORE, ["t"]).wrap("t", v),
-    "ClaimCheckMiddleware.wrap(...)(target)": wrapped,
+    "ClaimCheckMiddleware.wrap(effect)": lambda v: claim_check_middleware(
+        STORE, ["t"]).wrap(v),
+    "ClaimCheckMiddleware.wrap(...) result": wrapped,
     # effect factories and the effects they build
     "create_agent_model_effect(adapter)": lambda v: create_agent_model_effect(
         v, tool_id="llm", model="m"),
@@ -372,10 +365,11 @@ ENTRY_POINTS: dict[str, Callable[[Any], Any]] = {
     "model effect execute(input)": model_effect,
     "create_agent_step_effect(config)": lambda v: create_agent_step_effect(v, registry()),
     "create_agent_step_effect(host)": lambda v: create_agent_step_effect(config(), v),
-    "AgentStepEffect(target)": lambda v: step_effect(v, "target"),
-    "AgentStepEffect(ctx, input)": lambda v: step_effect(v, "input"),
-    "AgentStepEffect(ctx, {input})": lambda v: step_effect(v, "input.input"),
-    "AgentStepEffect(call, input)": lambda v: step_effect(v, "call+input"),
+    "create_agent_step_effect(tool_id)": lambda v: create_agent_step_effect(
+        config(), registry(), tool_id=v),
+    "agent_step effect execute(ctx)": lambda v: step_effect(v, "ctx"),
+    "agent_step effect execute(input)": lambda v: step_effect(v, "input"),
+    "agent_step effect execute({input})": lambda v: step_effect(v, "input.input"),
     "create_summarizer_effect(provider)": lambda v: create_summarizer_effect(
         v, tool_id="summarize", model="m"),
     "create_summarizer_effect(tool_id)": lambda v: create_summarizer_effect(

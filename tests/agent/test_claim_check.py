@@ -24,12 +24,11 @@ from loom_ref.agent import (
     is_claim_check_envelope,
     resolve_claim_check,
 )
-from loom_ref.effects import Effect, EffectRuntime
-from loom_ref.effects.call import EffectCall, Mode
+from loom_ref.effects import Effect, EffectCall, EffectRuntime, Mode
 from loom_ref.errors import InvalidArgument
 from loom_ref.governance import TaintedValue, taint
 from loom_ref.journal import MemoryStore, Status
-from loom_ref.kernel import ExecutionContext, Runtime, Workflow
+from loom_ref.kernel import EffectRegistry, ExecutionContext, Runtime, Workflow
 
 from .helpers import TurnScripted, journal, reply, started
 
@@ -89,22 +88,25 @@ def test_the_middleware_checks_only_its_tools_and_refuses_bad_configs() -> None:
     with pytest.raises(InvalidArgument):
         claim_check_middleware(object(), ["a"])  # type: ignore[arg-type]
     with pytest.raises(InvalidArgument):
-        mw.wrap("other", lambda call: 1)
+        mw.wrap(Effect(tool_id="other", execute=lambda ctx, input: 1))
     with pytest.raises(ContentNotFoundError):
         resolve_claim_check(MemoryContentStore(), {"__loomClaimCheck": True, "ref": "sha256:0"})
     with pytest.raises(InvalidArgument):
         claim_check_envelope({1, 2}, MemoryContentStore())
 
 
-def test_the_wrapped_plain_effect_works_in_both_host_forms() -> None:
-    # spec: agent.effect-forms -- callable as fn(call) and as fn(ctx, input)
+def test_the_wrapped_effect_works_on_either_host() -> None:
+    # spec: agent.effect-forms -- an Effect in, an Effect out, hosted by the registry or the
+    # governed runtime alike
     store = MemoryContentStore()
-    fn = claim_check_middleware(store, ["search"]).wrap(
-        "search", lambda target, input=None: BIG)
+    effect = claim_check_middleware(store, ["search"]).wrap(
+        Effect(tool_id="search", execute=lambda ctx, input: BIG, idempotent=True))
+    assert effect.tool_id == "search" and effect.idempotent
     call = EffectCall(tool_id="search", input={}, mode=Mode.DURABLE, principal="p")
-    assert is_claim_check_envelope(fn(call))
-    rt = EffectRuntime([Effect(tool_id="search", execute=fn)])
-    assert is_claim_check_envelope(rt.invoke(call))
+    for host in (EffectRegistry([effect]), EffectRuntime([effect])):
+        envelope = host.invoke(call)
+        assert is_claim_check_envelope(envelope)
+        assert resolve_claim_check(store, envelope) == BIG
 
 
 def loop_runtime(tool_ids: list[str], scripts: Any) -> tuple[MemoryStore, Runtime, Any]:

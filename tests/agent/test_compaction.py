@@ -9,6 +9,7 @@ from typing import Any
 import attrs
 import pytest
 
+from loom_ref import LoomWarning
 from loom_ref.agent import (
     SUMMARY_PREFIX,
     AgentLoopConfig,
@@ -21,10 +22,9 @@ from loom_ref.agent import (
     message_bytes,
     render_transcript,
 )
-from loom_ref.effects import EffectRuntime
+from loom_ref.effects import Effect, EffectRuntime
 from loom_ref.errors import InvalidArgument
 from loom_ref.journal import MemoryStore, Status
-from loom_ref.kernel import LoomWarning
 from loom_ref.stream import TextBlock, TokenUsage
 
 from .helpers import Host, TurnScripted, crash_then, journal, loop_workflow, reply, runtime, started
@@ -171,7 +171,7 @@ def test_the_warning_fires_once_for_an_uncompacted_transcript() -> None:
 
 def test_a_claim_checked_compaction_tool_is_an_error_naming_the_config() -> None:
     mw = claim_check_middleware(MemoryContentStore(), ["summarize"])
-    wrapped = mw.wrap("summarize", lambda ctx, input: {"summary": "s"})
+    wrapped = mw.wrap(Effect(tool_id="summarize", execute=lambda ctx, input: {"summary": "s"}))
     _store, _, result = run(BY_COUNT, summarize=wrapped)
     assert result.status is Status.FAILED
     assert result.error["code"] == "agent.claim-checked-output"
@@ -207,9 +207,9 @@ def test_the_summarizer_effect_over_a_callable_and_an_adapter() -> None:
         create_summarizer_effect(provider, tool_id="plain"),
         create_summarizer_effect(adapter, tool_id="llm-summary", model="small",
                                  instructions="Be short.")])
-    assert effects.call_transient("plain", {"messages": messages}, principal="a1") == {
+    assert effects.invoke_transient("plain", {"messages": messages}, principal="a1") == {
         "summary": "short"} and seen == [text]
-    out = effects.call_transient("llm-summary", {"messages": messages}, principal="a1",
+    out = effects.invoke_transient("llm-summary", {"messages": messages}, principal="a1",
                                  on_delta=deltas.append)
     assert out == {"summary": "The user said hi."}
     sent = adapter.requests[0]
@@ -221,7 +221,7 @@ def test_the_summarizer_effect_over_a_callable_and_an_adapter() -> None:
     assert "".join(d.delta.value for d in deltas) == "The user said hi."
     assert deltas[-1].done and deltas[-1].usage == TokenUsage(input_tokens=10, output_tokens=5)
     with pytest.raises(InvalidArgument):
-        effects.call_transient("plain", {"nope": []}, principal="a1")
+        effects.invoke_transient("plain", {"nope": []}, principal="a1")
     with pytest.raises(InvalidArgument):
         create_summarizer_effect(adapter, tool_id="s")  # an adapter needs model=
     with pytest.raises(InvalidArgument):

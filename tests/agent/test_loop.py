@@ -16,6 +16,7 @@ from loom_ref.agent import (
     ReasoningRouter,
     agent_loop,
 )
+from loom_ref.effects import Effect
 from loom_ref.errors import InvalidArgument
 from loom_ref.journal import MemoryStore, Status
 from loom_ref.kernel import EffectRegistry, ExecutionContext, Runtime
@@ -120,7 +121,8 @@ def test_messages_input_form_and_bad_inputs() -> None:
     {"role": "user", "content": [{"type": "text", "text": "x"}]}, "plain text", {"role": "x"},
 ])
 def test_a_model_output_that_is_not_an_assistant_message_fails_the_run(output: Any) -> None:
-    rt = Runtime(store=MemoryStore(), effects=EffectRegistry().add("llm", lambda c: output),
+    rt = Runtime(store=MemoryStore(),
+                 effects=EffectRegistry([Effect(tool_id="llm", execute=lambda ctx, input: output)]),
                  workflows=[loop_workflow(AgentLoopConfig(model_tool_id="llm"))])
     result = rt.start("agent", "hi", execution_id="a1")
     assert result.status is Status.FAILED and result.error["code"] == "agent.model-response"

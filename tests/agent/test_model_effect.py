@@ -98,7 +98,7 @@ def test_under_the_governed_runtime_a_per_call_sink_gets_the_terminal_chunk_with
         if mode is Mode.DURABLE:
             out = rt.invoke(call(on_delta=per_call.append))
         else:
-            out = rt.call_transient("llm", INPUT, principal="a1", on_delta=per_call.append)
+            out = rt.invoke_transient("llm", INPUT, principal="a1", on_delta=per_call.append)
         assert out["content"][0]["text"] == "abcdef"
         assert [(d.delta.value, d.delta.origin, d.done) for d in per_call] == [
             ("abc", "llm:llm", False), ("def", "llm:llm", False), ("", "llm:llm", True)]
@@ -211,8 +211,7 @@ def test_a_routed_turn_whose_model_call_fails_is_a_turn_error_and_records_nothin
 def test_inside_agent_step_a_failed_model_call_is_the_turn_error_of_the_step() -> None:
     config = AgentLoopConfig(model_tool_id="llm")
     effects = governed(ScriptedAdapter(reply("x", finish=FinishReason.error("boom"))))
-    effects.register(Effect(tool_id="agent_step",
-                            execute=create_agent_step_effect(config, effects)))
+    effects.register(create_agent_step_effect(config, effects))
 
     def body(ctx: ExecutionContext, input: Any) -> Any:
         return (yield from agent_step(ctx, config, input))

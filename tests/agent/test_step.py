@@ -108,8 +108,7 @@ def test_configs_that_need_the_body_are_refused_and_the_governed_host_works() ->
     # on the governed runtime the opaque effect's inner calls take the governed route
     effects = EffectRuntime([Effect(tool_id="llm", execute=lambda ctx, i: {
         "role": "assistant", "content": [{"type": "text", "text": "hi"}]})])
-    effects.register(Effect(tool_id="agent_step", execute=create_agent_step_effect(
-        AgentLoopConfig(model_tool_id="llm"), effects)))
+    effects.register(create_agent_step_effect(AgentLoopConfig(model_tool_id="llm"), effects))
 
     def body(ctx: ExecutionContext, input: Any) -> Any:
         return (yield from agent_step(ctx, AgentLoopConfig(model_tool_id="llm"), input))

@@ -61,6 +61,17 @@ DEFINITIONS: list[dict[str, Any]] = [
              effects=EFFECTS, actions=[{"do": "start"}, RESUME, {"do": "recover"}],
              claims=[{"result": WAIT}, {"raised": "kernel.nondeterminism"},
                      {"result": failed("kernel.nondeterminism"), "calls": [], "events": []}]),
+    scenario("kernel.replay/body-errors-are-results", "kernel.failure-reporting",
+             "What the body does is a result, a divergence is raised: an uncaught error raised "
+             "into the body (a duplicate id) ends the execution as a failed result, never an "
+             "error out of start; recovering it reports the same failed result and writes "
+             "nothing.",
+             body=[ex("a", 1, stepId="s"), ex("a", 2, stepId="s")],
+             effects=EFFECTS, actions=[{"do": "start"}, {"do": "recover"}],
+             claims=[{"result": failed("kernel.duplicate-id"), "calls": ["s"]},
+                     {"result": failed("kernel.duplicate-id"), "calls": [], "events": []}],
+             journal=["EXECUTION_STARTED", "STEP_STARTED", "STEP_COMPLETED",
+                      "EXECUTION_FAILED"]),
     scenario("kernel.replay/input-not-compared", "kernel.replay-compare",
              "A step's input is not compared: the same tool and id with another input is "
              "served, and the body receives the journaled output.",

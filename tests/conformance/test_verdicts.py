@@ -146,3 +146,10 @@ def test_a_subprocess_implementation_reports_its_language() -> None:
     impl = SubprocessImplementation([sys.executable, "-m", "loom_ref.conformance.adapter"])
     suite = run(impl, only=["journal.fold"], generated=False)
     assert suite.ok and suite.implementation["language"] == "python"
+
+
+def test_the_json_report_names_case_files_by_their_place_in_the_suite() -> None:
+    suite = run(InProcessImplementation(), only=["journal.fold"], generated=False)
+    paths = {c["path"] for c in to_json(suite)["cases"]}
+    assert "cases/journal.fold/completed.json" in paths
+    assert not any(p.startswith("/") for p in paths)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from loom_ref.effects import EffectContext, EffectDelta, delta_origin, delta_to_json
+from loom_ref.effects import EffectContext, EffectDelta, delta_to_json
 from loom_ref.stream import (
     BlockEnd,
     BlockStart,
@@ -67,7 +67,7 @@ def streaming(attempts: Sequence[Sequence[str]], *, end: bool = True,
         for piece in script:
             ctx.on_delta(piece)
         if end:
-            ctx.on_delta(EffectDelta.end(delta_origin(ctx.tool_id), usage))
+            ctx.on_delta.end(usage)
         if ctx.attempt <= fail_until:
             raise ConnectionError(f"attempt {ctx.attempt} lost the connection")
         text = "".join(script)

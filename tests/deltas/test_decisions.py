@@ -62,7 +62,7 @@ def runtime(execute: Any = None, *, sink: Any = None, warnings: list[str] | None
 
 
 def call(rt: EffectRuntime, sink: Any = None, signal: Signal | None = None) -> Any:
-    return rt.call_transient("llm", None, principal="x1", signal=signal, on_delta=sink)
+    return rt.invoke_transient("llm", None, principal="x1", signal=signal, on_delta=sink)
 
 
 def text(t: str) -> dict[str, Any]:
@@ -257,7 +257,7 @@ def test_d6_nothing_after_settlement() -> None:
     per_call, configured = Sink(), Sink()
     call(runtime(execute, sink=configured), per_call)
     kept[0]("late")
-    kept[0](EffectDelta.end(ORIGIN))
+    kept[0].end()
     assert per_call.chunks == [] and configured.chunks == []
     assert kept[0].dropped == 2
 
@@ -271,7 +271,7 @@ def test_d6_nothing_after_an_abort_from_an_effect_that_ignores_it() -> None:
         ctx.on_delta("before")
         signal.abort("user stopped")
         ctx.on_delta("after")  # ignores the signal
-        ctx.on_delta(EffectDelta.end(ORIGIN))
+        ctx.on_delta.end()
         return "before after"
 
     per_call, configured = Sink(), Sink()
@@ -372,7 +372,7 @@ def test_d10_input_phase_runs_before_next() -> None:
 
     rt = runtime(execute, middleware=[safety_middleware([pii_validator()])])
     with pytest.raises(Exception) as info:
-        rt.call_transient("llm", {"q": "mail me at a.b@example.com"}, principal="x1")
+        rt.invoke_transient("llm", {"q": "mail me at a.b@example.com"}, principal="x1")
     assert getattr(info.value, "code", None) == "governance.safety-violation"
     assert ran == []
 
@@ -527,6 +527,35 @@ def test_d12_effects_may_not_send_resets() -> None:
 
     with pytest.raises(InvalidArgument):
         call(runtime(execute), Sink())
+
+
+@pytest.mark.parametrize("write", [
+    lambda w: w(EffectDelta.text("a", ORIGIN)),  # a record: the channel builds those
+    lambda w: w(EffectDelta.end(ORIGIN)),
+    lambda w: w(3),
+    lambda w: w.end({"inputTokens": 1}),  # usage is a TokenUsage
+])
+def test_an_effect_writes_text_and_its_end_chunk_in_one_shape(write: Any) -> None:
+    """spec: deltas.writer -- ctx.on_delta(text) and ctx.on_delta.end(usage); the channel
+    stamps the origin. Anything else is argument.invalid, on every channel."""
+    def execute(ctx: EffectContext, _: Any) -> str:
+        assert ctx.on_delta is not None
+        ctx.on_delta("ok")
+        ctx.on_delta.end(USAGE)
+        return "ok"
+
+    per_call = Sink()
+    assert call(runtime(execute), per_call) == "ok"
+    assert [c.to_json() for c in per_call.chunks] == [text("ok"), DONE]
+
+    def bad(ctx: EffectContext, _: Any) -> str:
+        assert ctx.on_delta is not None
+        write(ctx.on_delta)
+        return "x"
+
+    for sink in (Sink(), None):  # the guarded channel and the silent one
+        with pytest.raises(InvalidArgument):
+            call(runtime(bad), sink)
 
 
 # -- Decision 13: inspects_output stays opt-in ---------------------------------------------

@@ -74,7 +74,7 @@ def writer(attempts: list[list[str]], fail: list[bool], log: list[str] | None = 
                 if log is not None:
                     log.append("sever")
                 raise
-        ctx.on_delta(EffectDelta.end("llm:llm"))
+        ctx.on_delta.end()
         if fail[ctx.attempt - 1]:
             raise ConnectionError("retry me")
         return "".join(script)
@@ -167,7 +167,7 @@ def test_nothing_reaches_a_sink_after_a_sever_an_abort_or_settlement(
     log.append("settled")
     for channel in channels:  # an effect writing late, through every attempt's channel
         channel("late text")
-        channel(EffectDelta.end("llm:llm"))
+        channel.end()
     assert log[-1] == "settled"
     if "abort" in log:
         assert set(log[log.index("abort"):]) <= {"abort", "sever", "settled"}

@@ -138,7 +138,7 @@ def drive(ch: DeltaChannel) -> None:
     c.attempt = 1
     ch.begin_attempt(c)
     ch("text")
-    ch(EffectDelta.end("llm:echo"))
+    ch.end()
     ch.succeed()
 
 
@@ -156,7 +156,7 @@ def streaming(mw: Any) -> Any:
         c.on_delta("some text")
         return "some text"
     runtime = EffectRuntime([Effect(tool_id="w", execute=write)], middleware=[mw], on_warn=quiet)
-    return runtime.call_transient("w", 1, principal="p", on_delta=sink)
+    return runtime.invoke_transient("w", 1, principal="p", on_delta=sink)
 
 
 def attempt_of(mw: Any) -> Any:
@@ -187,14 +187,14 @@ ENTRY_POINTS: dict[str, Callable[[Any], Any]] = {
     "Effect(modes)": lambda v: Effect(tool_id="t", execute=echo, modes=v),
     "Effect(idempotent)": lambda v: Effect(tool_id="t", execute=echo, idempotent=v),
     "Effect(delta_sink)": lambda v: Effect(tool_id="t", execute=echo, delta_sink=v),
-    "EffectCall(tool_id)": lambda v: rt().invoke_transient(call(tool_id=v)),
-    "EffectCall(mode)": lambda v: rt().invoke_transient(call(mode=v)),
-    "EffectCall(principal)": lambda v: rt().invoke_transient(call(principal=v)),
+    "EffectCall(tool_id)": lambda v: rt().invoke_transient_call(call(tool_id=v)),
+    "EffectCall(mode)": lambda v: rt().invoke_transient_call(call(mode=v)),
+    "EffectCall(principal)": lambda v: rt().invoke_transient_call(call(principal=v)),
     "EffectCall(execution_id)": lambda v: rt().invoke(durable(execution_id=v)),
     "EffectCall(step_id)": lambda v: rt().invoke(durable(step_id=v)),
     "EffectCall(idempotency_key)": lambda v: rt().invoke(durable(idempotency_key=v)),
-    "EffectCall(signal)": lambda v: rt().invoke_transient(call(signal=v)),
-    "EffectCall(on_delta)": lambda v: rt().invoke_transient(call(on_delta=v)),
+    "EffectCall(signal)": lambda v: rt().invoke_transient_call(call(signal=v)),
+    "EffectCall(on_delta)": lambda v: rt().invoke_transient_call(call(on_delta=v)),
     "EffectCall(on_emit)": lambda v: rt().invoke(durable(on_emit=v)),
     "EffectDelta(delta)": lambda v: EffectDelta(delta=v),
     "EffectDelta(done)": lambda v: EffectDelta(delta=taint("", "o"), done=v),
@@ -254,14 +254,14 @@ ENTRY_POINTS: dict[str, Callable[[Any], Any]] = {
     # the runtime
     "EffectRuntime(effects)": lambda v: rt(effects=v),
     "EffectRuntime(effects[i])": lambda v: rt(effects=[v]),
-    "EffectRuntime(authorizer)": lambda v: rt(authorizer=v).call_transient("echo", 1,
+    "EffectRuntime(authorizer)": lambda v: rt(authorizer=v).invoke_transient("echo", 1,
                                                                             principal="p"),
-    "EffectRuntime(middleware)": lambda v: rt(middleware=v).call_transient("echo", 1,
+    "EffectRuntime(middleware)": lambda v: rt(middleware=v).invoke_transient("echo", 1,
                                                                             principal="p"),
-    "EffectRuntime(middleware[i])": lambda v: rt(middleware=[v]).call_transient("echo", 1,
+    "EffectRuntime(middleware[i])": lambda v: rt(middleware=[v]).invoke_transient("echo", 1,
                                                                                 principal="p"),
-    "EffectRuntime(meter)": lambda v: rt(meter=v).call_transient("echo", 1, principal="p"),
-    "EffectRuntime(kill_switch)": lambda v: rt(kill_switch=v).call_transient("echo", 1,
+    "EffectRuntime(meter)": lambda v: rt(meter=v).invoke_transient("echo", 1, principal="p"),
+    "EffectRuntime(kill_switch)": lambda v: rt(kill_switch=v).invoke_transient("echo", 1,
                                                                               principal="p"),
     "EffectRuntime(clock)": lambda v: _retrying(v),
     "EffectRuntime(on_warn)": lambda v: rt(on_warn=v),
@@ -271,16 +271,16 @@ ENTRY_POINTS: dict[str, Callable[[Any], Any]] = {
     "EffectRuntime.is_idempotent": lambda v: rt().is_idempotent(v),
     "EffectRuntime.invoke": lambda v: rt().invoke(v),
     "EffectRuntime.invoke(input)": lambda v: rt().invoke(durable(input=v)),
-    "EffectRuntime.invoke_transient": lambda v: rt().invoke_transient(v),
-    "EffectRuntime.call_transient(tool_id)": lambda v: rt().call_transient(v, 1, principal="p"),
-    "EffectRuntime.call_transient(input)": lambda v: rt().call_transient("echo", v,
+    "EffectRuntime.invoke_transient": lambda v: rt().invoke_transient_call(v),
+    "EffectRuntime.invoke_transient(tool_id)": lambda v: rt().invoke_transient(v, 1, principal="p"),
+    "EffectRuntime.invoke_transient(input)": lambda v: rt().invoke_transient("echo", v,
                                                                           principal="p"),
-    "EffectRuntime.call_transient(principal)": lambda v: rt().call_transient("echo", 1,
+    "EffectRuntime.invoke_transient(principal)": lambda v: rt().invoke_transient("echo", 1,
                                                                               principal=v),
-    "EffectRuntime.call_transient(signal)": lambda v: rt().call_transient("echo", 1,
+    "EffectRuntime.invoke_transient(signal)": lambda v: rt().invoke_transient("echo", 1,
                                                                            principal="p",
                                                                            signal=v),
-    "EffectRuntime.call_transient(on_delta)": lambda v: rt().call_transient("echo", 1,
+    "EffectRuntime.invoke_transient(on_delta)": lambda v: rt().invoke_transient("echo", 1,
                                                                              principal="p",
                                                                              on_delta=v),
     # the decide scope
@@ -317,11 +317,11 @@ ENTRY_POINTS: dict[str, Callable[[Any], Any]] = {
     "create_llm_effect(adapter)": lambda v: llm(adapter=v),
     "create_llm_effect(tool_id)": lambda v: llm(tool_id=v),
     "create_llm_effect(model)": lambda v: llm(model=v),
-    "create_llm_effect(delta_sink)": lambda v: llm(delta_sink=v),
+    "create_llm_effect(on_delta)": lambda v: llm(on_delta=v),
     "create_llm_effect(on_reset)": lambda v: llm(on_reset=v),
     "create_llm_effect(modes)": lambda v: llm(modes=v),
     "create_llm_effect(idempotent)": lambda v: llm(idempotent=v),
-    "llm effect input": lambda v: EffectRuntime([llm()]).call_transient("llm", v, principal="p"),
+    "llm effect input": lambda v: EffectRuntime([llm()]).invoke_transient("llm", v, principal="p"),
     "llm_request(input)": lambda v: llm_request(v, model="m"),
     "llm_request(model)": lambda v: llm_request({"messages": []}, model=v),
     "llm_request(input.messages)": lambda v: llm_request({"messages": v}, model="m"),
@@ -419,7 +419,7 @@ def _fail_once() -> Callable[[EffectContext, Any], Any]:
 def _retrying(clock: Any) -> Any:
     runtime = rt(clock=clock, middleware=[RetryMiddleware(2, base_delay=0)])
     runtime.register(Effect(tool_id="f", execute=_fail_once()))
-    return runtime.call_transient("f", 1, principal="p")
+    return runtime.invoke_transient("f", 1, principal="p")
 
 
 def _raising_sink(chunk: Any) -> None:
@@ -436,7 +436,7 @@ def test_a_bad_argument_is_a_loom_error_with_a_code(entry: str, capsys: pytest.C
 def test_the_good_arguments_of_the_table_work() -> None:
     # the table's defaults are good: with them each helper runs to completion
     assert rt().invoke(durable(input=2)) == 2
-    assert rt().invoke_transient(call(input=3)) == 3
+    assert rt().invoke_transient_call(call(input=3)) == 3
     drive(channel())
     assert collect_stream(chunks(), ctx()).message.content == (TextBlock(text="hi"),)
     assert streaming(safety_middleware([pii_validator()])) == "some text"

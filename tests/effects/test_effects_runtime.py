@@ -73,7 +73,7 @@ def test_transient_context_has_no_idempotency_key() -> None:
     # spec: effects.context -- the key is durable-only, even if a caller sets one
     seen: list[EffectContext] = []
     runtime = EffectRuntime([capture(seen)])
-    runtime.invoke_transient(transient(idempotency_key="leaked"))
+    runtime.invoke_transient_call(transient(idempotency_key="leaked"))
     assert seen[0].idempotency_key is None
     assert seen[0].mode is Mode.TRANSIENT
 
@@ -82,16 +82,16 @@ def test_call_signal_reaches_the_context() -> None:
     seen: list[EffectContext] = []
     runtime = EffectRuntime([capture(seen)])
     signal = Signal()
-    runtime.call_transient("t", 1, principal="p", signal=signal)
+    runtime.invoke_transient("t", 1, principal="p", signal=signal)
     assert seen[0].signal is signal
 
 
-def test_call_transient_builds_a_transient_call() -> None:
+def test_invoke_transient_builds_a_transient_call() -> None:
     # spec: effects.host-seam -- the keyword API takes the same route
     seen: list[EffectContext] = []
     runtime = EffectRuntime([capture(seen)])
     sink: list[Any] = []
-    assert runtime.call_transient("t", {"q": 1}, principal="exec-7", on_delta=sink.append) == "ok"
+    assert runtime.invoke_transient("t", {"q": 1}, principal="exec-7", on_delta=sink.append) == "ok"
     call = seen[0].call
     assert (call.mode, call.principal, call.input, call.on_delta) == (
         Mode.TRANSIENT, "exec-7", {"q": 1}, sink.append)
@@ -99,8 +99,8 @@ def test_call_transient_builds_a_transient_call() -> None:
 
 @pytest.mark.parametrize(
     ("method", "call"),
-    [("invoke", transient()), ("invoke_transient", durable()), ("invoke", "t"),
-     ("invoke_transient", None)],
+    [("invoke", transient()), ("invoke_transient_call", durable()), ("invoke", "t"),
+     ("invoke_transient_call", None)],
 )
 def test_wrong_door_is_invalid_argument(method: str, call: Any) -> None:
     # spec: effects.host-seam
@@ -117,11 +117,11 @@ def test_wrong_door_is_invalid_argument(method: str, call: Any) -> None:
      {"tool_id": "t", "principal": "p", "signal": "no"},
      {"tool_id": "t", "principal": "p", "on_delta": 3}],
 )
-def test_call_transient_rejects_bad_arguments(kwargs: dict[str, Any]) -> None:
+def test_invoke_transient_rejects_bad_arguments(kwargs: dict[str, Any]) -> None:
     runtime = EffectRuntime([capture([])])
     tool_id = kwargs.pop("tool_id")
     with pytest.raises(InvalidArgument):
-        runtime.call_transient(tool_id, 1, **kwargs)
+        runtime.invoke_transient(tool_id, 1, **kwargs)
 
 
 def test_registration_rules() -> None:
@@ -181,7 +181,7 @@ def test_emit_durable_records_and_forwards() -> None:
     assert seen[0].emitted == [{"n": 1}, {"n": 2}]
     runtime.invoke(durable())  # no on_emit: kept on the context only
     assert seen[1].emitted == [{"n": 1}, {"n": 2}]
-    runtime.invoke_transient(transient(on_emit=forwarded.append))
+    runtime.invoke_transient_call(transient(on_emit=forwarded.append))
     assert seen[2].emitted == []
     assert len(forwarded) == 2
 
@@ -203,7 +203,7 @@ def test_usage_resets_per_attempt_and_rejects_bad_values() -> None:
 
     runtime = EffectRuntime([Effect(tool_id="t", execute=execute)],
                             middleware=[RetryMiddleware(2)])
-    runtime.call_transient("t", None, principal="p")
+    runtime.invoke_transient("t", None, principal="p")
     assert usages == [{"a": 3, "b": 1}, {"a": 3, "b": 1}]
 
 
@@ -229,7 +229,7 @@ def test_middleware_sees_attempt_counts() -> None:
 
     runtime = EffectRuntime([Effect(tool_id="t", execute=execute)],
                             middleware=[RetryMiddleware(3), Probe()])
-    assert runtime.call_transient("t", None, principal="p") == "done"
+    assert runtime.invoke_transient("t", None, principal="p") == "done"
     assert observed == [0, 1, 1, 2]
 
 
@@ -241,7 +241,7 @@ def test_middleware_may_change_the_input() -> None:
 
     runtime = EffectRuntime([Effect(tool_id="t", execute=lambda c, i: i + 1)],
                             middleware=[Double(), EnvelopeMiddleware()])
-    assert runtime.call_transient("t", 5, principal="p") == {"tool": "t", "result": 11}
+    assert runtime.invoke_transient("t", 5, principal="p") == {"tool": "t", "result": 11}
 
 
 def test_base_exception_passes_through_retry_untouched() -> None:
@@ -258,7 +258,7 @@ def test_base_exception_passes_through_retry_untouched() -> None:
     runtime = EffectRuntime([Effect(tool_id="t", execute=execute)],
                             middleware=[RetryMiddleware(5)])
     with pytest.raises(Crash):
-        runtime.call_transient("t", None, principal="p")
+        runtime.invoke_transient("t", None, principal="p")
     assert attempts == [1]
 
 
@@ -282,10 +282,10 @@ def test_streaming_refused_warns_once_per_call_with_a_sink() -> None:
     inspector = Inspector()
     runtime = EffectRuntime([capture(seen)], middleware=[inspector], on_warn=warnings.append)
     assert runtime.streaming_blocked_by == (inspector,)
-    runtime.call_transient("t", 1, principal="p")
+    runtime.invoke_transient("t", 1, principal="p")
     assert warnings == []
     sink: list[Any] = []
-    assert runtime.call_transient("t", 1, principal="p", on_delta=sink.append) == "ok"
+    assert runtime.invoke_transient("t", 1, principal="p", on_delta=sink.append) == "ok"
     assert warnings == [STREAMING_DISABLED]
     # ADR 0119 #12: the refused channel is a silent no-op, never None (spec: deltas.fail-closed)
     assert seen[1].on_delta is SILENT and sink == []
@@ -298,14 +298,14 @@ def test_a_delta_guard_covers_an_inspector() -> None:
                                                        EnvelopeMiddleware()],
                             on_warn=warnings.append)
     assert runtime.streaming_blocked_by == ()
-    runtime.call_transient("t", 1, principal="p", on_delta=lambda d: None)
+    runtime.invoke_transient("t", 1, principal="p", on_delta=lambda d: None)
     assert warnings == []
 
 
 def test_default_on_warn_uses_python_warnings() -> None:
     runtime = EffectRuntime([capture([])], middleware=[Inspector()])
     with pytest.warns(UserWarning, match="streaming disabled"):
-        runtime.call_transient("t", 1, principal="p", on_delta=lambda d: None)
+        runtime.invoke_transient("t", 1, principal="p", on_delta=lambda d: None)
 
 
 @pytest.mark.parametrize(
@@ -336,5 +336,5 @@ def test_the_chain_is_composed_once_at_registration() -> None:
         return next(ctx, input)
 
     probe.handle = replaced  # type: ignore[method-assign]
-    assert [runtime.call_transient("t", n, principal="p") for n in (1, 2)] == [1, 2]
+    assert [runtime.invoke_transient("t", n, principal="p") for n in (1, 2)] == [1, 2]
     assert seen == ["composed", "composed"]

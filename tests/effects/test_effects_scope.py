@@ -114,15 +114,34 @@ def test_closed_scope_refuses_without_reaching_the_host() -> None:
     assert len(seen) == 1
 
 
+def test_one_name_one_signature_for_the_transient_call() -> None:
+    """spec: effects.transient-door -- the scope's invoke_transient is the runtime's less
+    principal; both hosts share it; the record door is invoke_transient_call."""
+    import inspect
+
+    def shape(fn: Any) -> list[tuple[str, Any, Any]]:
+        return [(p.name, p.kind, p.default) for p in inspect.signature(fn).parameters.values()]
+
+    runtime, registry = recording_runtime([]), EffectRegistry()
+    scope = shape(DecideScope.invoke_transient)[1:]  # less self
+    for host in (runtime, registry):
+        door = shape(host.invoke_transient)
+        assert [p for p in door if p[0] != "principal"] == scope
+        assert ("principal", inspect.Parameter.KEYWORD_ONLY, inspect.Parameter.empty) in door
+        assert [p[0] for p in shape(host.invoke_transient_call)] == ["call"]
+    assert not hasattr(runtime, "call_transient")
+    assert runtime.invoke_transient("model", "hi", principal="p") == {"echo": "hi"}
+
+
 def test_scope_works_over_the_plain_registry() -> None:
-    # spec: effects.scope-principal -- any host with invoke_transient(call)
+    # spec: effects.scope-principal -- any host with invoke_transient_call(call)
     received: list[EffectCall] = []
 
-    def fn(call: EffectCall) -> Any:
-        received.append(call)
-        return call.input * 2
+    def fn(ctx: EffectContext, input: Any) -> Any:
+        received.append(ctx.call)
+        return input * 2
 
-    registry = EffectRegistry().add("double", fn)
+    registry = EffectRegistry([Effect(tool_id="double", execute=fn)])
     scope = DecideScope(registry, "exec-9")
     sink: list[Any] = []
     assert scope.invoke_transient("double", 21, on_delta=sink.append) == 42

@@ -62,7 +62,7 @@ def test_denial_reason_and_details_reach_the_caller() -> None:
 
     runtime = EffectRuntime([Effect(tool_id="t", execute=lambda c, i: i)], authorizer=No())
     with pytest.raises(EffectDenied) as info:
-        runtime.invoke_transient(call(principal="eve"))
+        runtime.invoke_transient_call(call(principal="eve"))
     err = info.value
     assert err.code == "effect.denied" and err.message == "eve is suspended"
     assert err.details == {"tool_id": "t", "principal": "eve", "mode": "transient"}
@@ -108,10 +108,10 @@ def test_kill_reason_is_the_refusal_message() -> None:
     switch.kill("provider outage", tool_id="t")
     runtime = EffectRuntime([Effect(tool_id="t", execute=lambda c, i: i)], kill_switch=switch)
     with pytest.raises(EffectKilled) as info:
-        runtime.invoke_transient(call())
+        runtime.invoke_transient_call(call())
     assert info.value.message == "provider outage"
     switch.revive(tool_id="t")
-    assert runtime.invoke_transient(call()) is None
+    assert runtime.invoke_transient_call(call()) is None
 
 
 # -- metering ---------------------------------------------------------------------------
@@ -138,7 +138,7 @@ def test_budget_meter_admission_and_charges() -> None:
 def test_over_budget_message_is_the_meter_reason() -> None:
     runtime = EffectRuntime([Effect(tool_id="t", execute=lambda c, i: i)], meter=BudgetMeter(0))
     with pytest.raises(OverBudget) as info:
-        runtime.invoke_transient(call())
+        runtime.invoke_transient_call(call())
     assert "needs 1, 0 remaining" in info.value.message
 
 
@@ -169,24 +169,24 @@ def test_rate_limit_retry_after_and_keys() -> None:
     # spec: effects.rate-limit
     clock = ManualClock()
     runtime = _runtime_with(RateLimitMiddleware(capacity=2, rate=0.5, per="principal"), clock)
-    runtime.invoke_transient(call("t", "a"))
-    runtime.invoke_transient(call("u", "a"))  # same principal, other tool: same bucket
+    runtime.invoke_transient_call(call("t", "a"))
+    runtime.invoke_transient_call(call("u", "a"))  # same principal, other tool: same bucket
     with pytest.raises(RateLimited) as info:
-        runtime.invoke_transient(call("t", "a"))
+        runtime.invoke_transient_call(call("t", "a"))
     assert info.value.code == "effect.rate-limited"
     assert info.value.details["retry_after"] == pytest.approx(2.0)
-    assert runtime.invoke_transient(call("t", "b")) == "ok"  # another principal
+    assert runtime.invoke_transient_call(call("t", "b")) == "ok"  # another principal
     clock.advance(2.0)
-    assert runtime.invoke_transient(call("t", "a")) == "ok"
+    assert runtime.invoke_transient_call(call("t", "a")) == "ok"
 
 
 def test_rate_limit_per_call_key_and_zero_rate() -> None:
     clock = ManualClock()
     runtime = _runtime_with(RateLimitMiddleware(capacity=1, rate=0, per="call"), clock)
-    runtime.invoke_transient(call("t", "a"))
-    runtime.invoke_transient(call("u", "a"))
+    runtime.invoke_transient_call(call("t", "a"))
+    runtime.invoke_transient_call(call("u", "a"))
     with pytest.raises(RateLimited) as info:
-        runtime.invoke_transient(call("t", "a"))
+        runtime.invoke_transient_call(call("t", "a"))
     assert info.value.details["retry_after"] == math.inf
 
 
@@ -269,7 +269,7 @@ def test_retry_stops_at_an_abort_between_attempts() -> None:
     runtime = EffectRuntime([Effect(tool_id="t", execute=execute)],
                             middleware=[RetryMiddleware(5)], clock=AbortingClock())
     with pytest.raises(Exception) as info:
-        runtime.call_transient("t", None, principal="p", signal=signal)
+        runtime.invoke_transient("t", None, principal="p", signal=signal)
     assert getattr(info.value, "code", None) == "effect.aborted"
     assert attempts == [1]
 

@@ -56,7 +56,7 @@ def test_split_card_is_seen_whole_and_severed_at_last_digit() -> None:
     assert err.details["phase"] == "delta"
     assert err.details["validator"] == "pii"
     assert err.details["cause"] == "governance.safety-violation"
-    assert err.details["span"] == (5, 24)  # absolute in the attempt's text
+    assert err.details["span"] == [5, 24]  # absolute in the attempt's text
     assert isinstance(err.__cause__, SafetyViolation)
 
 
@@ -64,7 +64,7 @@ def test_span_is_absolute_after_the_window_slides() -> None:
     text = "x" * 50 + "secret"
     _, err = run(RunningTextGuard([deny_patterns(["secret"])], window=8), chars(text, 2))
     assert err is not None
-    assert err.details["span"] == (50, 56)
+    assert err.details["span"] == [50, 56]
 
 
 def test_clean_stream_passes_and_window_is_bounded() -> None:
@@ -104,7 +104,7 @@ def test_opaque_delta_form_violation_is_wrapped() -> None:
     guard = RunningTextGuard([SafetyValidator(name="bang", delta_form=no_bang)], window=4)
     delivered, err = run(guard, ["abcdef", "gh", "i!"])
     assert delivered == ["abcdef", "gh"]
-    assert err is not None and err.details["span"] == (9, 10) and err.details["rule"] == "!"
+    assert err is not None and err.details["span"] == [9, 10] and err.details["rule"] == "!"
 
 
 def test_fail_closed_construction() -> None:

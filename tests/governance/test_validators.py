@@ -101,7 +101,7 @@ def test_card_span_and_no_echo() -> None:
     assert err is not None
     assert err.code == "governance.safety-violation"
     assert isinstance(err, GovernanceError)
-    assert err.details == {"validator": "pii", "phase": "output", "rule": "card", "span": (6, 25)}
+    assert err.details == {"validator": "pii", "phase": "output", "rule": "card", "span": [6, 25]}
     assert "4111" not in str(err)  # spec: validators.no-echo
 
 
@@ -175,7 +175,7 @@ def test_input_form_walks_every_string() -> None:
         v.check_input({"messages": [{"content": "hi"}, {"content": "ssn 123-45-6789"}]})
     assert info.value.details["phase"] == "input"
     assert info.value.details["path"] == "/messages/1/content"
-    assert info.value.details["span"] == (4, 15)
+    assert info.value.details["span"] == [4, 15]
     with pytest.raises(SafetyViolation):  # strings inside tainted values are scanned too
         v.check_input([taint("bob@example.com", "llm:a")])
 
@@ -222,7 +222,7 @@ def test_deny_sequence_names_rules_by_regex_and_flags() -> None:
     v = deny_patterns([r"secret"], re.IGNORECASE)
     err = violation(v, "a SeCrEt b")
     assert err is not None and err.details["rule"] == "secret"
-    assert err.details["span"] == (2, 8)
+    assert err.details["span"] == [2, 8]
     assert rule_of(deny_patterns([r"secret"]), "a SeCrEt b") is None
 
 

@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 
 from loom_ref import InvalidArgument
+from loom_ref.effects import Effect
 from loom_ref.journal import (
     GUARANTEES,
     SYNC_AFTER,
@@ -60,7 +61,8 @@ def test_the_syncs_per_execution_the_page_states(policy: FsyncPolicy, syncs: int
     for name, make in (("file", lambda fs: FileStore("/disk", fsync=policy, fs=fs)),
                        ("log", lambda fs: LogStore("/disk/s.log", fsync=policy, fs=fs))):
         disk = SimulatedDisk()
-        runtime = Runtime(store=make(disk), effects=EffectRegistry().add("echo", lambda c: 1),
+        effects = EffectRegistry([Effect(tool_id="echo", execute=lambda ctx, input: 1)])
+        runtime = Runtime(store=make(disk), effects=effects,
                           workflows=[Workflow(name="one", body=_one_step)])
         runtime.start("one", 1, execution_id="a")
         first = (disk.syncs, disk.dir_syncs)

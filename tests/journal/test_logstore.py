@@ -12,6 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from loom_ref import InvalidArgument
+from loom_ref.effects import Effect
 from loom_ref.journal import (
     CorruptJournalError,
     Crash,
@@ -250,10 +251,10 @@ def body(ctx: ExecutionContext, n: Any) -> Generator[Any, Any, Any]:
 
 
 def runtime(store: Any, calls: list[int]) -> Runtime:
-    def add(call: Any) -> int:
-        calls.append(call.input)
-        return int(call.input)
-    effects = EffectRegistry().add("add", add, idempotent=True)
+    def add(ctx: Any, input: Any) -> int:
+        calls.append(input)
+        return int(input)
+    effects = EffectRegistry([Effect(tool_id="add", execute=add, idempotent=True)])
     return Runtime(store=store, effects=effects, workflows=[Workflow(name="w", body=body)],
                    on_warn=lambda message: None)
 

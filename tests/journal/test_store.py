@@ -127,6 +127,32 @@ def test_fault_store_crashes_after_the_kth_append(store: Any) -> None:
     assert [e.seq for e in store.read("e1").events] == [1, 2]
 
 
+def test_one_fault_store_serves_every_phase(store: Any) -> None:
+    """spec: journal.fault-arming -- armed later, it counts from then on, over all its
+    journals, crashes once and then passes every append on."""
+    faulty = FaultInjectingStore(store)
+    assert not faulty.armed
+    j = faulty.create("e1")
+    for n in range(3):  # unarmed: nothing crashes
+        j.append(EventKind.STREAM_APPENDED if n else EventKind.EXECUTION_STARTED,
+                 START if n == 0 else {"streamId": f"s#{n}", "data": n})
+    assert faulty.appends == 3
+    assert faulty.arm(2) is faulty and faulty.armed and faulty.appends == 0
+    other = faulty.create("e2")  # the count is the process's, across journals
+    other.append(EventKind.EXECUTION_STARTED, {**START, "executionId": "e2"})
+    with pytest.raises(Crash) as info:
+        j.append(EventKind.STREAM_APPENDED, {"streamId": "s#3", "data": 3})
+    assert info.value.after == 2 and not faulty.armed
+    j.append(EventKind.STREAM_APPENDED, {"streamId": "s#4", "data": 4})  # disarmed
+    j.close()
+    other.close()
+    assert [e.seq for e in store.read("e1").events] == [1, 2, 3, 4, 5]
+    with pytest.raises(InvalidArgument):
+        faulty.arm(0)
+    with pytest.raises(InvalidArgument):
+        FaultInjectingStore(store, torn_bytes=3)  # a torn write needs the append to tear
+
+
 def test_fault_store_can_tear_the_crashing_write(store: Any) -> None:
     faulty = FaultInjectingStore(store, crash_after=2, torn_bytes=5)
     j = faulty.create("e1")

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Generator
 from typing import Any
 
-from loom_ref.effects.call import EffectCall
+from loom_ref.effects import Effect, EffectContext
 from loom_ref.journal import Crash, FaultInjectingStore, MemoryStore, Status
 from loom_ref.kernel import Choice, EffectRegistry, ExecutionContext, Runtime, Workflow
 
@@ -19,17 +19,18 @@ class Counting:
     def __init__(self, *, charge_idempotent: bool = False) -> None:
         self.calls: list[tuple[str, str | None, Any]] = []
         self.deciders = 0
-        self.registry = EffectRegistry()
-        self.registry.add("lookup", self.lookup, idempotent=True)
-        self.registry.add("charge", self.charge, idempotent=charge_idempotent)
+        self.registry = EffectRegistry([
+            Effect(tool_id="lookup", execute=self.lookup, idempotent=True),
+            Effect(tool_id="charge", execute=self.charge, idempotent=charge_idempotent),
+        ])
 
-    def lookup(self, call: EffectCall) -> Any:
-        self.calls.append(("lookup", call.idempotency_key, call.input))
-        return {"price": 10 * call.input["qty"]}
+    def lookup(self, ctx: EffectContext, input: Any) -> Any:
+        self.calls.append(("lookup", ctx.idempotency_key, input))
+        return {"price": 10 * input["qty"]}
 
-    def charge(self, call: EffectCall) -> Any:
-        self.calls.append(("charge", call.idempotency_key, call.input))
-        return {"receipt": f"r-{call.input['amount']}"}
+    def charge(self, ctx: EffectContext, input: Any) -> Any:
+        self.calls.append(("charge", ctx.idempotency_key, input))
+        return {"receipt": f"r-{input['amount']}"}
 
     def decider(self, scope: Any) -> Any:
         self.deciders += 1

@@ -16,6 +16,7 @@ from typing import Any
 
 import pytest
 
+from loom_ref.effects import Effect
 from loom_ref.journal import (
     EventKind,
     FaultInjectingStore,
@@ -48,7 +49,7 @@ WF = Workflow(name="wf", body=body)
 
 
 def registry() -> EffectRegistry:
-    return EffectRegistry().add("echo", lambda call: call.input)
+    return EffectRegistry([Effect(tool_id="echo", execute=lambda ctx, input: input)])
 
 
 def runtime(**override: Any) -> Runtime:
@@ -112,8 +113,14 @@ ENTRY_POINTS: dict[str, Callable[[Any, Path], Any]] = {
     "Workflow(name)": lambda v, _: Workflow(name=v, body=body),
     "Workflow(body)": lambda v, _: Workflow(name="wf", body=v),
     "Workflow(resume_schemas)": lambda v, _: Workflow(name="wf", body=body, resume_schemas=v),
-    "EffectRegistry.add(tool_id)": lambda v, _: EffectRegistry().add(v, print),
-    "EffectRegistry.add(fn)": lambda v, _: EffectRegistry().add("t", v),
+    "EffectRegistry(effects)": lambda v, _: EffectRegistry(v),
+    "EffectRegistry.register(effect)": lambda v, _: EffectRegistry().register(v),
+    "EffectRegistry(clock)": lambda v, _: EffectRegistry(clock=v),
+    "EffectRegistry.invoke(call)": lambda v, _: registry().invoke(v),
+    "EffectRegistry.invoke_transient_call(call)": lambda v, _: registry().invoke_transient_call(v),
+    "EffectRegistry.invoke_transient(tool_id)": lambda v, _: registry().invoke_transient(
+        v, 1, principal="p"),
+    "EffectRegistry.is_idempotent(tool_id)": lambda v, _: registry().is_idempotent(v),
     "ExecutionContext(execution_id)": lambda v, _: ExecutionContext(v),
     "ctx.execute(tool_id)": lambda v, _: in_body(lambda ctx: ctx.execute(v))(),
     "ctx.execute(input)": lambda v, _: in_body(lambda ctx: ctx.execute("echo", v))(),

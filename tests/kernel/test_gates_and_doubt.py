@@ -8,6 +8,7 @@ from typing import Any
 import pytest
 
 from loom_ref import InvalidArgument
+from loom_ref.effects import Effect
 from loom_ref.journal import EventKind, MemoryStore, Status
 from loom_ref.kernel import (
     DuplicateIdError,
@@ -121,7 +122,8 @@ def test_derived_ids_and_duplicate_ids() -> None:
             return [ids, err.code]
         return None
 
-    reg = EffectRegistry().add("a", lambda c: 1).add("b", lambda c: 2)
+    reg = EffectRegistry([Effect(tool_id="a", execute=lambda ctx, input: 1),
+                          Effect(tool_id="b", execute=lambda ctx, input: 2)])
     rt = Runtime(store=MemoryStore(), effects=reg, workflows=[Workflow(name="w", body=body)])
     assert rt.start("w", execution_id="x").output == [
         ["a#1", "b#1", "a#2", "stream#1", "stream#2"], "kernel.duplicate-id"]

@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from loom_ref.effects.call import EffectCall
+from loom_ref.effects import Effect, EffectContext
 from loom_ref.journal import EventKind, MemoryStore, Status
 from loom_ref.kernel import (
     EffectRegistry,
@@ -23,10 +23,11 @@ from .helpers import Counting, make_runtime, order_body, run_to_end
 
 
 def forbidden() -> EffectRegistry:
-    def boom(call: EffectCall) -> Any:
-        raise AssertionError(f"effect {call.tool_id} called during replay")
+    def boom(ctx: EffectContext, input: Any) -> Any:
+        raise AssertionError(f"effect {ctx.tool_id} called during replay")
 
-    return EffectRegistry().add("lookup", boom).add("charge", boom)
+    return EffectRegistry([Effect(tool_id="lookup", execute=boom),
+                           Effect(tool_id="charge", execute=boom)])
 
 
 def test_replay_serves_everything_and_calls_nothing() -> None:
@@ -61,7 +62,8 @@ def test_drifting_decider_is_served_from_the_log() -> None:
         out = yield ctx.execute("model", {"route": route})
         return out
 
-    reg = EffectRegistry().add("model", lambda c: calls.append(c.input["route"]) or c.input)
+    reg = EffectRegistry([Effect(tool_id="model", execute=lambda ctx, input: calls.append(
+        input["route"]) or input)])
     store = MemoryStore()
     rt = Runtime(store=store, effects=reg, workflows=[Workflow(name="w", body=body)])
     rt.start("w", None, execution_id="x")
@@ -123,7 +125,7 @@ def test_step_failure_is_raised_identically_live_and_on_replay() -> None:
     # spec: kernel.step-failure
     seen: list[tuple[str, str, str]] = []
 
-    def flaky(call: EffectCall) -> Any:
+    def flaky(ctx: EffectContext, input: Any) -> Any:
         raise ConnectionError("provider down")
 
     def body(ctx: ExecutionContext, _: Any) -> Generator[Any, Any, Any]:
@@ -135,7 +137,7 @@ def test_step_failure_is_raised_identically_live_and_on_replay() -> None:
         return "carried on"
 
     store = MemoryStore()
-    rt = Runtime(store=store, effects=EffectRegistry().add("flaky", flaky),
+    rt = Runtime(store=store, effects=EffectRegistry([Effect(tool_id="flaky", execute=flaky)]),
                  workflows=[Workflow(name="w", body=body)])
     rt.start("w", None, execution_id="x")
     assert rt.resume("x", "g").output == "carried on"
@@ -148,13 +150,14 @@ def test_step_failure_is_raised_identically_live_and_on_replay() -> None:
 def test_uncaught_step_failure_fails_the_execution_with_the_step_error() -> None:
     from loom_ref.errors import EffectError
 
-    def refused(call: EffectCall) -> Any:
+    def refused(ctx: EffectContext, input: Any) -> Any:
         raise EffectError("no", code="effect.denied")
 
     def body(ctx: ExecutionContext, _: Any) -> Generator[Any, Any, Any]:
         return (yield ctx.execute("t"))
 
-    rt = Runtime(store=MemoryStore(), effects=EffectRegistry().add("t", refused),
+    rt = Runtime(store=MemoryStore(),
+                 effects=EffectRegistry([Effect(tool_id="t", execute=refused)]),
                  workflows=[Workflow(name="w", body=body)])
     result = rt.start("w", execution_id="x")
     assert result.status is Status.FAILED
@@ -170,7 +173,9 @@ def test_values_are_json_round_tripped_live_as_on_replay() -> None:
         got.append((yield ctx.execute("t")))
         return None
 
-    rt = Runtime(store=MemoryStore(), effects=EffectRegistry().add("t", lambda c: (1, {2: 3})),
+    rt = Runtime(store=MemoryStore(),
+                 effects=EffectRegistry([Effect(tool_id="t",
+                                                execute=lambda ctx, input: (1, {2: 3}))]),
                  workflows=[Workflow(name="w", body=body)])
     rt.start("w", (1, 2), execution_id="x")
     assert got == [[1, 2], [1, {"2": 3}]]
@@ -180,7 +185,8 @@ def test_non_json_output_fails_the_step() -> None:
     def body(ctx: ExecutionContext, _: Any) -> Generator[Any, Any, Any]:
         return (yield ctx.execute("t"))
 
-    rt = Runtime(store=MemoryStore(), effects=EffectRegistry().add("t", lambda c: {1, 2}),
+    rt = Runtime(store=MemoryStore(),
+                 effects=EffectRegistry([Effect(tool_id="t", execute=lambda ctx, input: {1, 2})]),
                  workflows=[Workflow(name="w", body=body)])
     result = rt.start("w", execution_id="x")
     assert result.status is Status.FAILED and result.error["code"] == "journal.bad-payload"
@@ -193,7 +199,9 @@ def test_a_lone_surrogate_is_not_json_either(text: str) -> None:
     def body(ctx: ExecutionContext, _: Any) -> Generator[Any, Any, Any]:
         return (yield ctx.execute("t"))
 
-    rt = Runtime(store=MemoryStore(), effects=EffectRegistry().add("t", lambda c: {"s": text}),
+    rt = Runtime(store=MemoryStore(),
+                 effects=EffectRegistry([Effect(tool_id="t",
+                                                execute=lambda ctx, input: {"s": text})]),
                  workflows=[Workflow(name="w", body=body)])
     result = rt.start("w", execution_id="x")
     assert result.status is Status.FAILED and result.error["code"] == "journal.bad-payload"

@@ -27,7 +27,7 @@ def test_a_retried_call_streams_the_predicted_channel(schedule: RetrySchedule) -
         clock=ManualClock(),
     )
     sink = RecordingSink()
-    message = runtime.call_transient("model", {"messages": []}, principal="p", on_delta=sink)
+    message = runtime.invoke_transient("model", {"messages": []}, principal="p", on_delta=sink)
     result = "".join(b["text"] for b in message["content"] if b["type"] == "text")
     assert result == schedule.final_text
     assert all(isinstance(e, EffectDelta) for e in sink.events)  # records, tainted deltas

@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import loom_ref.testing.plugin as plugin
+from loom_ref.effects import Effect
 from loom_ref.journal import MemoryStore, Status
 from loom_ref.kernel import EffectRegistry, ExecutionContext, Runtime, Workflow
 from loom_ref.stream import FinishChunk, FinishReason, ScriptedAdapter
@@ -30,19 +31,22 @@ DOUBLE = Workflow(name="double", body=_double)
 
 def test_runtime_factory_builds_a_runtime_on_an_in_memory_journal(loom_runtime: Any) -> None:
     warnings: list[str] = []
-    runtime = loom_runtime(DOUBLE, {"double": lambda call: call.input * 2}, warnings=warnings)
+    runtime = loom_runtime(DOUBLE, [Effect(tool_id="double", execute=lambda ctx, input: input * 2)],
+                           warnings=warnings)
     assert isinstance(runtime, Runtime) and isinstance(runtime.store, MemoryStore)
     result = runtime.start("double", 21, execution_id="e1")
     assert result.status is Status.COMPLETED and result.output == 42
     # a second runtime over the same store replays instead of calling again
     calls: list[Any] = []
-    again = loom_runtime([DOUBLE], {"double": lambda c: calls.append(c)}, store=runtime.store)
+    again = loom_runtime([DOUBLE], [Effect(tool_id="double",
+                                           execute=lambda ctx, input: calls.append(input))],
+                         store=runtime.store)
     assert again.recover("e1").output == 42 and calls == []
     assert warnings == []
 
 
 def test_runtime_factory_takes_an_effect_host(loom_runtime: Any) -> None:
-    registry = EffectRegistry().add("double", lambda call: -call.input)
+    registry = EffectRegistry([Effect(tool_id="double", execute=lambda ctx, input: -input)])
     assert loom_runtime(DOUBLE, registry).start("double", 2, execution_id="e").output == -2
 
 
@@ -74,6 +78,7 @@ PROJECT_TEST = """
 from collections.abc import Generator
 from typing import Any
 
+from loom_ref.effects import Effect
 from loom_ref.journal import Status
 from loom_ref.kernel import Workflow
 from loom_ref.stream import TextBlock, assemble
@@ -84,7 +89,8 @@ def body(ctx: Any, n: Any) -> Generator[Any, Any, Any]:
 
 
 def test_uses_the_fixtures(loom_runtime, loom_scripted_adapter, loom_recording_sink):
-    rt = loom_runtime(Workflow(name="w", body=body), {"inc": lambda c: c.input + 1})
+    rt = loom_runtime(Workflow(name="w", body=body),
+                      [Effect(tool_id="inc", execute=lambda ctx, input: input + 1)])
     assert rt.start("w", 1, execution_id="x").status is Status.COMPLETED
     assert loom_scripted_adapter([]).calls == []
     loom_recording_sink({"delta": "a"})

@@ -1,7 +1,6 @@
 """R9 middleware for the governed effect route (see ``spec/effects.md``)."""
 
 from loom_ref.effects.middleware.base import (
-    DeltaGuard,
     DeltaGuardFactory,
     Middleware,
     Next,
@@ -31,7 +30,6 @@ from loom_ref.effects.middleware.safety import (
 
 __all__ = [
     "NEVER_RETRIED",
-    "DeltaGuard",
     "DeltaGuardFactory",
     "EnvelopeMiddleware",
     "Middleware",

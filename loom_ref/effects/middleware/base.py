@@ -32,7 +32,6 @@ if TYPE_CHECKING:
     from loom_ref.effects.context import EffectContext
 
 __all__ = [
-    "DeltaGuard",
     "DeltaGuardFactory",
     "Middleware",
     "Next",
@@ -43,18 +42,17 @@ __all__ = [
 #: ``next(ctx, input) -> output``: the rest of the chain, then the inner route.
 Next = Callable[["EffectContext", Any], Any]
 
-#: A per-attempt guard over the running delta text: raise to sever the stream. Typed loosely:
-#: a callable, a ``check`` object or a ``feed``/``flush`` object (see the module rules).
-DeltaGuard = Any
-
-#: Called once per attempt with the call's context; returns that attempt's guard.
-DeltaGuardFactory = Callable[["EffectContext"], DeltaGuard]
+#: Called once per attempt with the call's context; returns that attempt's guard over the
+#: running delta text, which raises to sever the stream (spec: deltas.guard-order). Its result
+#: is typed loosely: a callable, a ``check`` object (``loom_ref.governance.DeltaGuard``) or a
+#: ``feed``/``flush`` object (``loom_ref.governance.HoldBackGuard``), or ``None``.
+DeltaGuardFactory = Callable[["EffectContext"], Any]
 
 
 @runtime_checkable
 class Middleware(Protocol):
     """An R9 middleware. Optional attributes: ``inspects_output: bool`` (default False) and
-    ``delta_guard: DeltaGuardFactory | None`` (default None)."""
+    ``delta_guard: DeltaGuardFactory | None`` (default None) (spec: effects.middleware-order)."""
 
     def handle(self, ctx: EffectContext, input: Any, next: Next) -> Any: ...
 
@@ -67,6 +65,8 @@ def inspects_output(middleware: object) -> bool:
 
 
 def delta_guard_of(middleware: object) -> DeltaGuardFactory | None:
-    """The middleware's ``delta_guard`` factory (None when absent)."""
+    """The middleware's ``delta_guard`` factory (None when absent).
+    (spec: effects.inspects-output)
+    """
     guard = getattr(middleware, "delta_guard", None)
     return guard if callable(guard) else None

@@ -24,7 +24,9 @@ __all__ = ["EnvelopeMiddleware"]
 
 
 class EnvelopeMiddleware:
-    """``{"tool": ctx.tool_id, "result": output}`` around each successful call."""
+    """``{"tool": ctx.tool_id, "result": output}`` around each successful call.
+    (spec: effects.envelope)
+    """
 
     inspects_output = False
     delta_guard = None

@@ -30,7 +30,9 @@ _PER = ("tool", "principal", "call")
 
 
 class RateLimitMiddleware:
-    """Token-bucket limiter keyed per tool, per principal, or per (principal, tool)."""
+    """Token-bucket limiter keyed per tool, per principal, or per (principal, tool).
+    (spec: effects.rate-limit)
+    """
 
     inspects_output = False
     delta_guard = None

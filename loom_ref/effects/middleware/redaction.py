@@ -56,7 +56,7 @@ class RedactionMiddleware:
 
 def redaction_middleware(*, redact_output: Redactor | None = None) -> RedactionMiddleware:
     """ADR 0119 #13's ``redactionMiddleware``: masks the returned output; marked
-    ``inspects_output`` when ``redact_output`` is configured."""
+    ``inspects_output`` when ``redact_output`` is configured (spec: deltas.redaction-inspects)."""
     return RedactionMiddleware(redact_output=redact_output)
 
 
@@ -84,7 +84,8 @@ def _redact(value: Any, rules: tuple[PatternRule, ...], mask: str) -> Any:
 
 def pattern_redactor(validators: Iterable[SafetyValidator], mask: str = DEFAULT_MASK) -> Redactor:
     """A ``redact_output`` masking every match of the validators' output-form rules in every
-    string of a JSON-like output (mappings and lists are copied; other values kept)."""
+    string of a JSON-like output (mappings and lists are copied; other values kept).
+    (spec: deltas.redaction-inspects)"""
     if isinstance(validators, str | bytes) or not isinstance(validators, Iterable):
         raise InvalidArgument(f"validators must be an iterable of pattern validators, got "
                               f"{validators!r}")

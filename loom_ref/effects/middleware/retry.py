@@ -105,6 +105,7 @@ class RetryMiddleware:
     ``retry_on`` is a tuple of exception classes or a predicate; either way refusals and
     :class:`InvalidArgument` are never retried. ``seed`` joins the idempotency key in the
     jitter key. The middleware keeps no per-call state, so one instance serves every call.
+    (spec: effects.retry-attempts)
     """
 
     inspects_output = False

@@ -84,7 +84,7 @@ def output_texts(output: object) -> Iterator[str]:
 
 class SafetyMiddleware:
     """Input and output validation around ``next``; a delta guard when all output validators
-    have delta forms (see the module rules)."""
+    have delta forms (see the module rules) (spec: deltas.safety-phases)."""
 
     __slots__ = ("delta_guard", "delta_window", "hold_back", "inspects_output", "validators")
 
@@ -178,5 +178,6 @@ def stream_budget_middleware(
     max_tokens: int, count: TokenCounter = approx_token_count
 ) -> StreamBudgetMiddleware:
     """Sever a streamed attempt before the delta that would take it above ``max_tokens``
-    (ADR 0119 #7: "streamTokenBudget (K8.4) ... is the intended bound")."""
+    (ADR 0119 #7: "streamTokenBudget (K8.4) ... is the intended bound").
+    (spec: deltas.token-budget)"""
     return StreamBudgetMiddleware(max_tokens, count)
