@@ -134,7 +134,7 @@ def test_bad_payload_writes_nothing(path: Path) -> None:
         with pytest.raises(PayloadError):
             j.append(K.STREAM_APPENDED, {"streamId": "s", "data": float("inf")})
         assert path.read_bytes() == before and len(j.events) == 1
-        # the encoder recovers after a failed encode (its cycle markers are rebuilt)
+        # the next append after a failed encode is written whole
         j.append(K.STREAM_APPENDED, {"streamId": "s", "data": {"x": [1]}})
         assert len(store.read("e1").events) == 2
 
