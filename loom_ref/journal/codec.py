@@ -19,6 +19,12 @@ Spec: ``spec/journal.md``. A line is a JSON object whose LAST member is ``"crc"`
   for a double as an infinity; :func:`decode_line` refuses all of them as a malformed line.
 - ``journal.line-terminator``: a line exists only once its terminating ``\\n`` is written; the
   bytes after the last ``\\n`` are a torn tail (see :mod:`loom_ref.journal.reader`).
+
+Only Python's public ``json`` API is used (``JSONEncoder.encode``, ``JSONDecoder.raw_decode``
+and ``decode``, ``json.encoder.encode_basestring``). The time the interpreter's private fast
+paths once saved is won back where the profile of an append showed it: the encoder without
+its cycle bookkeeping (a cycle is still refused), and the parts of a line every line spells
+(the header's members, each kind's name) written as text once.
 """
 
 from __future__ import annotations
