@@ -22,7 +22,8 @@ log (a file per execution is bounded by creating the file: its own raw floor is 
 target on the disks measured); replay against json.loads keeping its results, as a replay
 keeps what it parsed (the ratio to json.loads dropping each result is printed beside it).
 
-Usage: python bench/bench_kernel.py [--executions N] [--events N]
+Usage: python bench/bench_kernel.py [--executions N] [--events N] [--repeats N]
+       [--only memory,files,durable,replay]
 """
 
 from __future__ import annotations
@@ -316,15 +317,33 @@ def main() -> None:
     ap.add_argument("--events", type=int, default=100_000)
     ap.add_argument("--repeats", type=int, default=3,
                     help="rounds per measurement; the best of each side is kept")
+    ap.add_argument("--only", default="memory,files,durable,replay",
+                    help="which rows: memory, files (fsync never), durable (fsync write-ahead "
+                         "and every-event on a real disk), replay")
     args = ap.parse_args()
     n = args.executions
+    only = set(args.only.split(","))
     print(f"(best of {args.repeats} alternating rounds per line; executions with the garbage "
           "collector on, replay with it off as timeit does)")
-    mem, raw_mem = best_of(args.repeats, lambda: executions_per_second(MemoryStore(), n),
+    if "memory" in only:
+        memory_row(n, args.repeats)
+    if "files" in only:
+        files_rows(n, args.repeats)
+    if "durable" in only:
+        durable_lines(n, args.repeats)
+    if "replay" in only:
+        replay_lines(args.events, args.repeats)
+
+
+def memory_row(n: int, repeats: int) -> None:
+    mem, raw_mem = best_of(repeats, lambda: executions_per_second(MemoryStore(), n),
                            lambda: raw_memory_per_execution(n))
     print(f"durable 1-step executions/s, memory journal (fsync: none, nothing to sync): "
           f"{mem:12,.0f}   ratio to raw json.dumps of the same lines: {mem / raw_mem:.2f}")
-    for label, fil, raw_file in file_journal_rows(n, args.repeats):
+
+
+def files_rows(n: int, repeats: int) -> None:
+    for label, fil, raw_file in file_journal_rows(n, repeats):
         if label.startswith("store log"):
             verdict = f"target 11,400/s: {'met' if fil >= 11_400 else 'NOT met'}"
         else:  # the target is judged on the store log (bench/README.md)
@@ -333,19 +352,24 @@ def main() -> None:
         print(f"durable 1-step executions/s, {label}, fsync never (flushed, not synced; the "
               f"raw lines neither): {fil:10,.0f}   ratio to raw json.dumps+write+flush of the "
               f"same lines: {fil / raw_file:.2f}   {verdict}")
-    for policy, db, log in sqlite_rows(n, args.repeats):
+    for policy, db, log in sqlite_rows(n, repeats):
         print(f"durable 1-step executions/s, SQLite store (WAL), temp dir, fsync {policy} "
               f"(synchronous=NORMAL): {db:10,.0f}   ratio to the store log at fsync {policy}: "
               f"{db / log:.2f} ({log:,.0f}/s)")
+
+
+def durable_lines(n: int, repeats: int) -> None:
     names = {"log": "store log", "file": "file store", "sqlite": "SQLite store (WAL)"}
-    for kind, policy, rate, syncs, base in durable_rows(n, args.repeats):
+    for kind, policy, rate, syncs, base in durable_rows(n, repeats):
         print(f"durable 1-step executions/s, {names[kind]}, temp dir, fsync {policy.value} "
               f"({syncs:.1f} syncs per execution): {rate:8,.0f}   ratio to the store log at "
               f"fsync every-event (4.0 syncs): {rate / base:.2f} ({base:,.0f}/s)")
+
+
+def replay_lines(events: int, repeats: int) -> None:
     for label, payload in (("", None), (" with 1 KB step payloads", KILOBYTE)):
-        rep, raw_parse, raw_kept = replay_rate(args.events, payload=payload,
-                                               repeats=args.repeats)
-        print(f"replay of a {args.events:,}-event journal{label} (fsync: none, read-only): "
+        rep, raw_parse, raw_kept = replay_rate(events, payload=payload, repeats=repeats)
+        print(f"replay of a {events:,}-event journal{label} (fsync: none, read-only): "
               f"{rep:12,.0f} events/s   "
               f"ratio to raw json.loads keeping its results: {rep / raw_kept:.2f}   "
               f"target 0.50: {'met' if rep / raw_kept >= 0.5 else 'NOT met'}   "
