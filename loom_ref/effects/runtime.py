@@ -54,8 +54,8 @@ from typing import Any
 from loom_ref.effects.authorizer import AllowAll, Authorizer
 from loom_ref.effects.call import DeltaSink, EffectCall, Mode
 from loom_ref.effects.clock import Clock, ManualClock
-from loom_ref.effects.decision import Decision
 from loom_ref.effects.context import EffectContext, route_context
+from loom_ref.effects.decision import Decision
 from loom_ref.effects.deltas import SILENT, DeltaChannel
 from loom_ref.effects.effect import Effect
 from loom_ref.effects.errors import (

@@ -175,8 +175,8 @@ def _resolve(table: _Table, ref: Any) -> FrozenList:
         first, count = run
         if first + count > size:
             raise _Bad(reason="journal.missing-content", ref=first + count - 1,
-                       message=f"refers to content item {first + count - 1}, and the lines "
-                               f"before it define {size}")
+                       message=f"refers to content item {first + count - 1}, and the journal "
+                               f"up to this line defines {size}")
         out.extend(table.items[first:first + count])
     return FrozenList(out)
 
@@ -323,14 +323,24 @@ class ContentResolvingStore:
                 except _Bad as bad:
                     where = ".".join(path)
                     line = event.seq + 1
+                    source = self._source(execution_id)
                     raise CorruptJournalError(
-                        f"journal {execution_id!r}, line {line}: {where} {bad.message}",
-                        file=execution_id, line=line, reason=bad.reason, path=where,
-                        ref=bad.ref) from None
+                        f"{source}, line {line}: {where} {bad.message}", file=source,
+                        line=line, reason=bad.reason, path=where, ref=bad.ref) from None
                 payload = _replaced(payload, path, array)
             out.append(event if payload is event.payload else
                        Event(seq=event.seq, kind=event.kind, payload=payload))
         return out, table
+
+    def _source(self, execution_id: str) -> str:
+        """Where the underlying store keeps ``execution_id``'s journal, for errors: its file
+        (a file store), its file and the execution (a store log, a database), or the id."""
+        where = getattr(self.inner, "path", None)
+        if callable(where):
+            return str(where(execution_id))
+        if isinstance(where, str):
+            return f"{where} [{execution_id}]"
+        return f"journal {execution_id!r}"
 
     def read(self, execution_id: str) -> ParsedJournal:
         """One execution's journal, resolved, without opening it for writing."""
