@@ -26,6 +26,11 @@ Rows (each a ratio of the best of ``--rounds`` alternating rounds, in this one p
 3. an agent loop's time per turn at 20, 80 and 200 turns (each turn: a model step and a tool
    step, ~2.8 KB of new transcript), loom_ref with the content-resolving store (extension,
    ``spec/journal.md`` 1.10) and inline, against the same loop as a LangGraph graph.
+4. the 1-step and agent rows again with every sync taken out on both sides (loom_ref at
+   fsync ``never``, the peers at ``synchronous=OFF``): what each side costs beside its syncs.
+   On a shared virtual disk whose fsync takes from 0.3 to 4 ms from one minute to the next,
+   these lines move far less than the durable ones, and with the fsync counts they say
+   where the durable ratio goes on a given disk.
 
 Every line states both sides' durability and their fsyncs (``fsync`` + ``fdatasync`` calls)
 per execution or per turn, counted with ``strace -f -c`` on a run of each side in a child
@@ -37,7 +42,7 @@ most 2 fsyncs per execution; the agent loop at 200 turns with the content-resolv
 most 0.25x LangGraph's time per turn.
 
 Usage: python bench/bench_peers.py [--rounds 3] [--executions 300] [--turns 20,80,200]
-       [--only kernel,recover,agent]
+       [--only kernel,recover,agent,unsynced]
 """
 
 from __future__ import annotations
@@ -155,16 +160,17 @@ def agent_registry(turns: int) -> EffectRegistry:
     return EffectRegistry().add("llm", model, idempotent=True).add("fetch", fetch)
 
 
-def loom_agent(turns: int, d: str, content: bool) -> float:
+def loom_agent(turns: int, d: str, content: bool, policy: FsyncPolicy = WA) -> float:
     """Seconds per turn of an uncompacted agent loop of ``turns`` turns on a store log
-    (write-ahead), with the content-resolving store or inline."""
+    (write-ahead unless ``policy`` says otherwise), with the content-resolving store or
+    inline."""
     config = AgentLoopConfig(model_tool_id="llm", tools=[AgentTool(name="fetch")],
                              max_iterations=turns + 1, on_warn=lambda m: None)
 
     def body(ctx: ExecutionContext, x: Any) -> Generator[Any, Any, Any]:
         return (yield from agent_loop(ctx, config, x))
 
-    log = LogStore(os.path.join(d, "agent.log"), fsync=WA)
+    log = LogStore(os.path.join(d, "agent.log"), fsync=policy)
     store: Any = ContentResolvingStore(log) if content else log
     rt = Runtime(store=store, effects=agent_registry(turns),
                  workflows=[Workflow(name="agent", body=body)], on_warn=lambda m: None)
@@ -365,6 +371,41 @@ def agent_rows(args: argparse.Namespace) -> None:
               f"ratio {a / theirs:.2f} (inline {b / theirs:.2f}){verdict}")
 
 
+def unsynced_rows(args: argparse.Namespace) -> None:
+    """The same comparisons with every sync taken out on both sides (loom_ref at fsync
+    ``never``, the peers' SQLite at ``synchronous=OFF``): what each side costs beside its
+    syncs, which a noisy disk does not move."""
+    import peers
+
+    peers.SYNCHRONOUS[0] = "OFF"
+    never = FsyncPolicy.NEVER
+    off = "synchronous=OFF, 0 fsyncs"
+    with tempfile.TemporaryDirectory() as d:
+        if have("dbos"):
+            dbos = Dbos(os.path.join(d, "unsynced.sqlite"))
+            try:
+                rate, theirs = best_of(args.rounds, in_dir(
+                    lambda e: loom_executions("log", never, 1, args.executions, e)),
+                    lambda: dbos.executions(1, max(args.executions // 10, 10)))
+            finally:
+                dbos.close()
+            print(f"unsynced: 1-step executions/s, loom_ref store log (fsync never, 0 fsyncs) "
+                  f"{rate:9,.0f} vs DBOS (SQLite WAL, {off}) {theirs:7,.0f}: "
+                  f"{rate / theirs:5.1f}x faster")
+        else:
+            print("unsynced: DBOS skipped (not installed)")
+    if not have("langgraph"):
+        print("unsynced: LangGraph skipped (not installed)")
+        return
+    for t in [int(t) for t in args.turns.split(",")]:
+        a, theirs = best_of(args.rounds, in_dir(lambda d, t=t: loom_agent(t, d, True, never)),
+                            in_dir(lambda d, t=t: langgraph_agent(t, d)), low=True)
+        print(f"unsynced: agent loop, {t:3} turns, ms per turn: loom_ref with the "
+              f"content-resolving store (store log, fsync never, 0 fsyncs) {a * 1e3:6.2f} vs "
+              f"LangGraph (SqliteSaver WAL, {off}, durability='sync') {theirs * 1e3:6.2f}: "
+              f"ratio {a / theirs:.2f}")
+
+
 def main() -> None:
     if len(sys.argv) > 1 and sys.argv[1] == "--dbos-die":
         dbos_die(sys.argv[2], sys.argv[3], int(sys.argv[4]))
@@ -376,7 +417,7 @@ def main() -> None:
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--executions", type=int, default=300)
     ap.add_argument("--turns", default="20,80,200")
-    ap.add_argument("--only", default="kernel,recover,agent")
+    ap.add_argument("--only", default="kernel,recover,agent,unsynced")
     args = ap.parse_args()
     only = set(args.only.split(","))
     print(f"(best of {args.rounds} alternating rounds per line, in one process; fsyncs counted "
@@ -396,6 +437,8 @@ def main() -> None:
                 (kernel_rows if row == "kernel" else recover_rows)(args, dbos)
             finally:
                 dbos.close()
+    if "unsynced" in only:
+        unsynced_rows(args)
     if "agent" in only:
         if have("langgraph"):
             print(f"LangGraph {_version('langgraph')}, langgraph-checkpoint-sqlite "

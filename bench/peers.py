@@ -23,6 +23,43 @@ TEXT = ("The agent reasons about the data it has seen so far. " * 200)[:700]
 
 # -- DBOS --------------------------------------------------------------------------------------
 
+_WORKFLOW: list[Any] = []
+#: The ``synchronous`` setting of the peers' SQLite connections: FULL, or OFF for the rows
+#: that take every sync out on both sides (``bench_peers.py --only unsynced``).
+SYNCHRONOUS = ["FULL"]
+
+
+def _registered() -> Any:
+    """The DBOS workflow, registered once per process (DBOS keeps registrations across
+    instances), with every SQLite connection SQLAlchemy opens set to WAL and FULL."""
+    if _WORKFLOW:
+        return _WORKFLOW[0]
+    import sqlalchemy as sa
+    from dbos import DBOS
+
+    @sa.event.listens_for(sa.engine.Engine, "connect")
+    def _durable(dbapi_conn: Any, _record: Any) -> None:
+        cursor = dbapi_conn.cursor()
+        cursor.execute("PRAGMA journal_mode=WAL")
+        cursor.execute(f"PRAGMA synchronous={SYNCHRONOUS[0]}")
+        cursor.close()
+
+    @DBOS.step()
+    def echo(x: Any) -> Any:
+        return x
+
+    @DBOS.workflow()
+    def steps(n: int, x: int) -> int:
+        for i in range(n):
+            echo({"i": i, "x": x})
+        if DIE:  # not an argument: the recovering process re-runs it with the same ones
+            os._exit(3)  # the process dies with every step recorded, the workflow pending
+        return n
+
+    _WORKFLOW.append(steps)
+    return steps
+
+
 class Dbos:
     """DBOS Transact on SQLite, WAL, synchronous=FULL (module rules)."""
 
@@ -30,31 +67,11 @@ class Dbos:
         import sqlalchemy as sa
         from dbos import DBOS, SetWorkflowID
 
-        @sa.event.listens_for(sa.engine.Engine, "connect")
-        def _durable(dbapi_conn: Any, _record: Any) -> None:
-            cursor = dbapi_conn.cursor()
-            cursor.execute("PRAGMA journal_mode=WAL")
-            cursor.execute("PRAGMA synchronous=FULL")
-            cursor.close()
-
         self.sa, self.DBOS, self.SetWorkflowID = sa, DBOS, SetWorkflowID
         self.path = path
         self.dbos = DBOS(config={"name": "bench", "system_database_url": f"sqlite:///{path}",
                                  "log_level": "WARNING", "run_admin_server": False})
-
-        @DBOS.step()
-        def echo(x: Any) -> Any:
-            return x
-
-        @DBOS.workflow()
-        def steps(n: int, x: int) -> int:
-            for i in range(n):
-                echo({"i": i, "x": x})
-            if DIE:  # not an argument: the recovering process re-runs it with the same ones
-                os._exit(3)  # the process dies with every step recorded, the workflow pending
-            return n
-
-        self.steps = steps
+        self.steps = _registered()
         if poll is not None:  # private, and only the wait: how often recovery's queue is read
             self.dbos._registry.get_internal_queue()._polling_interval_sec = poll
         DBOS.launch()
@@ -64,7 +81,8 @@ class Dbos:
         with self.dbos._sys_db.engine.connect() as conn:
             mode = conn.execute(self.sa.text("PRAGMA journal_mode")).scalar()
             sync = conn.execute(self.sa.text("PRAGMA synchronous")).scalar()
-        return f"journal_mode={mode}, synchronous={'FULL' if sync == 2 else sync}"
+        names = {0: "OFF", 1: "NORMAL", 2: "FULL", 3: "EXTRA"}
+        return f"journal_mode={mode}, synchronous={names.get(sync, sync)}"
 
     def executions(self, steps: int, n: int) -> float:
         self.rounds += 1
@@ -149,7 +167,7 @@ def langgraph_agent(turns: int, d: str, name: str = "lg") -> float:
     graph.add_edge("tool", "model")
     conn = sqlite3.connect(os.path.join(d, f"{name}.db"), check_same_thread=False)
     conn.execute("PRAGMA journal_mode=WAL")
-    conn.execute("PRAGMA synchronous=FULL")
+    conn.execute(f"PRAGMA synchronous={SYNCHRONOUS[0]}")
     app = graph.compile(checkpointer=SqliteSaver(conn))
     t0 = time.perf_counter()
     out = app.invoke({"messages": [{"role": "user", "content": [
