@@ -131,15 +131,15 @@ def main() -> None:
     print(f"(best of {REPEATS} rounds per line, each alternating with a bare call's round; "
           "fsync policy: none on every line, a transient call is never journaled)")
     for label, rate, bare in rows:
-        print(f"{label}: {rate:,.0f} calls/s (bare call {bare:,.0f}/s in the same rounds: "
-              f"{bare / rate:.1f}x slower)")
+        print(f"{label} (fsync: none): {rate:,.0f} calls/s (bare call {bare:,.0f}/s in the "
+              f"same rounds: {bare / rate:.1f}x slower)")
     target = 1_100_000
     first, second = rows[0], rows[1]
     slower = first[2] / first[1]
-    print(f"target: >= {target:,} governed calls/s with an empty chain; measured "
+    print(f"target (fsync: none): >= {target:,} governed calls/s with an empty chain; measured "
           f"{first[1]:,.0f} (invoke_transient) / {second[1]:,.0f} (call_transient): "
           f"{'met' if first[1] >= target else 'NOT met'}")
-    print(f"target: an empty-chain invoke_transient(call) at most 15x a bare call: "
+    print(f"target (fsync: none): an empty-chain invoke_transient(call) at most 15x a bare call: "
           f"{slower:.1f}x, {'met' if slower <= 15 else 'NOT met'} (call_transient, which "
           f"also builds and checks the EffectCall record: {second[2] / second[1]:.1f}x)")
 
