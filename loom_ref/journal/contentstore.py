@@ -144,6 +144,14 @@ def _runs(indexes: Sequence[int]) -> list[list[int]]:
     return runs
 
 
+def _frozen_list(items: list[Any]) -> FrozenList:
+    """A FrozenList of the table's items, which are frozen already: made without checking
+    each again (the table's items are checked when they are added)."""
+    out = FrozenList.__new__(FrozenList)
+    list.extend(out, items)
+    return out
+
+
 class _Bad(Exception):
     """A reference that cannot be resolved: the reason's code, the reference, what is wrong."""
 
@@ -229,7 +237,13 @@ class _ContentJournal:
                 continue
             new: list[tuple[Any, bytes]] = []
             indexes: list[int] = []
+            by_identity = self._table.by_identity
             for item in value:
+                # an identity the table holds is a frozen value it keeps alive: that very item
+                known = by_identity.get(id(item))
+                if known is not None:
+                    indexes.append(known[1])
+                    continue
                 index, digest = self._table.address(item)
                 if index < 0:
                     assert digest is not None
@@ -258,7 +272,7 @@ class _ContentJournal:
                 for (original, digest), value in zip(new, written, strict=True):
                     self._table.add(frozen_json(value), digest, original)
                 items = self._table.items
-                resolved = _replaced(resolved, path, FrozenList([items[i] for i in indexes]))
+                resolved = _replaced(resolved, path, _frozen_list([items[i] for i in indexes]))
             event = Event(seq=event.seq, kind=kind, payload=resolved)
         self._events.append(event)
         return event
