@@ -7,11 +7,19 @@ scaled like Loom's: every turn the model writes ~0.7 KB of text plus one tool ca
 tool returns ~2 KB, so the transcript grows ~2.7 KB a turn -- the growth Loom's two figures
 imply (3.5 MB / (50*51/2) = 54.9 MB / (200*201/2) = 2.7 KB).
 
-Printed, per turn count: the journal's bytes (what a file store writes), its largest line, and
-the size of the folded state (``fold(events)`` as canonical JSON), for an uncompacted loop, a
-loop compacted by message count and one compacted by bytes; then the growth ratios and the
-per-turn increments. Nothing is asserted about time; the script exits non-zero if a run does
-not complete (the uncompacted loop must not crash at 650 turns).
+Printed, per turn count: the journal's bytes (what a file store writes), its largest line, the
+size of the folded state (``fold(events)`` as canonical JSON) and the time per turn, for an
+uncompacted loop, a loop compacted by message count, one compacted by bytes, and an
+uncompacted loop on the content-resolving store (extension, ``spec/journal.md`` 1.10: each
+message journaled once, by reference after that); then the growth ratios, the per-turn
+increments and how the time per turn moves with the turn count. Every run journals into a
+memory store (fsync: none; the bytes are what a file store would write). Nothing is asserted
+about time; the script exits non-zero if a run does not complete (the uncompacted loop must
+not crash at 650 turns).
+
+Targets (issue 19, judged in ``bench/README.md``): with the content-resolving store, journal
+bytes at 200 turns / 50 turns at most 4.5 (linear is 4; inline uncompacted is about 16), and
+the time per turn flat in the turn count.
 
 In loom-ref the quadratic lives in the JOURNAL (each turn's STEP_STARTED input holds the whole
 transcript); ``fold`` keeps step outputs, not inputs, so the folded state is linear even
@@ -35,7 +43,7 @@ from typing import Any
 
 from loom_ref.agent import AgentLoopConfig, AgentTool, Compaction, agent_loop
 from loom_ref.effects import Effect, EffectContext
-from loom_ref.journal import MemoryStore, Status, fold
+from loom_ref.journal import ContentResolvingStore, MemoryStore, Status, fold
 from loom_ref.kernel import EffectRegistry, ExecutionContext, Runtime, Workflow
 
 LOOM = {50: "3.5 MB", 200: "54.9 MB", 650: "RangeError (failed to serialise)"}
@@ -75,8 +83,12 @@ def state_bytes(events: Any) -> int:
     return len(json.dumps(doc, separators=(",", ":"), ensure_ascii=False).encode("utf-8"))
 
 
-def run(turns: int, compaction: Compaction | None, text_bytes: int, tool_bytes: int
-        ) -> dict[str, Any]:
+#: The content-resolving store's mode (an uncompacted loop, the transcript by reference).
+CONTENT = "content-resolving"
+
+
+def run(turns: int, compaction: Compaction | None, text_bytes: int, tool_bytes: int,
+        content: bool = False) -> dict[str, Any]:
     warnings: list[str] = []
     config = AgentLoopConfig(model_tool_id="llm", tools=[AgentTool(name="fetch")],
                              max_iterations=turns + 1, compaction=compaction,
@@ -85,7 +97,8 @@ def run(turns: int, compaction: Compaction | None, text_bytes: int, tool_bytes: 
     def body(ctx: ExecutionContext, input: Any) -> Generator[Any, Any, Any]:
         return (yield from agent_loop(ctx, config, input))
 
-    store = MemoryStore()
+    memory = MemoryStore()
+    store: Any = ContentResolvingStore(memory) if content else memory
     rt = Runtime(store=store, effects=registry(turns, text_bytes, tool_bytes),
                  workflows=[Workflow(name="agent", body=body)], on_warn=warnings.append)
     t0 = time.perf_counter()
@@ -94,7 +107,7 @@ def run(turns: int, compaction: Compaction | None, text_bytes: int, tool_bytes: 
     if result.status is not Status.COMPLETED or result.output["turns"] != turns:
         print(f"FAILED: {turns} turns, compaction={compaction}: {result.status} {result.error}")
         sys.exit(1)
-    data = bytes(store.data["bench"])
+    data = bytes(memory.data["bench"])
     events = store.read("bench").events
     lines = data.split(b"\n")[1:]  # the header line first, then one line per event
     per_turn = [0] * turns
@@ -123,16 +136,18 @@ def main(argv: list[str]) -> int:
         "after_messages=24": Compaction(tool_id="summarize", after_messages=24, keep_recent=8),
         "after_bytes=64KiB": Compaction(tool_id="summarize", after_bytes=64 * 1024,
                                         keep_recent=8),
+        CONTENT: None,
     }
     results: dict[str, dict[int, dict[str, Any]]] = {m: {} for m in modes}
     for mode, comp in modes.items():
         for n in counts:
-            results[mode][n] = run(n, comp, args.text_bytes, args.tool_bytes)
+            results[mode][n] = run(n, comp, args.text_bytes, args.tool_bytes,
+                                   content=mode == CONTENT)
 
     print(f"Agent loop journal growth (~{args.text_bytes + args.tool_bytes + 80} B of "
-          "transcript per turn)\n")
+          "transcript per turn; every run on a memory store, fsync: none)\n")
     header = f"{'turns':>6} | {'mode':<18} | {'journal':>11} | {'largest line':>12} | " \
-             f"{'folded state':>12} | {'run s':>6} | Loom (folded state)"
+             f"{'folded state':>12} | {'run s':>6} | {'ms/turn':>7} | fsync | Loom (folded state)"
     print(header)
     print("-" * len(header))
     for n in counts:
@@ -140,11 +155,12 @@ def main(argv: list[str]) -> int:
             r = results[mode][n]
             loom = LOOM.get(n, "") if mode == "uncompacted" else ""
             print(f"{n:>6} | {mode:<18} | {mb(r['journal'])} | {mb(r['max_line'])[:-3]:>9} MB"
-                  f" | {mb(r['state'])[:-3]:>9} MB | {r['seconds']:6.2f} | {loom}")
+                  f" | {mb(r['state'])[:-3]:>9} MB | {r['seconds']:6.2f} | "
+                  f"{r['seconds'] / n * 1e3:7.2f} | none  | {loom}")
     print()
     for mode in modes:
         js = [results[mode][n]["journal"] for n in counts]
-        print(f"{mode}:")
+        print(f"{mode} (memory store, fsync: none):")
         for (a, ja), (b, jb) in itertools.pairwise(zip(counts, js, strict=True)):
             per_turn = (jb - ja) / (b - a)
             print(f"  {a:>4} -> {b:<4} turns: journal x{jb / ja:6.2f} (turns^2 would be "
@@ -156,8 +172,20 @@ def main(argv: list[str]) -> int:
             f"k={k}: {last[k] / 1e3:.1f} KB" for k in marks))
         warned = any(results[mode][n]["warned"] for n in counts)
         print(f"  warn_transcript_bytes (256 KiB) warning fired: {warned}")
+        per = [results[mode][n]["seconds"] / n for n in counts]
+        print("  time per turn: " + ", ".join(f"{n} turns {p * 1e3:.2f} ms" for n, p in zip(
+            counts, per, strict=True)) + f" (x{per[-1] / per[0]:.2f} from {counts[0]} to "
+            f"{counts[-1]} turns; flat is x1)")
+    if 50 in counts and 200 in counts:
+        growth = results[CONTENT][200]["journal"] / results[CONTENT][50]["journal"]
+        inline = results["uncompacted"][200]["journal"] / results["uncompacted"][50]["journal"]
+        print(f"\ntarget (memory store, fsync: none; the bytes a file store writes): "
+              f"content-resolving journal bytes 200 turns / 50 turns <= 4.5: "
+              f"x{growth:.2f}, {'met' if growth <= 4.5 else 'NOT met'} (inline uncompacted "
+              f"x{inline:.2f})")
     print("\nuncompacted: the per-turn increment grows with the turn count (O(turns^2) total);"
-          "\ncompacted: the per-turn increment is flat (O(turns) total). Every run completed.")
+          "\ncompacted and content-resolving: the per-turn increment is flat (O(turns) total)."
+          "\nEvery run completed.")
     return 0
 
 

@@ -46,6 +46,7 @@ def measure(label: str, make: Callable[[], Sequence[Implementation]],
 
 
 def main() -> None:
+    print("(fsync policy: none on every line; every case journals into a memory store)")
     parser = argparse.ArgumentParser()
     parser.add_argument("--random", type=int, default=0, help="add N seeded random scenarios")
     parser.add_argument("--jobs", type=int, default=2, help="processes for the --jobs lines")

@@ -96,6 +96,7 @@ def best(deltas: list[str], make: Callable[[], list[Middleware]], configured: bo
 
 
 def main() -> None:
+    print("(fsync policy: none on every line; no journal is written here)")
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--mb", type=float, default=1.0)
     args = parser.parse_args()

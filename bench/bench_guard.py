@@ -83,6 +83,7 @@ def best(
 
 
 def main() -> None:
+    print("(fsync policy: none on every line; no journal is written here)")
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--mb", type=float, default=1.0)
     parser.add_argument("--repeat", type=int, default=3)

@@ -12,6 +12,10 @@ Spec: ``spec/agent.md``.
   measures only the pushed message; a fold subtracts the folded sizes and adds the summary's.
   The per-message sizes are kept so the kept-suffix rule (``agent.kept-suffix-bytes``) reads
   the newest sizes without measuring anything again.
+- A message is frozen as it is pushed (``journal.frozen-values``,
+  :func:`~loom_ref.journal.frozen.frozen_json`): it is a JSON value that never changes, so
+  a content-resolving store (``spec/journal.md`` 1.10) knows it again in every later turn's
+  input without encoding it again, and the loop cannot change a message it already sent.
 """
 
 from __future__ import annotations
@@ -21,6 +25,7 @@ from typing import Any
 
 from loom_ref.agent.canonical import canonical_bytes
 from loom_ref.errors import InvalidArgument
+from loom_ref.journal.frozen import frozen_json
 
 __all__ = ["Transcript", "message_bytes"]
 
@@ -54,7 +59,7 @@ class Transcript:
         """Append ``message``; measure it alone and add its size (spec: agent.byte-count).
         Returns the new total."""
         size = message_bytes(message)
-        self.messages.append(message)
+        self.messages.append(frozen_json(message))  # spec: journal.frozen-values
         self.sizes.append(size)
         self.bytes += size
         return self.bytes
@@ -69,7 +74,7 @@ class Transcript:
         folded = self.messages[:count]
         folded_bytes = sum(self.sizes[:count])
         size = message_bytes(summary)
-        self.messages[:count] = [summary]
+        self.messages[:count] = [frozen_json(summary)]  # spec: journal.frozen-values
         self.sizes[:count] = [size]
         self.bytes += size - folded_bytes
         return folded

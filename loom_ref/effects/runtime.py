@@ -58,6 +58,7 @@ from loom_ref.effects.authorizer import AllowAll, Authorizer
 from loom_ref.effects.call import DeltaSink, EffectCall, Mode
 from loom_ref.effects.clock import Clock, ManualClock
 from loom_ref.effects.context import EffectContext, route_context
+from loom_ref.effects.decision import Decision
 from loom_ref.effects.deltas import SILENT, DeltaChannel
 from loom_ref.effects.effect import Effect
 from loom_ref.effects.errors import (
@@ -168,7 +169,9 @@ class EffectRuntime:
         self._guard_factories: tuple[DeltaGuardFactory, ...] = tuple(
             factory for factory in map(delta_guard_of, self.middleware) if factory is not None
         )
-        self._authorize = self.authorizer.authorize
+        # spec: effects.lean-route -- the default authorizer allows everything: nothing to ask
+        self._authorize: Callable[[str, str, Mode], Decision] | None = (
+            None if type(self.authorizer) is AllowAll else self.authorizer.authorize)
         self._effects: dict[str, Effect] = {}
         self._routes: dict[str, tuple[Next, DeltaSink | None, bool]] = {}
         for effect in effects:
@@ -271,14 +274,16 @@ class EffectRuntime:
             raise UnknownEffectError(
                 f"no effect registered as {call.tool_id!r}", tool_id=call.tool_id
             )
-        decision = self._authorize(call.principal, call.tool_id, call.mode)
-        if not decision.allowed:  # spec: effects.authorizer
-            raise EffectDenied(
-                decision.reason,
-                tool_id=call.tool_id,
-                principal=call.principal,
-                mode=call.mode.value,
-            )
+        authorize = self._authorize
+        if authorize is not None:
+            decision = authorize(call.principal, call.tool_id, call.mode)
+            if not decision.allowed:  # spec: effects.authorizer
+                raise EffectDenied(
+                    decision.reason,
+                    tool_id=call.tool_id,
+                    principal=call.principal,
+                    mode=call.mode.value,
+                )
         # spec: deltas.refused-call -- no channel exists before lookup and authorization, and
         # a refusal inside the chain (stages 4-7) comes before begin_attempt: no sink is called
         entry, configured, quiet = route

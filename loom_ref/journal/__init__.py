@@ -1,6 +1,6 @@
 """The journal chapter (``spec/journal.md``): events, the JSONL line format, stores, the
 torn-tail and corruption rules, fault injection, durability (fsync policies, the file layer,
-the power-loss simulation), and ``fold``."""
+the power-loss simulation), ``fold``, and the content-resolving store (an extension)."""
 
 from loom_ref.journal.codec import (
     ChecksumError,
@@ -9,7 +9,15 @@ from loom_ref.journal.codec import (
     encode_header,
     encode_line,
 )
-from loom_ref.journal.durability import GUARANTEES, SYNC_AFTER, FsyncPolicy, Guarantee, Invariant
+from loom_ref.journal.contentstore import AGENT_TRANSCRIPT, ContentResolvingStore
+from loom_ref.journal.durability import (
+    DEFAULT_POLICY,
+    GUARANTEES,
+    SYNC_AFTER,
+    FsyncPolicy,
+    Guarantee,
+    Invariant,
+)
 from loom_ref.journal.events import REQUIRED, Event, EventKind, PayloadError
 from loom_ref.journal.faults import Crash, FaultInjectingStore
 from loom_ref.journal.filestore import FileStore
@@ -22,6 +30,7 @@ from loom_ref.journal.fold import (
     Status,
     fold,
 )
+from loom_ref.journal.frozen import FrozenDict, FrozenList, FrozenValueError, frozen_json
 from loom_ref.journal.fs import FileHandle, FileSystem, OsFileSystem
 from loom_ref.journal.logstore import LogStore, ParsedLog, parse_log
 from loom_ref.journal.reader import CorruptJournalError, ParsedJournal, TornTail, parse_journal
@@ -40,12 +49,15 @@ from loom_ref.journal.store import (
 )
 
 __all__ = [
+    "AGENT_TRANSCRIPT",
+    "DEFAULT_POLICY",
     "GUARANTEES",
     "REQUIRED",
     "SYNC_AFTER",
     "TRANSITIONS",
     "Backend",
     "ChecksumError",
+    "ContentResolvingStore",
     "CorruptJournalError",
     "Crash",
     "Event",
@@ -57,6 +69,9 @@ __all__ = [
     "FileSystem",
     "Frame",
     "FrameStatus",
+    "FrozenDict",
+    "FrozenList",
+    "FrozenValueError",
     "FsyncPolicy",
     "Guarantee",
     "IllegalTransitionError",
@@ -82,6 +97,7 @@ __all__ = [
     "encode_header",
     "encode_line",
     "fold",
+    "frozen_json",
     "parse_journal",
     "parse_log",
     "read_journal_file",

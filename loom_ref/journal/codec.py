@@ -19,6 +19,12 @@ Spec: ``spec/journal.md``. A line is a JSON object whose LAST member is ``"crc"`
   for a double as an infinity; :func:`decode_line` refuses all of them as a malformed line.
 - ``journal.line-terminator``: a line exists only once its terminating ``\\n`` is written; the
   bytes after the last ``\\n`` are a torn tail (see :mod:`loom_ref.journal.reader`).
+
+Only Python's public ``json`` API is used (``JSONEncoder.encode``, ``JSONDecoder.raw_decode``
+and ``decode``, ``json.encoder.encode_basestring``). The time the interpreter's private fast
+paths once saved is won back where the profile of an append showed it: the encoder without
+its cycle bookkeeping (a cycle is still refused), and the parts of a line every line spells
+(the header's members, each kind's name) written as text once.
 """
 
 from __future__ import annotations
@@ -31,6 +37,7 @@ from collections.abc import Callable
 from typing import Any
 
 from loom_ref.errors import InvalidArgument, JournalError
+from loom_ref.journal.events import EventKind
 
 __all__ = [
     "SCHEMA_NAME",
@@ -63,40 +70,26 @@ _SUFFIX_LEN = 18  # len(',"crc":"') + 8 hex digits + len('"}')
 _CRC_OPEN = b',"crc":"'
 _CRC_DIGITS = re.compile(rb"[0-9a-f]{8}")
 
-_STDLIB_DUMPS = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), allow_nan=False).encode
+#: The journal's JSON writer (``journal.json-values``): compact, non-ASCII kept as UTF-8, no
+#: NaN or infinities. The public ``json`` API only. ``check_circular`` is off because a cycle
+#: cannot be written anyway: it recurses until Python's recursion limit, which ``_dumps``
+#: reports as the ValueError the check would have raised (and a value nested that deep is
+#: refused alike); the check's bookkeeping cost a tenth of an event's append.
+_ENCODER = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), allow_nan=False,
+                            check_circular=False)
+_encode = _ENCODER.encode
 #: A str as its JSON text (quoted and escaped, non-ASCII kept as _dumps keeps it).
 json_string: Callable[[str], str] = json.encoder.encode_basestring
 
 
-def _refuse(value: Any) -> Any:
-    raise TypeError(f"Object of type {type(value).__name__} is not JSON serializable")
-
-
-def _new_c_encoder() -> Any:
-    # the arguments JSONEncoder.iterencode passes for the options of _STDLIB_DUMPS: cycle
-    # markers, default, string encoder, indent, separators, sort_keys, skipkeys, allow_nan
-    return json.encoder.c_make_encoder(  # type: ignore[attr-defined]
-        {}, _refuse, json_string, None, ":", ",", False, False, False)
-
-
-_c_encode = _new_c_encoder() if json.encoder.c_make_encoder is not None else None  # type: ignore[attr-defined]
-
-
 def _dumps(value: Any) -> str:
-    """``_STDLIB_DUMPS(value)``: compact, non-ASCII kept, no NaN or infinities.
-
-    Done for speed, as the kernel encodes every event: the stdlib builds its C encoder anew
-    on every call; this one is built once. After a failed encode it is built again, since its
-    cycle markers may still hold ids of the objects it was inside.
-    """
-    global _c_encode
-    if _c_encode is None:  # no C accelerator in this Python
-        return _STDLIB_DUMPS(value)
+    """``value``'s JSON text as the journal writes it; TypeError or ValueError if it is not
+    made of JSON values (a cycle included)."""
     try:
-        return "".join(_c_encode(value, 0))
-    except BaseException:
-        _c_encode = _new_c_encoder()
-        raise
+        return _encode(value)
+    except RecursionError:
+        raise ValueError("the value is cyclic, or nested deeper than Python's recursion "
+                         "limit") from None
 
 
 def _not_json(constant: str) -> Any:
@@ -114,9 +107,10 @@ def _finite(text: str) -> float:
 # infinities, which Python's decoder would otherwise accept
 _decoder = json.JSONDecoder(parse_constant=_not_json, parse_float=_finite)
 _loads = _decoder.decode
-# the fast path for a line with no whitespace before its object: the C scanner that
-# ``raw_decode`` wraps, called directly (it raises StopIteration where no value starts)
-_scan_once: Callable[[str, int], tuple[Any, int]] = _decoder.scan_once  # type: ignore[attr-defined]
+#: The fast path for text that starts with its value (every line loom-ref writes):
+#: ``raw_decode`` parses one value at the start of a str and says where it ended, without
+#: ``decode``'s two whitespace scans; leading whitespace falls back to ``decode``.
+_raw_decode: Callable[[str], tuple[Any, int]] = _decoder.raw_decode
 
 
 class MalformedLineError(JournalError):
@@ -141,7 +135,7 @@ def to_json_text(value: Any) -> str:
 
 def from_json_text(text: str) -> Any:
     """The value of JSON text that :func:`to_json_text` wrote (so: no whitespace around it)."""
-    return _scan_once(text, 0)[0]
+    return _raw_decode(text)[0]
 
 
 def _seal(body: str) -> bytes:
@@ -178,13 +172,20 @@ def event_line(seq: int, kind: str, payload_text: str) -> bytes:
     bytes as encoding the three-member object, without building it; the kernel pays this on
     every append.
     """
-    return _seal(f'{{"seq":{seq:d},"kind":{json_string(kind)},"payload":{payload_text}')
+    quoted = _QUOTED.get(kind) or json_string(kind)
+    return _seal(f'{{"seq":{seq:d},"kind":{quoted},"payload":{payload_text}')
+
+
+#: The kinds' names as JSON text, quoted once (every line spells one).
+_QUOTED: dict[str, str] = {kind.value: json_string(kind.value) for kind in EventKind}
+
+_HEADER_OPEN = f'{{"schema":{json_string(SCHEMA_NAME)},"version":{SCHEMA_VERSION:d},"executionId":'
 
 
 def encode_header(execution_id: str) -> bytes:
-    """The bytes of the header line, newline included (``journal.header``)."""
-    return seal_line(
-        _dumps({"schema": SCHEMA_NAME, "version": SCHEMA_VERSION, "executionId": execution_id}))
+    """The bytes of the header line, newline included (``journal.header``): the object
+    ``{"schema", "version", "executionId"}``, written around the id's JSON text."""
+    return _seal(_HEADER_OPEN + json_string(execution_id))
 
 
 def may_escape_surrogate(data: bytes) -> bool:
@@ -215,8 +216,8 @@ def decode_line(line: bytes, *, surrogate_escapes: bool = True) -> dict[str, Any
     try:
         text = line.decode("utf-8")
         try:
-            obj, end = _scan_once(text, 0)
-        except (StopIteration, ValueError):
+            obj, end = _raw_decode(text)
+        except ValueError:
             obj, end = _loads(text), len(text)  # leading whitespace, or the precise error
     except (ValueError, UnicodeDecodeError) as exc:
         raise MalformedLineError(f"not valid JSON: {exc}") from None

@@ -14,13 +14,13 @@ same wrapper serves every phase of a test (run, arm, crash, recover).
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from typing import Any
 
 from loom_ref.errors import InvalidArgument
 from loom_ref.journal.events import Event, EventKind
-from loom_ref.journal.reader import ParsedJournal, TornTail
-from loom_ref.journal.store import JournalStore, LineJournal, check_store
+from loom_ref.journal.reader import ParsedJournal
+from loom_ref.journal.store import Journal, JournalStore, JournalWrapper, check_store
 
 __all__ = ["Crash", "FaultInjectingStore"]
 
@@ -35,27 +35,10 @@ class Crash(BaseException):
         self.after = after
 
 
-class _FaultJournal:
-    def __init__(self, inner: LineJournal, store: FaultInjectingStore) -> None:
-        self._inner = inner
+class _FaultJournal(JournalWrapper):
+    def __init__(self, inner: Journal, store: FaultInjectingStore) -> None:
+        super().__init__(inner)
         self._store = store
-
-    @property
-    def inner(self) -> LineJournal:
-        """The journal this one wraps."""
-        return self._inner
-
-    @property
-    def execution_id(self) -> str:
-        return self._inner.execution_id
-
-    @property
-    def events(self) -> Sequence[Event]:
-        return self._inner.events
-
-    @property
-    def torn(self) -> TornTail | None:
-        return self._inner.torn
 
     def append(self, kind: EventKind, payload: Mapping[str, Any]) -> Event:
         store = self._store
@@ -63,14 +46,11 @@ class _FaultJournal:
         if store.appends == store.crash_after:  # spec: journal.fault-arming -- once
             store.crash_after = None
             if store.torn_bytes:
-                self._inner.write_torn(kind, payload, store.torn_bytes)
+                self.write_torn(kind, payload, store.torn_bytes)
             else:
                 self._inner.append(kind, payload)
             raise Crash(store.appends)
         return self._inner.append(kind, payload)
-
-    def close(self) -> None:
-        self._inner.close()
 
 
 class FaultInjectingStore:
@@ -123,7 +103,7 @@ class FaultInjectingStore:
         return self.inner.read(execution_id)
 
     def create(self, execution_id: str) -> _FaultJournal:
-        return _FaultJournal(self.inner.create(execution_id), self)  # type: ignore[arg-type]
+        return _FaultJournal(self.inner.create(execution_id), self)
 
     def open(self, execution_id: str) -> _FaultJournal:
-        return _FaultJournal(self.inner.open(execution_id), self)  # type: ignore[arg-type]
+        return _FaultJournal(self.inner.open(execution_id), self)

@@ -25,7 +25,7 @@ import os
 
 from loom_ref.errors import InvalidArgument
 from loom_ref.journal.codec import encode_header
-from loom_ref.journal.durability import FsyncPolicy
+from loom_ref.journal.durability import DEFAULT_POLICY, FsyncPolicy
 from loom_ref.journal.fs import FileHandle, FileSystem, check_fs
 from loom_ref.journal.reader import ParsedJournal, parse_journal
 from loom_ref.journal.store import (
@@ -63,7 +63,7 @@ class FileStore:
     """
 
     def __init__(self, directory: str | os.PathLike[str], *,
-                 fsync: FsyncPolicy = FsyncPolicy.EVERY_EVENT,
+                 fsync: FsyncPolicy = DEFAULT_POLICY,
                  fs: FileSystem | None = None) -> None:
         if not isinstance(fsync, FsyncPolicy):
             raise InvalidArgument(f"fsync must be a FsyncPolicy, got {fsync!r}")

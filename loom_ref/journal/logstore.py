@@ -52,7 +52,7 @@ from loom_ref.journal.codec import (
     seal_line,
     to_json_text,
 )
-from loom_ref.journal.durability import FsyncPolicy
+from loom_ref.journal.durability import DEFAULT_POLICY, FsyncPolicy
 from loom_ref.journal.events import Event, EventKind
 from loom_ref.journal.fs import FileHandle, FileSystem, check_fs
 from loom_ref.journal.reader import (
@@ -225,7 +225,7 @@ class LogStore(SharedStore):
     """
 
     def __init__(self, path: str | os.PathLike[str], *,
-                 fsync: FsyncPolicy = FsyncPolicy.EVERY_EVENT,
+                 fsync: FsyncPolicy = DEFAULT_POLICY,
                  fs: FileSystem | None = None) -> None:
         if not isinstance(fsync, FsyncPolicy):
             raise InvalidArgument(f"fsync must be a FsyncPolicy, got {fsync!r}")

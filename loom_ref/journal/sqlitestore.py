@@ -41,7 +41,7 @@ from typing import Any
 
 from loom_ref.errors import InvalidArgument, JournalError
 from loom_ref.journal.codec import encode_header
-from loom_ref.journal.durability import SYNC_AFTER, FsyncPolicy
+from loom_ref.journal.durability import DEFAULT_POLICY, SYNC_AFTER, FsyncPolicy
 from loom_ref.journal.fs import FileSystem, check_fs
 from loom_ref.journal.reader import CorruptJournalError, ParsedJournal, parse_journal
 from loom_ref.journal.shared import SharedStore
@@ -93,7 +93,7 @@ class SqliteStore(SharedStore):
     """
 
     def __init__(self, path: str | os.PathLike[str], *,
-                 fsync: FsyncPolicy = FsyncPolicy.EVERY_EVENT,
+                 fsync: FsyncPolicy = DEFAULT_POLICY,
                  fs: FileSystem | None = None) -> None:
         if not isinstance(fsync, FsyncPolicy):
             raise InvalidArgument(f"fsync must be a FsyncPolicy, got {fsync!r}")

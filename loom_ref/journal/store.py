@@ -135,6 +135,43 @@ class Journal(Protocol):
     def close(self) -> None: ...
 
 
+class JournalWrapper:
+    """A journal that hands every call on to the journal it wraps: the base of the wrappers
+    that watch or change one call (a fault injector, a tracer) and pass the rest through
+    unchanged, so the kernel sees the journal underneath (spec: journal.write-before-act)."""
+
+    def __init__(self, inner: Journal) -> None:
+        self._inner = inner
+
+    @property
+    def inner(self) -> Journal:
+        """The journal this one wraps."""
+        return self._inner
+
+    @property
+    def execution_id(self) -> str:
+        return self._inner.execution_id
+
+    @property
+    def events(self) -> Sequence[Event]:
+        return self._inner.events
+
+    @property
+    def torn(self) -> TornTail | None:
+        return self._inner.torn
+
+    def append(self, kind: EventKind, payload: Mapping[str, Any]) -> Event:
+        return self._inner.append(kind, payload)
+
+    def write_torn(self, kind: EventKind, payload: Mapping[str, Any], nbytes: int) -> None:
+        """Write only the first ``nbytes`` bytes of the line (a crash in mid-write), where
+        the journal underneath can (spec: journal.crash-model)."""
+        self._inner.write_torn(kind, payload, nbytes)  # type: ignore[attr-defined]
+
+    def close(self) -> None:
+        self._inner.close()
+
+
 class JournalStore(Protocol):
     """What the kernel needs of a place that holds journals (spec: journal.single-writer)."""
 

@@ -49,9 +49,9 @@ from loom_ref.journal import (
     Invariant,
     JournalNotFoundError,
     ParsedJournal,
-    TornTail,
 )
 from loom_ref.journal.powerloss import DiskImage, DiskSnapshot, SimulatedDisk
+from loom_ref.journal.store import JournalWrapper
 from loom_ref.kernel import EffectHost, Runtime
 
 __all__ = [
@@ -176,34 +176,16 @@ def _item_id(kind: EventKind, payload: Mapping[str, Any]) -> str:
     return ""
 
 
-class _TracingJournal:
+class _TracingJournal(JournalWrapper):
     def __init__(self, inner: Any, timeline: list[_Entry]) -> None:
-        self._inner = inner
+        super().__init__(inner)
         self._timeline = timeline
-
-    @property
-    def execution_id(self) -> str:
-        return str(self._inner.execution_id)
-
-    @property
-    def events(self) -> Sequence[Event]:
-        return self._inner.events  # type: ignore[no-any-return]
-
-    @property
-    def torn(self) -> TornTail | None:
-        return self._inner.torn  # type: ignore[no-any-return]
 
     def append(self, kind: EventKind, payload: Mapping[str, Any]) -> Event:
         event = self._inner.append(kind, payload)
         self._timeline.append(("append", self.execution_id, _item_id(kind, payload),
                                kind.value, False))
-        return event  # type: ignore[no-any-return]
-
-    def write_torn(self, kind: EventKind, payload: Mapping[str, Any], nbytes: int) -> None:
-        self._inner.write_torn(kind, payload, nbytes)
-
-    def close(self) -> None:
-        self._inner.close()
+        return event
 
 
 class _TracingStore:

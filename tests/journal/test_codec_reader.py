@@ -10,11 +10,14 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from loom_ref import InvalidArgument
 from loom_ref.journal import (
     ChecksumError,
     CorruptJournalError,
     EventKind,
     MalformedLineError,
+    MemoryStore,
+    PayloadError,
     decode_line,
     encode_line,
     parse_journal,
@@ -194,3 +197,27 @@ def test_a_lone_surrogate_escape_is_refused_on_any_line_by_both_readers(escape: 
     paired = journal_bytes(3) + _line_with_raw_payload(
         4, b'{"streamId":"s","data":"\\ud83d\\uDE00"}')
     assert parse_journal(paired).events[-1].payload["data"] == "\U0001f600"
+
+
+def test_a_cyclic_or_too_deep_payload_is_refused_and_nothing_is_written() -> None:
+    """journal.json-values: the public encoder without its cycle check still refuses a
+    cycle (as the ValueError the check raised), and so a value nested past the recursion
+    limit; the journal takes the next append whole."""
+    store = MemoryStore()
+    journal = store.create("e1")
+    cyclic: dict[str, object] = {}
+    cyclic["self"] = cyclic
+    deep: list[object] = []
+    for _ in range(100_000):
+        deep = [deep]
+    before = bytes(store.data["e1"])
+    for bad in (cyclic, deep):
+        with pytest.raises(PayloadError) as info:
+            journal.append(EventKind.STREAM_APPENDED, {"streamId": "s#1", "data": bad})
+        assert info.value.code == "journal.bad-payload"
+        assert "cyclic" in info.value.message
+    assert bytes(store.data["e1"]) == before
+    with pytest.raises(InvalidArgument):
+        encode_line(1, "STREAM_APPENDED", {"data": cyclic})
+    journal.append(EventKind.STREAM_APPENDED, {"streamId": "s#1", "data": [1]})
+    assert len(store.read("e1").events) == 1

@@ -5,6 +5,7 @@ stores rely on."""
 
 from __future__ import annotations
 
+import inspect
 import re
 from collections.abc import Generator
 from pathlib import Path
@@ -22,8 +23,15 @@ from loom_ref.journal import (
     Invariant,
     LogStore,
     OsFileSystem,
+    SqliteStore,
 )
-from loom_ref.journal.durability import ALL_INVARIANTS, durability_table
+from loom_ref.journal.durability import (
+    ALL_INVARIANTS,
+    BEFORE_EFFECTS,
+    BOUNDARIES,
+    DEFAULT_POLICY,
+    durability_table,
+)
 from loom_ref.journal.fs import check_fs
 from loom_ref.journal.powerloss import SimulatedDisk
 from loom_ref.kernel import EffectRegistry, ExecutionContext, Runtime, Workflow
@@ -46,9 +54,20 @@ def test_the_page_names_every_invariant() -> None:
 
 
 def test_the_table_only_weakens_downwards() -> None:
-    every, boundaries, never = (GUARANTEES[p].holds for p in FsyncPolicy)
-    assert every == ALL_INVARIANTS and never < boundaries < every
+    every, ahead, boundaries, never = (GUARANTEES[p].holds for p in FsyncPolicy)
+    assert every == ahead == ALL_INVARIANTS and never < boundaries < every
     assert all(Invariant.READABLE in g.holds for g in GUARANTEES.values())
+
+
+def test_the_default_is_write_ahead_and_keeps_what_every_event_keeps() -> None:
+    # spec: journal.write-ahead -- the default only because it keeps every invariant
+    assert DEFAULT_POLICY is FsyncPolicy.WRITE_AHEAD
+    assert GUARANTEES[DEFAULT_POLICY].holds == GUARANTEES[FsyncPolicy.EVERY_EVENT].holds
+    # it syncs before an effect runs and before a call returns, and nowhere else
+    assert SYNC_AFTER[DEFAULT_POLICY] == BEFORE_EFFECTS | BOUNDARIES
+    for store in (FileStore, LogStore, SqliteStore):
+        default = inspect.signature(store).parameters["fsync"].default
+        assert default is DEFAULT_POLICY, store.__name__
 
 
 def _one_step(ctx: ExecutionContext, x: Any) -> Generator[Any, Any, Any]:
@@ -56,7 +75,8 @@ def _one_step(ctx: ExecutionContext, x: Any) -> Generator[Any, Any, Any]:
 
 
 @pytest.mark.parametrize("policy, syncs", [
-    (FsyncPolicy.EVERY_EVENT, 4), (FsyncPolicy.AT_BOUNDARIES, 1), (FsyncPolicy.NEVER, 0)])
+    (FsyncPolicy.EVERY_EVENT, 4), (FsyncPolicy.WRITE_AHEAD, 2), (FsyncPolicy.AT_BOUNDARIES, 1),
+    (FsyncPolicy.NEVER, 0)])
 def test_the_syncs_per_execution_the_page_states(policy: FsyncPolicy, syncs: int) -> None:
     for name, make in (("file", lambda fs: FileStore("/disk", fsync=policy, fs=fs)),
                        ("log", lambda fs: LogStore("/disk/s.log", fsync=policy, fs=fs))):

@@ -26,6 +26,7 @@ from loom_ref.journal import (
     LogStore,
     parse_journal,
 )
+from loom_ref.journal.durability import BOUNDARIES
 from loom_ref.journal.powerloss import VARIANTS, SimulatedDisk
 from loom_ref.testing import KIT_SCENARIOS, check_policy, check_power_loss, run_power_loss
 
@@ -246,3 +247,25 @@ def test_the_weaker_policies_lose_exactly_what_the_table_allows() -> None:
         reports = [run_power_loss(s, STORES["file"], policy) for s in KIT_SCENARIOS]
         broken = {v.invariant for r in reports for v in r.violations}
         assert broken == GUARANTEES[policy].gives_up, policy
+
+
+class SyncsAfterDecisions(FileStore):
+    """A write-ahead policy built on the wrong event: it syncs after DECISION_RECORDED and
+    the boundaries, not after STEP_STARTED."""
+
+    def _journal(self, *args: Any, **kwargs: Any) -> Any:
+        journal = super()._journal(*args, **kwargs)
+        journal._sync_after = BOUNDARIES | {EventKind.DECISION_RECORDED}
+        return journal
+
+
+def test_write_ahead_needs_the_sync_before_the_effect() -> None:
+    """spec: journal.write-ahead -- the sync after STEP_STARTED is the one that matters: moved
+    to DECISION_RECORDED, a step that ran after the last boundary can lose its start and run
+    again unseen, and the matrix says so."""
+    make = lambda fs, policy: SyncsAfterDecisions("/disk", fsync=policy, fs=fs)  # noqa: E731
+    reports = [run_power_loss(s, make, FsyncPolicy.WRITE_AHEAD) for s in KIT_SCENARIOS]
+    broken = {v.invariant for r in reports for v in r.violations}
+    assert Invariant.RAN_ONCE_OR_IN_DOUBT in broken
+    right = [run_power_loss(s, STORES["file"], FsyncPolicy.WRITE_AHEAD) for s in KIT_SCENARIOS]
+    assert check_policy(right, FsyncPolicy.WRITE_AHEAD) == []

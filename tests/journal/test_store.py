@@ -166,13 +166,16 @@ def test_fault_store_can_tear_the_crashing_write(store: Any) -> None:
 
 
 @pytest.mark.parametrize("policy, expected", [  # the file per synced event, the directory once
-    (FsyncPolicy.EVERY_EVENT, 3 + 1), (FsyncPolicy.AT_BOUNDARIES, 1 + 1), (FsyncPolicy.NEVER, 0)])
+    (FsyncPolicy.EVERY_EVENT, 3 + 1), (FsyncPolicy.WRITE_AHEAD, 1 + 1),
+    (FsyncPolicy.AT_BOUNDARIES, 1 + 1), (FsyncPolicy.NEVER, 0)])
 def test_fsync_policy(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, policy: FsyncPolicy,
                       expected: int) -> None:
     # spec: journal.fsync-policy
     calls: list[int] = []
-    real = os.fsync
-    monkeypatch.setattr(os, "fsync", lambda fd: (calls.append(fd), real(fd))[1])
+    for name in ("fsync", "fdatasync"):  # a file's data (fdatasync where there is one), a dir
+        if hasattr(os, name):
+            real = getattr(os, name)
+            monkeypatch.setattr(os, name, lambda fd, real=real: (calls.append(fd), real(fd))[1])
     j = FileStore(tmp_path, fsync=policy).create("e1")
     j.append(EventKind.EXECUTION_STARTED, START)
     j.append(EventKind.STREAM_APPENDED, {"streamId": "s", "data": 1})
