@@ -27,6 +27,19 @@ SUBCOMMANDS: tuple[str, ...] = (
 )
 
 
+def _version() -> str:
+    """``loom-ref X.Y.Z (conformance suite A.B.C, protocol A)``: the package and the suite it
+    carries, the two numbers a report states (conformance/INTERPRETING.md section 13)."""
+    from loom_ref.conformance.suite import locate
+    from loom_ref.errors import LoomError
+
+    try:
+        suite = locate()
+    except LoomError:
+        return f"loom-ref {__version__} (no conformance suite found)"
+    return f"loom-ref {__version__} (conformance suite {suite.version}, protocol {suite.protocol})"
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The ``loom-ref`` parser with every subcommand registered."""
     parser = argparse.ArgumentParser(
@@ -34,7 +47,7 @@ def build_parser() -> argparse.ArgumentParser:
         description="loom-ref: reference implementation, executable specification and "
                     "conformance suite for Loom's durable agent runtime.",
     )
-    parser.add_argument("--version", action="version", version=f"loom-ref {__version__}")
+    parser.add_argument("--version", action="version", version=_version())
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name in SUBCOMMANDS:
         importlib.import_module(name).register(subparsers)

@@ -28,3 +28,20 @@ def test_help(command: list[str], capsys: pytest.CaptureFixture[str]) -> None:
 def test_no_command_prints_help_and_fails(capsys: pytest.CaptureFixture[str]) -> None:
     assert main([]) == 2
     assert "COMMAND" in capsys.readouterr().out
+
+
+def test_version_names_the_package_and_the_suite(capsys: pytest.CaptureFixture[str]) -> None:
+    """``--version`` states both numbers a report states: the package's and the suite's (read
+    from the VERSION file the package carries), with the protocol it speaks."""
+    import loom_ref
+    from loom_ref.conformance.suite import locate
+
+    with pytest.raises(SystemExit) as exit_info:
+        main(["--version"])
+    assert exit_info.value.code == 0
+    suite = locate()
+    with open(f"{suite.root}/VERSION", encoding="utf-8") as f:
+        version = f.read().strip()
+    assert capsys.readouterr().out.strip() == (
+        f"loom-ref {loom_ref.__version__} (conformance suite {version}, "
+        f"protocol {version.split('.')[0]})")
