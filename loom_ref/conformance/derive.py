@@ -29,7 +29,14 @@ base case's expectation alone (never from an implementation's answers).
 - ``prefix`` (anchor ``journal.torn-tail``): for a ``journal.parse`` vector whose text
   parses whole, the text cut at every byte offset (on a character boundary): the complete
   lines parse, the rest is the torn tail.
+- ``store`` (anchor ``journal.stores-agree``): for an implementation whose start reply names
+  more than one journal store (``stores``), every scenario once more on each store but the
+  first, with ``options.store``: the expectation is the base case's. A case that edits a
+  journal's bytes (``tear``, ``appendBytes``, ``corrupt``) is written for the
+  one-file-per-execution form of ``spec/journal.md`` section 1.1: an implementation answers
+  it *skipped* on a store that keeps journals in another form.
 
+A case's ``observe`` (extra result members) is left out of its variants, with those members.
 A case opts out of a mode with ``excludeModes: {mode: reason}``. Some cases are left out
 automatically, because their expectation cannot be carried over: raw journal actions,
 ``$drift``, a decider that may raise (itself, or through a transient call to a tool whose
@@ -43,14 +50,18 @@ import copy
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+import attrs
+
 from loom_ref.conformance.case import Case, Family
 from loom_ref.conformance.expressions import uses_drift
 
-__all__ = ["MODES", "auto_exclusions", "derive"]
+__all__ = ["BYTE_EDITS", "MODES", "auto_exclusions", "derive"]
 
-MODES = ("crash", "torn", "replay", "always-replay", "prefix")
+MODES = ("crash", "torn", "replay", "always-replay", "prefix", "store")
 _WRITERS = frozenset({"start", "resume", "recover", "resolve"})
 _RAW = frozenset({"tear", "appendBytes", "corrupt", "holdWriter", "releaseWriter"})
+#: the raw actions that edit a journal's bytes (the store mode leaves their cases out)
+BYTE_EDITS = frozenset({"tear", "appendBytes", "corrupt"})
 _ANY = {"$any": None}
 _OUTCOMES = frozenset({"STEP_COMPLETED", "STEP_FAILED"})
 
@@ -110,8 +121,25 @@ def auto_exclusions(case: Case) -> dict[str, str]:
     return reasons
 
 
-def derive(case: Case) -> list[Case]:
-    """Every variant of ``case`` (none for a variant: variants are not derived again)."""
+def _unobserved(case: Case) -> Case:
+    """``case`` without ``observe`` and the result members it asks for: the generated modes
+    carry over what every case observes (a recovery serves what the uncrashed run ran, so
+    those members would not carry over)."""
+    if "observe" not in case.data:
+        return case
+    data = copy.deepcopy(dict(case.data))
+    asked = data.pop("observe")
+    for obs in data["expect"]["actions"]:
+        result = obs.get("result") if isinstance(obs, Mapping) else None
+        if isinstance(result, dict):
+            for name in asked:
+                result.pop(name, None)
+    return attrs.evolve(case, data=data)
+
+
+def derive(case: Case, stores: Sequence[str] = ()) -> list[Case]:
+    """Every variant of ``case`` (none for a variant: variants are not derived again);
+    ``stores`` are the journal stores the implementation named (the first is the default)."""
     if case.mode != "base":
         return []
     if case.family is Family.VECTOR:
@@ -120,13 +148,18 @@ def derive(case: Case) -> list[Case]:
             return _prefixes(case)
         return []
     excluded = {**auto_exclusions(case), **case.data.get("excludeModes", {})}
+    plain = _unobserved(case)
     out: list[Case] = []
     if "crash" not in excluded or "torn" not in excluded:
-        out += _crashes(case, crash="crash" not in excluded, torn="torn" not in excluded)
+        out += _crashes(plain, crash="crash" not in excluded, torn="torn" not in excluded)
     if "replay" not in excluded:
-        out += _replay(case)
+        out += _replay(plain)
     if "always-replay" not in excluded:
-        out += _always_replay(case)
+        out += _always_replay(plain)
+    if "store" not in excluded:  # the same case on another store: it observes the same
+        out += [_variant(case, f"store@{name}", "store", "journal.stores-agree",
+                         {"options": {**case.data.get("options", {}), "store": name}})
+                for name in stores[1:]]
     return out
 
 

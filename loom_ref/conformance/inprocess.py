@@ -8,7 +8,10 @@ in-process implementation calls it directly (after a JSON round trip, so both se
 bytes' worth of data).
 
 The kernel under test is pluggable (``runtime_factory``, ``store_factory``), which is how the
-deliberately wrong implementations in ``tests/conformance`` are built.
+deliberately wrong implementations in ``tests/conformance`` are built. With the default
+store, the start reply names loom_ref's four journal stores (``stores``, memory first), and a
+scenario with ``options.store`` runs on that one (:mod:`loom_ref.conformance.stores`); a
+custom ``store_factory`` is the only store there is.
 """
 
 from __future__ import annotations
@@ -19,6 +22,7 @@ from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 from loom_ref import __version__
+from loom_ref.conformance.derive import BYTE_EDITS
 from loom_ref.conformance.expressions import ScenarioBug
 from loom_ref.conformance.functions import VectorFunction, load_functions
 from loom_ref.conformance.portability import (
@@ -27,6 +31,7 @@ from loom_ref.conformance.portability import (
     TEXT_LONE_SURROGATES,
 )
 from loom_ref.conformance.scenario import RuntimeFactory, ScenarioRun, error_observation
+from loom_ref.conformance.stores import STORES, place
 from loom_ref.errors import LoomError
 from loom_ref.journal import MemoryStore
 from loom_ref.kernel import Runtime
@@ -50,13 +55,14 @@ class LoomRefAdapter:
 
     def __init__(
         self, *, name: str = "loom-ref", runtime_factory: RuntimeFactory = Runtime,
-        store_factory: Callable[[], MemoryStore] = MemoryStore,
+        store_factory: Callable[[], MemoryStore] | None = None,
         functions: Mapping[str, VectorFunction] | None = None,
         capabilities: Iterable[str] = (*SCENARIO_CAPABILITIES, *PORTABILITY_CAPABILITIES),
     ) -> None:
         self.name = name
         self.runtime_factory = runtime_factory
         self.store_factory = store_factory
+        self.stores = tuple(STORES) if store_factory is None else ()
         if functions is None:
             table, self.unavailable = load_functions()
         else:
@@ -68,9 +74,12 @@ class LoomRefAdapter:
         """Answer one protocol message."""
         cmd = message.get("cmd")
         if cmd == "start":
-            return {"protocol": PROTOCOL_VERSION,
-                    "implementation": {"name": self.name, "version": __version__,
-                                       "language": "python", "capabilities": self.capabilities}}
+            implementation: dict[str, Any] = {"name": self.name, "version": __version__,
+                                              "language": "python",
+                                              "capabilities": self.capabilities}
+            if self.stores:
+                implementation["stores"] = list(self.stores)
+            return {"protocol": PROTOCOL_VERSION, "implementation": implementation}
         if cmd == "stop":
             return {"ok": True}
         if cmd == "run":
@@ -109,7 +118,24 @@ class LoomRefAdapter:
         return {"observations": {"result": json.loads(json.dumps(result))}}
 
     def run_scenario(self, case: Mapping[str, Any]) -> dict[str, Any]:
-        run = ScenarioRun(case, runtime_factory=self.runtime_factory,
-                          store=self.store_factory())
-        actions = [run.act(action) for action in case["actions"]]
-        return {"observations": {"actions": actions, "journal": run.journal()}}
+        name = case.get("options", {}).get("store", "memory")
+        if self.store_factory is not None:
+            if name != "memory":
+                return {"skipped": {"reason": f"{self.name} has no store {name!r}"}}
+            run = ScenarioRun(case, runtime_factory=self.runtime_factory,
+                              store=self.store_factory())
+            actions = [run.act(action) for action in case["actions"]]
+            return {"observations": {"actions": actions, "journal": run.journal()}}
+        if name not in self.stores:
+            raise ScenarioBug(f"no store {name!r} (loom-ref's: {', '.join(self.stores)})")
+        where = place(name)
+        if not where.file_form and any(a.get("do") in BYTE_EDITS for a in case["actions"]):
+            where.close()
+            return {"skipped": {"reason": f"the {name} store does not keep a journal as one "
+                                          "file of lines, whose bytes the case edits"}}
+        try:
+            run = ScenarioRun(case, runtime_factory=self.runtime_factory, place=where)
+            actions = [run.act(action) for action in case["actions"]]
+            return {"observations": {"actions": actions, "journal": run.journal()}}
+        finally:
+            where.close()

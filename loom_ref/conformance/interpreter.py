@@ -15,7 +15,7 @@ order; each is an object whose ``op`` is one of :data:`OPS`:
   0-based index);
 - ``try {body, catch {as?, body}}`` -- runs ``body``; an error raised into it (a failed step,
   a decider that threw, a duplicate id) runs ``catch.body`` with ``as`` bound to
-  ``{"code": <the error's code>}``;
+  ``{"code": <the error's code>}`` (``null`` for a scripted error without a code);
 - ``return {value?}`` -- ends the body with ``value`` (default ``null``); falling off the end
   returns ``null``;
 - ``raise {code, message}`` -- the body raises an error with that code and message;
@@ -36,7 +36,7 @@ from collections.abc import Callable, Generator, Mapping, Sequence
 from typing import Any, Protocol
 
 from loom_ref.conformance.expressions import Env, check_expr, evaluate
-from loom_ref.conformance.world import ScriptedError
+from loom_ref.conformance.world import ScriptedError, ScriptedFailure
 from loom_ref.errors import LoomError
 
 __all__ = ["OPS", "Hooks", "check_body", "compile_body"]
@@ -102,10 +102,11 @@ def _block(ctx: Any, body: Sequence[Mapping[str, Any]], env: Env, hooks: Hooks
         elif op == "try":
             try:
                 yield from _block(ctx, ins["body"], env, hooks)
-            except LoomError as exc:
+            except (LoomError, ScriptedFailure) as exc:
                 handler = ins["catch"]
-                if "as" in handler:
-                    env.vars[handler["as"]] = {"code": exc.code}
+                if "as" in handler:  # an error that carries no code is caught with code null
+                    env.vars[handler["as"]] = {
+                        "code": exc.code if isinstance(exc, LoomError) else None}
                 yield from _block(ctx, handler["body"], env, hooks)
         elif op == "return":
             raise _Return(evaluate(ins.get("value"), env))

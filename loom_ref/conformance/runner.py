@@ -15,7 +15,9 @@ Rules (``conformance/INTERPRETING.md`` sections 4, 7 and 9):
   compared partially: the expected code, and any other member the case gives (``line``,
   ``reason``), may not differ; the implementation may report more.
 - Generated variants (:mod:`.derive`) of a case run after it, and only if it passed; if it
-  did not, they are skipped with that reason, so one broken rule reads as one failure.
+  did not, they are skipped with that reason, so one broken rule reads as one failure. The
+  ``store`` variants follow the journal stores the start reply names, so the plan is made
+  after ``start``; a store named twice is a problem of the run.
 - A run in which no case executed (every one skipped) is a problem of the run, unless it is
   explicitly allowed (a starter adapter that implements nothing yet).
 - The audit: every file under ``cases/`` must have been run (or be reported as unreadable);
@@ -158,6 +160,7 @@ class Runner:
         self.capabilities: set[str] = set()
         self.seq = 0
         self.problems: list[str] = []
+        self.stores: tuple[str, ...] = ()
 
     # -- messages ---------------------------------------------------------------------------------
     def message(self, kind: str, message: Mapping[str, Any]) -> Mapping[str, Any]:
@@ -189,6 +192,11 @@ class Runner:
                 self.info = dict(reply["implementation"])
                 self.capabilities = set(self.info["capabilities"])
                 self.problems += self.unknown_capabilities(self.info["capabilities"])
+                stores = list(self.info.get("stores", ()))
+                if len(set(stores)) < len(stores):
+                    self.problems.append(f"start: the implementation names a store twice: "
+                                         f"{stores}")
+                self.stores = tuple(dict.fromkeys(stores))
         return self.info
 
     def unknown_capabilities(self, declared: Iterable[str]) -> list[str]:
@@ -281,12 +289,19 @@ class Runner:
     def _variants(self, case: Case) -> list[Case]:
         if not self.generated:
             return []
-        return [v for v in derive(case) if selects_variant(self.only, case.id, v.id)]
+        return [v for v in derive(case, self.stores)
+                if selects_variant(self.only, case.id, v.id)]
 
     def run(self, cases: Iterable[Case], *, files: Sequence[str] = (),
             file_problems: Sequence[str] = ()) -> SuiteResult:
         """Run ``cases`` (and their variants); audit that every one of ``files`` ran."""
         self.problems.extend(file_problems)
+        try:
+            self.start()
+        except TransportError as exc:
+            for worker in self.workers:
+                worker.close()
+            raise TransportError(f"start failed: {exc.message}") from None
         plan = [(case, self._variants(case)) for case in cases]
         slots: list[CaseResult | None] = []
         jobs: list[Job] = []
@@ -295,12 +310,6 @@ class Runner:
                             variants=tuple((len(slots) + 1 + i, v)
                                            for i, v in enumerate(variants))))
             slots.extend([None] * (1 + len(variants)))
-        try:
-            self.start()
-        except TransportError as exc:
-            for worker in self.workers:
-                worker.close()
-            raise TransportError(f"start failed: {exc.message}") from None
         try:
             run_jobs(self, jobs, slots, progress=self.progress)
         finally:

@@ -17,6 +17,12 @@ journal as stored (``{"events", "tornTail"}``, or the ``error`` reading it raise
 - ``options.alwaysReplay``: after every step outcome, decision, stream append and resume, a
   read-only replay of the journal so far is run; a replay that raises or calls anything is
   reported as the warning ``conformance.always-replay-diverged``.
+- ``observe`` (a list of ``served``, ``ran``, ``torn``) adds those members to every result:
+  the ids the drive served from the journal and the ids it ran, in order
+  (``kernel.drive-report``), and the torn tail it found (``{line, size}`` or null).
+- ``options.store`` names the journal store to run on (:mod:`loom_ref.conformance.stores`;
+  default ``memory``): a store that outlives its process is opened afresh for every action,
+  after the previous action's store is closed, and a second writer is a second store.
 - Raw journal actions work on the stored bytes: ``tear {line, whole?}`` cuts the journal
   inside that 1-based line (the header is line 1), keeping the first half of the line (at
   least one byte), or with ``whole`` all of it but its newline; ``appendBytes {text}``
@@ -32,7 +38,9 @@ from collections.abc import Callable, Generator, Mapping, Sequence
 from typing import Any
 
 from loom_ref.conformance.agent_config import AGENT_STEP_TOOL_ID, OpaqueAgent, run_agent_loop
+from loom_ref.conformance.expressions import ScenarioBug
 from loom_ref.conformance.interpreter import compile_body
+from loom_ref.conformance.stores import Place
 from loom_ref.conformance.world import World
 from loom_ref.effects import Effect, EffectCall, EffectContext, Mode
 from loom_ref.errors import EffectError, LoomError
@@ -40,12 +48,13 @@ from loom_ref.journal import Crash, Event, EventKind, FaultInjectingStore, Memor
 from loom_ref.journal.reader import ParsedJournal, TornTail
 from loom_ref.kernel import Choice, EffectRegistry, ExecutionResult, Workflow
 
-__all__ = ["RuntimeFactory", "ScenarioRun", "error_observation", "outcome_of"]
+__all__ = ["OBSERVABLE", "RuntimeFactory", "ScenarioRun", "error_observation", "outcome_of"]
 
 #: ``factory(store=, effects=, workflows=, on_warn=)`` -> a runtime with loom_ref's API.
 RuntimeFactory = Callable[..., Any]
 
 TORN_BYTES = 17  # shorter than any line: the crc suffix alone is 18 bytes
+_RAW = frozenset({"tear", "appendBytes", "corrupt", "holdWriter", "releaseWriter"})
 _REPLAY_AFTER = frozenset({EventKind.STEP_COMPLETED, EventKind.STEP_FAILED,
                            EventKind.DECISION_RECORDED, EventKind.STREAM_APPENDED,
                            EventKind.EXECUTION_RESUMED})
@@ -66,9 +75,22 @@ def error_observation(exc: LoomError) -> dict[str, Any]:
     return out
 
 
-def outcome_of(result: ExecutionResult) -> dict[str, Any]:
-    """The ``result`` observation of a runtime call."""
+#: What a scenario's ``observe`` may ask every result to carry (INTERPRETING.md section 6).
+OBSERVABLE = ("served", "ran", "torn")
+
+
+def outcome_of(result: ExecutionResult, observe: Sequence[str] = ()) -> dict[str, Any]:
+    """The ``result`` observation of a runtime call, with the members ``observe`` asks for:
+    the ids the drive served from the journal and those it ran (``kernel.drive-report``),
+    and the torn tail it found (``journal.torn-tail``)."""
     out: dict[str, Any] = {"status": result.status.value}
+    if "served" in observe:
+        out["served"] = list(result.served)
+    if "ran" in observe:
+        out["ran"] = list(result.ran)
+    if "torn" in observe:
+        torn = result.torn
+        out["torn"] = None if torn is None else {"line": torn.line, "size": torn.size}
     if result.status is Status.COMPLETED:
         out["output"] = json.loads(json.dumps(result.output))
     elif result.status is Status.FAILED:
@@ -154,16 +176,24 @@ class ScenarioRun:
     """One scenario case, run action by action on loom_ref."""
 
     def __init__(self, case: Mapping[str, Any], *, runtime_factory: RuntimeFactory,
-                 store: MemoryStore) -> None:
+                 store: MemoryStore | None = None, place: Place | None = None) -> None:
         self.case = case
         self.execution_id = str(case.get("executionId", "e1"))
         self.world = World(case.get("effects", {}), case.get("deciders", {}))
-        self.store = store
+        if (store is None) == (place is None):
+            raise ValueError("a scenario runs on a store or on a place, one of the two")
+        self.place = place
+        self.store: Any = store if place is None else place.new()
+        self.held_store: Any = None
         self.runtime_factory = runtime_factory
         spec = case["workflow"]
         self.workflow = Workflow(name=spec["name"], body=compile_body(spec["body"], self),
                                  resume_schemas=spec.get("resumeSchemas", {}))
         self.always_replay = bool(case.get("options", {}).get("alwaysReplay", False))
+        self.observe = tuple(case.get("observe", ()))
+        unknown = [o for o in self.observe if o not in OBSERVABLE]
+        if unknown:
+            raise ScenarioBug(f"observe {unknown[0]!r}: not one of {', '.join(OBSERVABLE)}")
         self.held: Any = None
         self.warnings: list[str] = []
         self.opaque = OpaqueAgent(self.world)
@@ -230,7 +260,15 @@ class ScenarioRun:
         self.world.trace = []
         self.warnings = []
         obs: dict[str, Any]
+        persistent = self.place is not None and self.place.persistent
+        if persistent:  # the previous action's process has ended: its store is closed
+            assert self.place is not None
+            self.place.drop(self.store)
+            self.store = None
         try:
+            if persistent and action["do"] not in _RAW:
+                assert self.place is not None
+                self.store = self.place.new()  # a new process opens the store
             obs = self._dispatch(action)
         except Crash:
             obs = {"crashed": True}
@@ -243,17 +281,18 @@ class ScenarioRun:
     def _dispatch(self, action: Mapping[str, Any]) -> dict[str, Any]:
         do = action["do"]
         eid = self.execution_id
-        if do in ("tear", "appendBytes", "corrupt", "holdWriter", "releaseWriter"):
+        if do in _RAW:
             self._raw(action)
             return {"done": True}
         store: Any = _TracingStore(self.store, self)
         crash = action.get("crash")
         if crash is not None:
+            torn = TORN_BYTES if self.place is None else self.place.torn_bytes(eid, TORN_BYTES)
             store = FaultInjectingStore(store, crash_after=crash["afterEvent"],
-                                        torn_bytes=TORN_BYTES if crash.get("torn") else 0)
+                                        torn_bytes=torn if crash.get("torn") else 0)
         if do == "replay":
             return {"result": outcome_of(self.runtime(store, _NoEffects(self.world))
-                                         .replay(eid))}
+                                         .replay(eid), self.observe)}
         rt = self.runtime(store, self.effects())
         if do == "start":
             result = rt.start(action.get("workflow", self.workflow.name), action.get("input"),
@@ -268,20 +307,44 @@ class ScenarioRun:
             result = rt.resolve(eid, action["step"], **kwargs)
         else:
             raise LoomError(f"unknown action {do!r}", code="conformance.bad-case")
-        return {"result": outcome_of(result)}
+        return {"result": outcome_of(result, self.observe)}
+
+    def _release_held(self) -> None:
+        if self.held is not None:
+            self.held.close()
+            self.held = None
+        if self.held_store is not None:
+            assert self.place is not None
+            self.place.drop(self.held_store)
+            self.held_store = None
 
     def _raw(self, action: Mapping[str, Any]) -> None:
         do = action["do"]
         eid = self.execution_id
-        if do == "holdWriter":
-            self.held = self.store.open(eid)
+        persistent = self.place is not None and self.place.persistent
+        if do == "holdWriter":  # a second writer: for a persistent store, a second store
+            if persistent:
+                assert self.place is not None
+                self.held_store = self.place.new()
+            self.held = (self.held_store if persistent else self.store).open(eid)
             return
         if do == "releaseWriter":
-            if self.held is not None:
-                self.held.close()
-                self.held = None
+            self._release_held()
             return
-        data = self.store.data[eid]
+        if persistent:  # the bytes of the one-file-per-execution form: the files store's
+            assert self.place is not None
+            path = self.place.journal_file(eid)
+            with open(path, "rb") as f:
+                data = bytearray(f.read())
+            self._edit(action, data)
+            with open(path, "wb") as f:
+                f.write(data)
+            return
+        self._edit(action, self.store.data[eid])
+
+    @staticmethod
+    def _edit(action: Mapping[str, Any], data: bytearray) -> None:
+        do = action["do"]
         if do == "tear":
             lines = bytes(data).split(b"\n")
             n = action["line"] - 1
@@ -299,12 +362,13 @@ class ScenarioRun:
 
     def journal(self) -> dict[str, Any] | None:
         """The final ``journal`` observation."""
-        if self.held is not None:
-            self.held.close()
-            self.held = None
-        if not self.store.exists(self.execution_id):
-            return None
+        self._release_held()
         try:
+            if self.place is not None and self.place.persistent:
+                self.place.drop(self.store)
+                self.store = self.place.new()  # a reader opens what the last action left
+            if not self.store.exists(self.execution_id):
+                return None
             parsed = self.store.read(self.execution_id)
         except LoomError as exc:
             return {"error": error_observation(exc)}

@@ -43,7 +43,10 @@ def find_case(suite: Suite, case_id: str) -> Case:
                                code="conformance.no-case") from None
     if base_id == case_id:
         return base
-    variants = {v.id: v for v in derive(base)}
+    _, _, mode = case_id.partition("#")
+    # a store variant names its store: derive it as if the implementation named that one
+    stores = ("", mode.removeprefix("store@")) if mode.startswith("store@") else ()
+    variants = {v.id: v for v in derive(base, stores)}
     if case_id not in variants:
         known = ", ".join(sorted(variants)[:8]) or "none"
         raise ConformanceError(f"case {base_id} has no generated variant {case_id!r} "

@@ -4,8 +4,9 @@ Rules (``conformance/INTERPRETING.md`` section 6):
 
 - A scripted effect answers its n-th invocation *in the whole case* (durable and transient
   calls alike, across crashes, recoveries and restarts) with entry ``n`` of its script, the
-  last entry repeating: ``{"return": v}``, ``{"raise": {code, message}}`` or
-  ``{"echo": true}`` (return the call's input). The count belongs to the world, not to the
+  last entry repeating: ``{"return": v}``, ``{"raise": {code, message}}`` (without
+  ``code``: an error that carries none, :class:`ScriptedFailure`) or ``{"echo": true}``
+  (return the call's input). The count belongs to the world, not to the
   process: "fresh effects" after a crash are fresh instances talking to the same world, so a
   recovered run sees exactly what an uncrashed one would have seen at that point.
 - A scripted decider answers its n-th invocation in the whole case the same way:
@@ -32,13 +33,24 @@ import attrs
 from loom_ref.conformance.expressions import ScenarioBug
 from loom_ref.errors import LoomError
 
-__all__ = ["Answer", "ScriptedError", "World"]
+__all__ = ["Answer", "ScriptedError", "ScriptedFailure", "World"]
 
 
 class ScriptedError(LoomError):
     """The error a script raises: its code and message are the script's."""
 
     code = "conformance.scripted"
+
+
+class ScriptedFailure(Exception):
+    """What a script raises without a code: an error that carries none (in Python, an
+    ``Exception`` that is no ``LoomError``)."""
+
+
+def _raise(err: Mapping[str, Any]) -> None:
+    if "code" in err:
+        raise ScriptedError(err["message"], code=err["code"])
+    raise ScriptedFailure(err["message"])
 
 
 @attrs.frozen(kw_only=True)
@@ -81,8 +93,7 @@ class World:
         self.effect_counts[tool] = n + 1
         entry = _entry(self.effects[tool]["script"], n)
         if "raise" in entry:
-            err = entry["raise"]
-            raise ScriptedError(err["message"], code=err["code"])
+            _raise(entry["raise"])
         if "echo" in entry:
             return _copy(input)
         return _copy(entry["return"])
@@ -122,8 +133,7 @@ class World:
         self.decider_counts[name] = n + 1
         entry = _entry(self.deciders[name]["script"], n)
         if "raise" in entry:
-            err = entry["raise"]
-            raise ScriptedError(err["message"], code=err["code"])
+            _raise(entry["raise"])
         if "choice" in entry:
             return Answer(value=_copy(entry["choice"]), policy=entry["policy"],
                           propensity=entry.get("propensity"))

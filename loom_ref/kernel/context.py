@@ -27,6 +27,7 @@ __all__ = ["ExecutionContext"]
 
 
 def _check_id(kind: str, value: object) -> str:
+    """``value`` if it is an id a body may give ``ctx``: a non-empty string (spec: kernel.ids)."""
     if not isinstance(value, str) or not value:
         raise InvalidArgument(f"{kind} must be a non-empty string, got {value!r}",
                               code="argument.id")

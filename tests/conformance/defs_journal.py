@@ -190,6 +190,11 @@ DEFINITIONS: list[dict[str, Any]] = [
                '{"seq":1,"kind":"EXECUTION_STARTED","payload":{"executionId":"e1",'
                '"workflow":"w","input":null},"at":"2026-01-01"')},
            claim=corrupt(2, "journal.malformed-line")),
+    vector("journal.format/data-after-object", "journal.line-shape",
+           "A line whose crc matches but that holds more than one JSON object is malformed: "
+           "nothing may follow the object but whitespace.",
+           function=P, input={"text": header() + sealed('{"seq":1} {"kind":"STEP_STARTED"')},
+           claim=corrupt(2, "journal.malformed-line")),
     vector("journal.format/any-writer", "journal.checksum",
            "Any JSON writer makes a valid line: members in another order and with spaces parse, "
            "because the crc covers the bytes before the fixed suffix.",
@@ -328,6 +333,19 @@ DEFINITIONS += [
                       {"do": "resume", "gate": "go", "payload": "ok"}],
              claims=[{"result": SUSPENDED, "events": STARTED}, {"done": True},
                      {"result": DONE_OK, "events": RESUMED, "warnings": ["journal.torn-tail"]}],
+             journal=STARTED + RESUMED),
+    scenario("journal.durability/torn-header-started-afresh", "journal.torn-tail",
+             "A crash that tore the journal's very header leaves no complete line: the torn "
+             "tail is reported and dropped, the header written again, and start runs the "
+             "execution afresh.",
+             body=GATED, effects=ECHO,
+             actions=[{"do": "start", "input": 5}, {"do": "tear", "line": 1},
+                      {"do": "start", "input": 5},
+                      {"do": "resume", "gate": "go", "payload": "ok"}],
+             claims=[{"result": SUSPENDED, "events": STARTED}, {"done": True},
+                     {"result": SUSPENDED, "events": STARTED, "calls": ["add#1"],
+                      "warnings": ["journal.torn-tail"]},
+                     {"result": DONE_OK, "events": RESUMED}],
              journal=STARTED + RESUMED),
     scenario("journal.durability/torn-tail-visible", "journal.torn-tail",
              "A torn tail is reported by a reader too, never skipped silently.",
@@ -511,6 +529,11 @@ DEFINITIONS += [
            function=L, input={"text": sealed('{"schema":"loom-ref.log","version":true')
                               + header("a") + lev("a", 1, *started("a"))}, tier="may",
            claim=corrupt(1, "journal.bad-header")),
+    vector("journal.log/log-header-bad-checksum", "journal.log-format",
+           "A store log header that fails its checksum is a corrupt line 1.",
+           function=L, input={"text": respelled_crc(LOG_HEADER, lambda d: (
+               "0" if d[0] != "0" else "1") + d[1:]) + header("a") + lev("a", 1, *started("a"))},
+           tier="may", claim=corrupt(1, "journal.bad-checksum")),
     vector("journal.log/bad-log-header", "journal.log-format",
            "The first line must be the store log header: a journal header there is refused.",
            function=L, input={"text": header("a") + lev("a", 1, *started("a"))}, tier="may",

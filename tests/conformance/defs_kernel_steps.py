@@ -258,4 +258,55 @@ DEFINITIONS: list[dict[str, Any]] = [
              claims=[{"result": {"status": "suspended", "waitingOn": "go"},
                       "transients": ["llm"]},
                      {"result": done("A"), "transients": [], "deciders": []}]),
+    # -- kernel.ids: a command is built with non-empty ids ----------------------------------
+    *[scenario(f"kernel.identity/empty-{name}", "kernel.ids",
+               f"A command built with an empty {what} is refused as it is built: "
+               "argument.id is raised into the body, and uncaught it fails the execution "
+               "before anything of the command is journaled.",
+               body=[instruction], effects={"echo": ECHO}, deciders={"": {"script": [
+                   {"return": 1}]}}, actions=[{"do": "start"}],
+               claims=[{"result": failed("argument.id"), "calls": [],
+                        "events": ["EXECUTION_STARTED", "EXECUTION_FAILED"]}])
+      for name, what, instruction in (
+          ("tool-id", "tool id", {"op": "execute", "tool": ""}),
+          ("step-id", "step id", {"op": "execute", "tool": "echo", "stepId": ""}),
+          ("decision-id", "decision id", {"op": "decide", "id": ""}),
+          ("gate-id", "gate id", {"op": "suspend", "gate": ""}))],
+    scenario("kernel.identity/empty-id-caught", "kernel.ids",
+             "The refusal is an error the body can catch by its code, and carry on.",
+             body=[{"op": "try", "body": [{"op": "execute", "tool": "echo", "stepId": ""}],
+                    "catch": {"as": "e", "body": [ret(var("e"))]}}],
+             effects={"echo": ECHO}, actions=[{"do": "start"}],
+             claims=[{"result": done({"code": "argument.id"}), "calls": []}]),
+    # -- errors that carry no code -------------------------------------------------------------
+    scenario("kernel.steps/uncoded-effect-failure", "kernel.step-failure",
+             "An effect that raises an error carrying no code: the step fails with "
+             "effect.failed (the message names the error's type), journaled and raised into "
+             "the body like any failed step.",
+             body=[ex("charge", 10)],
+             effects={"charge": {"script": [{"raise": {"message": "no funds"}}]}},
+             actions=START,
+             claims=[{"result": failed("effect.failed"), "calls": ["charge#1"],
+                      "events": ["EXECUTION_STARTED", "STEP_STARTED", "STEP_FAILED",
+                                 "EXECUTION_FAILED"]}]),
+    scenario("kernel.steps/uncoded-effect-failure-caught", "kernel.step-failure",
+             "The failed step is caught by its code, effect.failed.",
+             body=[{"op": "try", "body": [ex("charge", 10)],
+                    "catch": {"as": "e", "body": [ret(var("e"))]}}],
+             effects={"charge": {"script": [{"raise": {"message": "no funds"}}]}},
+             actions=START, claims=[{"result": done({"code": "effect.failed"})}]),
+    scenario("kernel.steps/uncoded-body-failure", "kernel.body-failure",
+             "A decider that raises an error carrying no code, uncaught by the body: the "
+             "execution fails with kernel.body-error.",
+             body=[{"op": "decide", "id": "pick"}],
+             deciders={"pick": {"script": [{"raise": {"message": "no idea"}}]}},
+             actions=START,
+             claims=[{"result": failed("kernel.body-error"), "deciders": ["pick"],
+                      "events": ["EXECUTION_STARTED", "EXECUTION_FAILED"]}]),
+    scenario("kernel.steps/uncoded-error-caught", "kernel.body-failure",
+             "A body catches an error that carries no code like any other; its code is null.",
+             body=[{"op": "try", "body": [{"op": "decide", "id": "pick"}],
+                    "catch": {"as": "e", "body": [ret(var("e"))]}}],
+             deciders={"pick": {"script": [{"raise": {"message": "no idea"}}]}},
+             actions=START, claims=[{"result": done({"code": None}), "deciders": ["pick"]}]),
 ]

@@ -39,8 +39,11 @@ def scenario(case_id: str, anchor: str, description: str, *, body: list[Any],
              actions: list[Any], claims: list[Mapping[str, Any]], effects: Any = None,
              deciders: Any = None, schemas: Any = None, execution_id: str | None = None,
              tier: str = "must", journal: Any = None, exclude: Any = None,
-             workflow: str = "w") -> dict[str, Any]:
-    """A scenario definition (see the module docstring)."""
+             workflow: str = "w", observe: list[str] | None = None,
+             open_values: Any = None) -> dict[str, Any]:
+    """A scenario definition (see the module docstring). ``observe`` asks every result for
+    more members (INTERPRETING.md section 6); ``open_values(expect)`` replaces values the spec
+    leaves open with patterns, after the claims are checked."""
     case: dict[str, Any] = {"id": case_id, "anchor": anchor, "tier": tier,
                             "description": description, "family": "scenario",
                             "workflow": {"name": workflow, "body": body}, "actions": actions}
@@ -54,7 +57,9 @@ def scenario(case_id: str, anchor: str, description: str, *, body: list[Any],
         case["executionId"] = execution_id
     if exclude:
         case["excludeModes"] = exclude
-    return {"case": case, "claims": claims, "journal": journal}
+    if observe:
+        case["observe"] = observe
+    return {"case": case, "claims": claims, "journal": journal, "open": open_values}
 
 
 def vector(case_id: str, anchor: str, description: str, *, function: str, input: Any,
@@ -96,8 +101,9 @@ def _scripted_errors(case: Mapping[str, Any]) -> set[tuple[str, str]]:
 
     def walk(value: Any) -> None:
         if isinstance(value, Mapping):
-            if "raise" in value and isinstance(value["raise"], Mapping):
-                found.add((value["raise"]["code"], value["raise"]["message"]))
+            raised = value.get("raise")
+            if isinstance(raised, Mapping) and "code" in raised:
+                found.add((raised["code"], raised["message"]))
             if value.get("op") == "raise":
                 found.add((value["code"], value["message"]))
             if "error" in value and isinstance(value["error"], Mapping) and set(
@@ -158,6 +164,8 @@ def build_scenario(defn: Mapping[str, Any]) -> dict[str, Any]:
     except ClaimError as exc:
         raise ClaimError(f"{case['id']}: {exc}") from None
     case["expect"] = _open_values(obs, _scripted_errors(case))
+    if defn.get("open") is not None:
+        case["expect"] = defn["open"](case["expect"])
     return case
 
 
@@ -180,14 +188,17 @@ def definitions() -> Iterator[dict[str, Any]]:
         defs_agent,
         defs_agent_truncation,
         defs_journal,
+        defs_journal_disk,
         defs_kernel_gates,
         defs_kernel_recover,
         defs_kernel_replay,
+        defs_kernel_report,
         defs_kernel_steps,
     )
 
-    for module in (defs_journal, defs_kernel_steps, defs_kernel_gates, defs_kernel_replay,
-                   defs_kernel_recover, defs_agent, defs_agent_truncation):
+    for module in (defs_journal, defs_journal_disk, defs_kernel_steps, defs_kernel_gates,
+                   defs_kernel_replay, defs_kernel_recover, defs_kernel_report, defs_agent,
+                   defs_agent_truncation):
         yield from module.DEFINITIONS
 
 

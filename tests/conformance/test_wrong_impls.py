@@ -14,7 +14,7 @@ from loom_ref.conformance.report import dump_json, render_text, to_junit
 from loom_ref.conformance.runner import Status
 
 from .helpers import failures, run
-from .wrong_impls import WRONG, EchoAdapter
+from .wrong_impls import WRONG, WRONG_VECTORS, EchoAdapter
 
 #: implementation -> (the anchors its base-case failures must include, a case that must fail)
 EXPECTED = {
@@ -86,3 +86,28 @@ def test_reports_carry_what_an_implementation_sends_back() -> None:
     root = ET.fromstring(xml)  # well-formed XML: no control character, no surrogate
     failure_texts = [f.text or "" for f in root.iter("failure")]
     assert any("\\ud800" in t and "\\u0000" in t and "\\u001b" in t for t in failure_texts)
+
+
+#: vector implementation -> (the anchor its failures name, cases that must fail)
+EXPECTED_VECTORS = {
+    "finish-fails-open": ("stream.openai", {"stream.openai/content-filter-is-error",
+                                            "stream.openai/unknown-finish-reason-is-error"}),
+    "lenient-input": ("guards.vector-run", {"guards.steps/unknown-input-member",
+                                            "guards.delta/unknown-input-member"}),
+}
+
+
+@pytest.mark.parametrize("name", sorted(WRONG_VECTORS))
+def test_suite_fails_the_wrong_vector_function(name: str) -> None:
+    make, groups = WRONG_VECTORS[name]
+    anchor, must_fail = EXPECTED_VECTORS[name]
+    suite = run(InProcessImplementation(make()), only=list(groups), generated=False)
+    failing = {r.id: r for r in failures(suite)}
+    assert must_fail <= set(failing), sorted(failing)
+    assert {failing[i].anchor for i in must_fail} == {anchor}
+    text = render_text(suite, max_failures=100_000)
+    for case_id in must_fail:
+        assert f"FAIL {case_id} [{anchor}]" in text
+    # the break is that rule's alone: every other case of the groups still passes
+    assert all(r.status is Status.PASS for r in suite.results if r.id not in must_fail), \
+        sorted(set(failing) - must_fail)

@@ -12,6 +12,14 @@ Each is loom_ref's adapter with one rule broken (or, for the echo, with no kerne
   it -- breaks journal.torn-tail;
 - ``bad-resume``: resume payloads are journaled without checking the gate's schema --
   breaks kernel.resume-schema.
+
+And vector functions with one rule broken (:data:`WRONG_VECTORS`), for the mutant classes
+``tools/mutation`` found the suite weak on (issue 21):
+
+- ``finish-fails-open``: OpenAI's finish_reason mapping reads content_filter and any value it
+  does not know as ``stop`` -- breaks stream.openai (fail closed);
+- ``lenient-input``: guards.run and guards.steps drop input members they do not list instead
+  of refusing them -- breaks guards.vector-run.
 """
 
 from __future__ import annotations
@@ -122,4 +130,68 @@ WRONG: Mapping[str, Callable[[], LoomRefAdapter]] = {
     "torn-ignored": lambda: LoomRefAdapter(name="torn-ignored",
                                            store_factory=TornIgnoringStore),
     "bad-resume": lambda: LoomRefAdapter(name="bad-resume", runtime_factory=SchemalessRuntime),
+}
+
+
+# -- vector functions with one rule broken (the mutant classes tools/mutation found the suite
+# weak on, issue 21) ---------------------------------------------------------------------------
+def _functions() -> dict[str, Any]:
+    from loom_ref.conformance.functions import load_functions
+    table, _ = load_functions()
+    return dict(table)
+
+
+def _fail_open_openai_map(real: Callable[[Any], Any]) -> Callable[[Any], Any]:
+    """``stream.openai_map`` whose finish_reason mapping fails open: anything it does not know
+    (content_filter included) is ``stop`` -- breaks stream.openai's fail-closed mapping."""
+    from unittest import mock
+
+    from loom_ref.stream import openai_mapping
+    from loom_ref.stream.chunks import FinishReason
+
+    known = openai_mapping.map_finish_reason
+
+    def lenient(value: str) -> FinishReason:
+        if value in ("stop", "tool_calls", "function_call", "length"):
+            return known(value)
+        return FinishReason.stop()
+
+    def run(data: Any) -> Any:
+        with mock.patch.object(openai_mapping, "map_finish_reason", lenient):
+            return real(data)
+    return run
+
+
+def _ignoring_unknown_members(real: Callable[[Any], Any],
+                              allowed: frozenset[str]) -> Callable[[Any], Any]:
+    """A vector function that drops the input members it does not list instead of refusing
+    them -- breaks guards.vector-run (malformed input is argument.invalid, never ignored)."""
+    def run(data: Any) -> Any:
+        if isinstance(data, Mapping):
+            data = {k: v for k, v in data.items() if k in allowed}
+        return real(data)
+    return run
+
+
+def _fail_open_adapter() -> LoomRefAdapter:
+    table = _functions()
+    table["stream.openai_map"] = _fail_open_openai_map(table["stream.openai_map"])
+    return LoomRefAdapter(name="finish-fails-open", functions=table)
+
+
+def _lenient_input_adapter() -> LoomRefAdapter:
+    table = _functions()
+    table["guards.steps"] = _ignoring_unknown_members(
+        table["guards.steps"], frozenset({"validators", "window", "steps", "holdBack",
+                                          "maxTokens"}))
+    table["guards.run"] = _ignoring_unknown_members(
+        table["guards.run"], frozenset({"validators", "window", "deltas", "holdBack",
+                                        "maxTokens"}))
+    return LoomRefAdapter(name="lenient-input", functions=table)
+
+
+#: name -> (adapter, the groups to run it on)
+WRONG_VECTORS: Mapping[str, tuple[Callable[[], LoomRefAdapter], tuple[str, ...]]] = {
+    "finish-fails-open": (_fail_open_adapter, ("stream.openai",)),
+    "lenient-input": (_lenient_input_adapter, ("guards.steps", "guards.delta")),
 }

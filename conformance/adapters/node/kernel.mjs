@@ -12,12 +12,20 @@ import { Crash, LoomError, checkSchema, fold } from "./journal.mjs";
 
 const copy = (v) => (v === undefined ? null : JSON.parse(JSON.stringify(v)));
 
+// spec: kernel.ids -- a command is built with non-empty string ids, else argument.id
+const checkId = (what, id) => {
+  if (typeof id !== "string" || id === "") throw new LoomError("argument.id", `${what} must be a non-empty string`);
+  return id;
+};
+
 export class Ctx {
   constructor() {
     this.perTool = new Map();
     this.streams = 0;
   }
   execute(tool, input, stepId) {
+    checkId("tool id", tool);
+    if (stepId !== undefined) checkId("step id", stepId);
     if (stepId === undefined) {
       const n = (this.perTool.get(tool) || 0) + 1;
       this.perTool.set(tool, n);
@@ -26,9 +34,11 @@ export class Ctx {
     return { kind: "execute", id: stepId, tool, input: input === undefined ? null : input };
   }
   decide(id, decider, extra = {}) {
+    checkId("decision id", id);
     return { kind: "decide", id, decider, extra };
   }
   suspend(gate, on = null, correlationKey = null, resumeSchema = null) {
+    checkId("gate id", gate);
     if (resumeSchema !== null) checkSchema(resumeSchema, "resumeSchema"); // fail closed, at the call
     return { kind: "suspend", id: gate, on, correlationKey, resumeSchema };
   }
@@ -87,9 +97,19 @@ class Park {
   }
 }
 
+// An error that carries no code (a scripted `raise` without one, INTERPRETING.md section 6):
+// the kernel gives it `fallback` and the message `<type name>: <text>` (kernel.step-failure,
+// kernel.body-failure). Any other exception is this adapter's own bug, and propagates.
+export class UncodedError extends Error {
+  constructor(message) {
+    super(message);
+    this.name = "Error";
+  }
+}
+const caught = (e) => e instanceof LoomError || e instanceof UncodedError;
 const errorJson = (e, fallback) =>
   e instanceof LoomError ? { code: e.code, message: e.message }
-    : { code: fallback, message: String(e && e.message) };
+    : { code: fallback, message: `${e.name}: ${e.message}` };
 
 class StepFailed extends LoomError {
   constructor(error) {
@@ -109,6 +129,12 @@ class Drive {
     Object.assign(this, indexHistory(events));
     this.cursor = 0;
     this.seen = new Set();
+    this.served = []; // spec: kernel.drive-report -- ids served from the journal, in order
+    this.ran = []; // ... and ids run live
+  }
+
+  report(result) {
+    return { ...result, served: [...this.served], ran: [...this.ran] };
   }
 
   append(kind, payload) {
@@ -116,6 +142,10 @@ class Drive {
   }
 
   run() {
+    return this.report(this.drive());
+  }
+
+  drive() {
     const gen = this.workflow.body(new Ctx(), copy(this.input));
     let send = null;
     let toThrow = null;
@@ -124,7 +154,7 @@ class Drive {
       try {
         step = toThrow === null ? gen.next(send) : gen.throw(toThrow);
       } catch (e) {
-        if (e instanceof Crash || !(e instanceof LoomError)) throw e;
+        if (!caught(e)) throw e;
         return this.finish(undefined, e);
       }
       if (step.done) return this.finish(step.value, null);
@@ -165,7 +195,7 @@ class Drive {
         try {
           this.runDecider(cmd);
         } catch (e) {
-          if (e instanceof LoomError) return [null, e];
+          if (caught(e)) return [null, e];
           throw e;
         }
       }
@@ -179,7 +209,7 @@ class Drive {
         try {
           this.runDecider(cmd);
         } catch (e) {
-          if (e instanceof LoomError) return [null, e];
+          if (caught(e)) return [null, e];
           throw e;
         }
         throw this.diverged({ seq: this.terminal.seq, kind: this.terminal.kind },
@@ -193,14 +223,17 @@ class Drive {
   serve(rec, cmd) {
     if (rec.kind === "execute") {
       if (!rec.outcome) return this.inDoubt(rec, cmd);
+      this.served.push(rec.id);
       const p = rec.outcome.payload;
       if (rec.outcome.kind === "STEP_COMPLETED") return [copy(p.output), null];
       return [null, new StepFailed(p.error)];
     }
     if (rec.kind === "suspend") {
       if (!rec.outcome) throw new Park("suspended", { waitingOn: rec.id });
+      this.served.push(rec.id);
       return [copy(rec.outcome.payload.payload), null];
     }
+    this.served.push(rec.id);
     if (rec.kind === "decide") return [copy(rec.start.payload.choice), null];
     return [null, null];
   }
@@ -232,7 +265,7 @@ class Drive {
       try {
         answer = this.runDecider(cmd);
       } catch (e) {
-        if (e instanceof LoomError) return [null, e];
+        if (caught(e)) return [null, e];
         throw e;
       }
       const payload = { decisionId: cmd.id, choice: answer.value };
@@ -241,15 +274,18 @@ class Drive {
       }
       for (const [k, v] of Object.entries(cmd.extra)) if (v !== null && v !== undefined) payload[k] = v;
       this.append("DECISION_RECORDED", payload);
+      this.ran.push(cmd.id);
       return [copy(answer.value), null];
     }
     if (cmd.kind === "suspend") {
       const gate = { gateId: cmd.id, on: cmd.on, correlationKey: cmd.correlationKey };
       if (cmd.resumeSchema !== null && cmd.resumeSchema !== undefined) gate.resumeSchema = cmd.resumeSchema;
       this.append("EXECUTION_SUSPENDED", gate);
+      this.ran.push(cmd.id);
       throw new Park("suspended", { waitingOn: cmd.id });
     }
     this.append("STREAM_APPENDED", { streamId: cmd.id, data: cmd.data });
+    this.ran.push(cmd.id);
     return [null, null];
   }
 
@@ -263,11 +299,12 @@ class Drive {
   }
 
   invoke(cmd, input, key) {
+    this.ran.push(cmd.id);
     let output;
     try {
       output = this.effects.invoke({ tool: cmd.tool, stepId: cmd.id, key, input: copy(input) });
     } catch (e) {
-      if (!(e instanceof LoomError)) throw e;
+      if (!caught(e)) throw e;
       const error = errorJson(e, "effect.failed");
       this.append("STEP_FAILED", { stepId: cmd.id, error });
       return [null, new StepFailed(error)];
@@ -399,14 +436,16 @@ export class Runtime {
     if (why) this.warn(`conformance.always-replay-diverged: after event ${event.seq} (${event.kind}), ${why}`);
   }
   drive(journal, state, retryStep = null) {
-    return new Drive({ workflow: this.workflow(state.workflow), events: journal.events, journal,
-      effects: this.effects, eid: journal.eid, input: state.input, retryStep, warn: this.warn })
-      .run();
+    const result = new Drive({ workflow: this.workflow(state.workflow), events: journal.events,
+      journal, effects: this.effects, eid: journal.eid, input: state.input, retryStep,
+      warn: this.warn }).run();
+    return { ...result, torn: journal.torn ?? null };
   }
   withJournal(eid, fn) {
     const journal = this.open(eid);
     try {
-      return fn(journal, fold(journal.events));
+      const result = fn(journal, fold(journal.events));
+      return { ...result, torn: journal.torn ?? null }; // spec: kernel.drive-report
     } finally {
       journal.close();
     }
@@ -484,7 +523,7 @@ export class Runtime {
 }
 
 function fromState(s) {
-  const out = { status: s.status };
+  const out = { status: s.status, served: [], ran: [] }; // no drive: nothing served or run
   if (s.status === "completed") out.output = s.output;
   if (s.status === "failed") out.error = s.error;
   if (s.status === "suspended") out.waitingOn = s.waitingGate;

@@ -10,6 +10,8 @@
 // outcome, decision, stream append and resume) and these vector functions, one chapter module
 // each:
 // - journal.parse, journal.parse-log (the store log), journal.fold (journal.mjs);
+//   journal.power-loss, journal.store-on-disk (journal-disk.mjs: a simulated disk, and a file
+//   store and a store log written through it);
 // - stream.check, stream.assemble, stream.decode, stream.enforce (stream.mjs); stream.consume,
 //   stream.openai_map, stream.attribution_headers (stream-io.mjs); stream.anthropic_map
 //   (stream-anthropic.mjs);
@@ -30,7 +32,7 @@ import { createInterface } from "node:readline";
 import {
   Crash, LoomError, MemoryStore, checkPayload, fold, parseJournal, parseLog,
 } from "./journal.mjs";
-import { Runtime } from "./kernel.mjs";
+import { Runtime, UncodedError } from "./kernel.mjs";
 import { EFFECTS_VECTORS } from "./effects.mjs";
 import { GOVERNANCE_VECTORS } from "./governance.mjs";
 import { GUARD_VECTORS } from "./governance-guards.mjs";
@@ -41,12 +43,13 @@ import { agentLoopInstruction } from "./agent-loop.mjs";
 import { DELTAS_VECTORS } from "./deltas-vectors.mjs";
 import { STREAM_IO_VECTORS } from "./stream-io.mjs";
 import { STREAM_ANTHROPIC_VECTORS } from "./stream-anthropic.mjs";
+import { JOURNAL_DISK_VECTORS } from "./journal-disk.mjs";
 
 // every chapter module's vector functions, by conformance function name
 const CHAPTER_VECTORS = {
   ...STREAM_VECTORS, ...STREAM_IO_VECTORS, ...STREAM_ANTHROPIC_VECTORS, ...GOVERNANCE_VECTORS, ...GUARD_VECTORS,
   ...EFFECTS_VECTORS, ...DELTAS_VECTORS,
-  ...AGENT_VECTORS, ...AGENT_MODEL_VECTORS,
+  ...AGENT_VECTORS, ...AGENT_MODEL_VECTORS, ...JOURNAL_DISK_VECTORS,
 };
 // text.code-points: every chapter module counts code points; text.lone-surrogates: JSON.parse
 // keeps a lone surrogate (INTERPRETING.md section 15). Not patterns.python-re: the deny
@@ -57,6 +60,9 @@ const CAPABILITIES = ["scenario", "crash", "torn-write", "always-replay", "agent
   "journal.fold", ...Object.keys(CHAPTER_VECTORS)];
 const copy = (v) => (v === undefined ? null : JSON.parse(JSON.stringify(v)));
 class ScenarioBug extends Error {}
+// a scripted raise: with a code a Loom error, without one an error that carries none
+const scripted = (r) => (r.code === undefined ? new UncodedError(r.message)
+  : new LoomError(r.code, r.message));
 
 // -- the scripted world (INTERPRETING.md section 6) ----------------------------------------
 class World {
@@ -76,7 +82,7 @@ class World {
   answer(tool, input) {
     if (!(tool in this.effects)) throw new LoomError("effect.unknown-tool", `no effect ${tool}`);
     const e = this.next(this.counts, tool, this.effects[tool].script);
-    if ("raise" in e) throw new LoomError(e.raise.code, e.raise.message);
+    if ("raise" in e) throw scripted(e.raise);
     return "echo" in e ? copy(input) : copy(e.return);
   }
   host(failing) {
@@ -103,7 +109,7 @@ class World {
       this.trace.push({ decider: { decisionId } });
       if (!(name in this.deciders)) throw new ScenarioBug(`no decider ${name}`);
       const e = this.next(this.deciderCounts, name, this.deciders[name].script);
-      if ("raise" in e) throw new LoomError(e.raise.code, e.raise.message);
+      if ("raise" in e) throw scripted(e.raise);
       if ("choice" in e) return { value: copy(e.choice), policy: e.policy, propensity: e.propensity ?? null };
       if ("invokeTransient" in e) {
         return { value: scope.invokeTransient(e.invokeTransient.tool, copy(e.invokeTransient.input)) };
@@ -206,8 +212,8 @@ function* block(ctx, body, env, world) {
         try {
           yield* block(ctx, ins.body, env, world);
         } catch (e) {
-          if (!(e instanceof LoomError)) throw e;
-          if (ins.catch.as) env.vars[ins.catch.as] = { code: e.code };
+          if (!(e instanceof LoomError) && !(e instanceof UncodedError)) throw e;
+          if (ins.catch.as) env.vars[ins.catch.as] = { code: e instanceof LoomError ? e.code : null };
           yield* block(ctx, ins.catch.body, env, world);
         }
         break;
@@ -265,7 +271,7 @@ function runScenario(c) {
       warn: (m) => warnings.push(m.split(":")[0].trim()), fault, alwaysReplay: Boolean(c.options?.alwaysReplay) });
     let obs;
     try {
-      obs = { result: outcome(act(a, rt)) };
+      obs = { result: outcome(act(a, rt), c.observe || []) };
     } catch (e) {
       if (e instanceof Crash) obs = { crashed: true };
       else if (e instanceof LoomError) obs = { raised: errorObs(e) };
@@ -334,9 +340,13 @@ function runScenario(c) {
   return { actions: actions.map((o) => (o.result === null ? { done: true, trace: o.trace, warnings: o.warnings } : o)), journal };
 }
 
-function outcome(r) {
+// a result, with what the case's `observe` asks for (INTERPRETING.md section 6)
+function outcome(r, observe = []) {
   if (r === null) return null;
   const out = { status: r.status };
+  if (observe.includes("served")) out.served = r.served;
+  if (observe.includes("ran")) out.ran = r.ran;
+  if (observe.includes("torn")) out.torn = r.torn ? { line: r.torn.line, size: r.torn.size } : null;
   if (r.status === "completed") out.output = copy(r.output);
   if (r.status === "failed") out.error = { code: r.error.code };
   if (r.status === "suspended") out.waitingOn = r.waitingOn;

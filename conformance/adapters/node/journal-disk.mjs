@@ -1,0 +1,536 @@
+// The journal on a simulated disk (spec/journal.md 1.8): the power-loss model, and a file
+// store and a store log written through it, for journal.power-loss and journal.store-on-disk.
+// Written from spec/journal.md; it shares no code with loom_ref.
+
+import {
+  LoomError, checkPayload, crc32, encodeHeader, encodeLine, parseJournal, parseLog,
+} from "./journal.mjs";
+
+const bad = (message) => new LoomError("argument.invalid", message);
+const isObject = (v) => v !== null && typeof v === "object" && !Array.isArray(v);
+const latin1 = (buf) => Buffer.from(buf).toString("latin1");
+const dirname = (p) => p.slice(0, Math.max(p.lastIndexOf("/"), 0)) || "/";
+class OsError extends Error {
+  constructor(kind) {
+    super(kind);
+    this.kind = kind; // "exists" | "not-found" | "closed"
+  }
+}
+
+// -- the disk (journal.power-loss-model) ------------------------------------------------------
+const VARIANTS = ["synced", "names", "written", "torn", "zeroed", "prefix"];
+const applyOps = (content, ops) => ops.reduce(
+  (c, [kind, arg]) => (kind === "append" ? Buffer.concat([c, arg]) : c.subarray(0, arg)), content);
+const spreadTear = (moment, length) => 1 + ((moment * 7919) % (length - 1));
+
+class SimFile {
+  constructor(disk, path, inode) {
+    Object.assign(this, { disk, path, inode, closed: false });
+  }
+  check() {
+    if (this.closed) throw new OsError("closed");
+  }
+  readAll() {
+    this.check();
+    return this.inode.current;
+  }
+  append(data) {
+    this.check();
+    if (!data.length) return;
+    this.inode.current = Buffer.concat([this.inode.current, data]);
+    this.inode.pending.push(["append", Buffer.from(data)]);
+    this.disk.moment();
+  }
+  truncate(size) {
+    this.check();
+    this.inode.current = this.inode.current.subarray(0, size);
+    this.inode.pending.push(["truncate", size]);
+    this.disk.moment();
+  }
+  sync() {
+    this.check();
+    this.inode.durable = this.inode.current;
+    this.inode.pending = [];
+    this.disk.syncs += 1;
+    this.disk.moment();
+  }
+  lock() {
+    this.check();
+    const holder = this.disk.locks.get(this.path);
+    if (holder && holder !== this && !holder.closed) return false;
+    this.disk.locks.set(this.path, this);
+    return true;
+  }
+  close() {
+    if (this.closed) return;
+    this.closed = true;
+    if (this.disk.locks.get(this.path) === this) this.disk.locks.delete(this.path);
+  }
+}
+
+export class SimulatedDisk {
+  constructor(directories = ["/disk"], image = null) {
+    this.directories = new Set(directories);
+    this.files = new Map();
+    for (const [path, data] of Object.entries(image || {})) {
+      this.files.set(path, { durable: data, pending: [], current: data });
+    }
+    this.durableNames = new Set(this.files.keys());
+    this.locks = new Map();
+    Object.assign(this, { moments: 0, syncs: 0, dirSyncs: 0 });
+  }
+  moment() {
+    this.moments += 1;
+  }
+  create(path) {
+    if (this.files.has(path)) throw new OsError("exists");
+    if (!this.directories.has(dirname(path))) throw new OsError("not-found");
+    const inode = { durable: Buffer.alloc(0), pending: [], current: Buffer.alloc(0) };
+    this.files.set(path, inode);
+    this.moment();
+    return new SimFile(this, path, inode);
+  }
+  open(path, create = false) {
+    const inode = this.files.get(path);
+    if (inode) return new SimFile(this, path, inode);
+    if (create) return this.create(path);
+    throw new OsError("not-found");
+  }
+  read(path) {
+    const inode = this.files.get(path);
+    if (!inode) throw new OsError("not-found");
+    return inode.current;
+  }
+  exists(path) {
+    return this.files.has(path) || this.directories.has(path);
+  }
+  isDir(path) {
+    return this.directories.has(path);
+  }
+  syncDir(path) {
+    if (!this.directories.has(path)) throw new OsError("not-found");
+    for (const name of this.files.keys()) if (dirname(name) === path) this.durableNames.add(name);
+    this.dirSyncs += 1;
+    this.moment();
+  }
+  // the distinct images a power loss right now may leave, in VARIANTS order
+  images() {
+    const lastAppend = (s, last) => {
+      const p = s.pending;
+      if (!p.length || p[p.length - 1][0] !== "append") return s.current;
+      return Buffer.concat([applyOps(s.durable, p.slice(0, -1)), last(p[p.length - 1][1])]);
+    };
+    const cut = (d) => (d.length > 1 ? d.subarray(0, spreadTear(this.moments, d.length))
+      : Buffer.alloc(0));
+    const each = (f) => new Map([...this.files].map(([n, s]) => [n, f(s)]));
+    const candidates = {
+      synced: new Map([...this.durableNames].map((n) => [n, this.files.get(n).durable])),
+      names: each((s) => s.durable),
+      written: each((s) => s.current),
+      torn: each((s) => lastAppend(s, cut)),
+      zeroed: each((s) => lastAppend(s, (d) => Buffer.alloc(d.length))),
+      prefix: each((s) => applyOps(s.durable, s.pending.slice(0, Math.floor(s.pending.length / 2)))),
+    };
+    const seen = new Set();
+    const out = [];
+    for (const variant of VARIANTS) {
+      const files = [...candidates[variant]].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+      const key = JSON.stringify(files.map(([n, d]) => [n, latin1(d)]));
+      if (seen.has(key)) continue;
+      seen.add(key);
+      out.push({ variant, files });
+    }
+    return out;
+  }
+}
+
+const str = (v, what) => {
+  if (typeof v !== "string" || !v) throw bad(`${what} must be a non-empty string`);
+  return v;
+};
+const ascii = (v, what) => {
+  if (typeof v !== "string" || !/^[\x00-\x7f]*$/.test(v)) throw bad(`${what} must be ASCII text`);
+  return Buffer.from(v, "latin1");
+};
+
+function diskOp(disk, handles, op, where) {
+  const name = op.op;
+  if (name === "create" || name === "open") {
+    const path = str(op.path, `${where}.path`);
+    const bind = str(op.as, `${where}.as`);
+    const create = op.create ?? false;
+    if (typeof create !== "boolean") throw bad(`${where}.create must be a boolean`);
+    handles.set(bind, name === "create" ? disk.create(path) : disk.open(path, create));
+    return null;
+  }
+  if (["read", "exists", "isDir", "fsyncDir"].includes(name)) {
+    const path = str(op.path, `${where}.path`);
+    if (name === "read") return latin1(disk.read(path));
+    if (name === "fsyncDir") return disk.syncDir(path), null;
+    return name === "exists" ? disk.exists(path) : disk.isDir(path);
+  }
+  if (!["append", "truncate", "fsync", "lock", "close", "readAll"].includes(name)) {
+    throw bad(`${where}.op is not a disk operation`);
+  }
+  const f = handles.get(str(op.file, `${where}.file`));
+  if (!f) throw bad(`${where}.file names no handle bound by an earlier op`);
+  if (name === "append") f.append(ascii(op.text, `${where}.text`));
+  else if (name === "truncate") {
+    if (!Number.isInteger(op.size) || op.size < 0) throw bad(`${where}.size must be an int >= 0`);
+    f.truncate(op.size);
+  } else if (name === "fsync") f.sync();
+  else if (name === "lock") return f.lock();
+  else if (name === "close") f.close();
+  else return latin1(f.readAll());
+  return null;
+}
+
+function powerLoss(input) {
+  if (!isObject(input)) throw bad("input must be a JSON object");
+  const directories = input.directories ?? ["/disk"];
+  if (!Array.isArray(directories) || !directories.length
+      || !directories.every((d) => typeof d === "string" && d.startsWith("/"))) {
+    throw bad("directories must be a list of absolute paths");
+  }
+  if (!Array.isArray(input.ops)) throw bad("journal.power-loss takes {ops: [...]}");
+  let image = null;
+  if (input.image !== undefined) {
+    if (!isObject(input.image)) throw bad("image must be a JSON object");
+    image = Object.fromEntries(Object.entries(input.image).map(([k, v]) => [k, ascii(v, k)]));
+  }
+  const disk = new SimulatedDisk(directories, image);
+  const handles = new Map();
+  const answers = input.ops.map((op, i) => {
+    if (!isObject(op)) throw bad(`ops[${i}] must be a JSON object`);
+    try {
+      return diskOp(disk, handles, op, `ops[${i}]`);
+    } catch (e) {
+      if (e instanceof OsError) return { error: e.kind };
+      throw e;
+    }
+  });
+  return {
+    answers, moments: disk.moments, syncs: disk.syncs, dirSyncs: disk.dirSyncs,
+    images: disk.images().map(({ variant, files }) => ({
+      variant, files: Object.fromEntries(files.map(([n, d]) => [n, latin1(d)])),
+    })),
+  };
+}
+
+// -- stores on the disk (journal.fsync-policy, journal.dir-sync) ------------------------------
+const BOUNDARIES = new Set(["STEP_IN_DOUBT", "EXECUTION_SUSPENDED", "EXECUTION_COMPLETED",
+  "EXECUTION_FAILED"]);
+const syncs = (policy, kind) => policy === "every-event"
+  || (policy === "at-boundaries" && BOUNDARIES.has(kind));
+
+// what a writer's bytes hold, line by line: a header by its schema, an event by its kind
+function linesOf(buf) {
+  const text = latin1(buf);
+  const parts = text.split("\n");
+  const tail = parts.pop();
+  const out = parts.map((line) => {
+    try {
+      const doc = JSON.parse(Buffer.from(line, "latin1").toString("utf8"));
+      return isObject(doc) ? String(doc.schema || doc.kind) : "unreadable";
+    } catch {
+      return "unreadable";
+    }
+  });
+  if (tail) out.push("torn");
+  return out;
+}
+
+// the calls a store makes that change the disk or its locks
+class RecordingDisk {
+  constructor(disk) {
+    this.disk = disk;
+    this.calls = [];
+  }
+  wrap(f, path) {
+    const calls = this.calls;
+    return {
+      get closed() {
+        return f.closed;
+      },
+      readAll: () => f.readAll(),
+      append: (data) => (calls.push({ call: "append", path, lines: linesOf(data) }), f.append(data)),
+      truncate: (size) => (calls.push({ call: "truncate", path }), f.truncate(size)),
+      sync: () => (calls.push({ call: "fsync", path }), f.sync()),
+      lock: () => (calls.push({ call: "lock", path }), f.lock()),
+      close: () => (calls.push({ call: "close", path }), f.close()),
+    };
+  }
+  create(path) {
+    this.calls.push({ call: "create", path });
+    return this.wrap(this.disk.create(path), path);
+  }
+  open(path, create = false) {
+    const made = create && !this.disk.exists(path);
+    this.calls.push({ call: made ? "create" : "open", path });
+    return this.wrap(this.disk.open(path, create), path);
+  }
+  read(path) {
+    return this.disk.read(path);
+  }
+  exists(path) {
+    return this.disk.exists(path);
+  }
+  syncDir(path) {
+    this.calls.push({ call: "fsyncDir", path });
+    this.disk.syncDir(path);
+  }
+}
+
+// a writer of one execution; `store.write(eid, bytes, sync)` puts its lines on the disk
+class DiskJournal {
+  constructor(store, eid, seq) {
+    Object.assign(this, { store, eid, seq, open: true });
+  }
+  line(seq, kind, payload) {
+    return this.store.line(this.eid, seq, kind, payload);
+  }
+  append(kind, payload, tornBytes = 0) {
+    if (!this.open) throw new LoomError("journal.closed", `${this.eid} is closed`);
+    checkPayload(kind, payload);
+    const line = this.line(this.seq + 1, kind, payload);
+    if (tornBytes) {
+      this.store.write(this.eid, line.subarray(0, tornBytes), false);
+      this.open = false;
+      return;
+    }
+    this.store.write(this.eid, line, syncs(this.store.policy, kind));
+    this.seq += 1;
+  }
+  close() {
+    if (!this.open && !this.store.writers.has(this.eid)) return;
+    this.open = false;
+    this.store.release(this.eid);
+  }
+}
+
+class FileStore {
+  constructor(fs, policy) {
+    Object.assign(this, { fs, policy, dir: "/disk", handles: new Map(), writers: new Set() });
+    this.durable = new Set(); // executions whose directory entry this store synced
+  }
+  path(eid) {
+    return `${this.dir}/${eid}.jsonl`;
+  }
+  locked(f, eid) {
+    if (!f.lock()) {
+      f.close();
+      throw new LoomError("journal.locked", `${eid} has a writer`);
+    }
+    return f;
+  }
+  create(eid) {
+    let f;
+    try {
+      f = this.fs.create(this.path(eid));
+    } catch (e) {
+      if (e instanceof OsError) throw new LoomError("journal.exists", `${eid} exists`);
+      throw e;
+    }
+    this.locked(f, eid).append(encodeHeader(eid));
+    this.handles.set(eid, f);
+    this.writers.add(eid);
+    return new DiskJournal(this, eid, 0);
+  }
+  open(eid) {
+    let f;
+    try {
+      f = this.locked(this.fs.open(this.path(eid)), eid);
+    } catch (e) {
+      if (e instanceof OsError) throw new LoomError("journal.not-found", `no journal ${eid}`);
+      throw e;
+    }
+    const data = f.readAll();
+    const parsed = parseJournal(data);
+    if (parsed.goodSize < data.length) f.truncate(parsed.goodSize); // journal.torn-tail
+    if (parsed.executionId === null) f.append(encodeHeader(eid));
+    this.handles.set(eid, f);
+    this.writers.add(eid);
+    return Object.assign(new DiskJournal(this, eid, parsed.events.length),
+      { kinds: parsed.events.map((e) => e.kind), torn: parsed.torn !== null });
+  }
+  read(eid) {
+    let data;
+    try {
+      data = this.fs.read(this.path(eid));
+    } catch (e) {
+      if (e instanceof OsError) throw new LoomError("journal.not-found", `no journal ${eid}`);
+      throw e;
+    }
+    const parsed = parseJournal(data);
+    return { kinds: parsed.events.map((e) => e.kind), torn: parsed.torn !== null };
+  }
+  line(eid, seq, kind, payload) {
+    return encodeLine(seq, kind, payload);
+  }
+  write(eid, bytes, sync) {
+    const f = this.handles.get(eid);
+    f.append(bytes);
+    if (!sync) return;
+    f.sync();
+    if (!this.durable.has(eid)) { // journal.dir-sync: once per execution and store
+      this.fs.syncDir(this.dir);
+      this.durable.add(eid);
+    }
+  }
+  release(eid) {
+    this.writers.delete(eid);
+    const f = this.handles.get(eid);
+    if (f) f.close();
+    this.handles.delete(eid);
+  }
+  close() {}
+}
+
+class LogStore {
+  constructor(fs, policy) {
+    Object.assign(this, { fs, policy, path: "/disk/store.log", writers: new Set() });
+    const f = fs.open(this.path, true);
+    if (!f.lock()) {
+      f.close();
+      throw new LoomError("journal.locked", "the store log has a writer");
+    }
+    const data = f.readAll();
+    const parsed = parseLog(data);
+    if (parsed.goodSize < data.length) f.truncate(parsed.goodSize); // journal.log-torn-tail
+    if (parsed.goodSize === 0) f.append(seal("loom-ref.log"));
+    this.f = f;
+    this.known = new Map(Object.entries(parsed.executions)
+      .map(([k, v]) => [k, v.map((e) => e.kind)]));
+    // journal.log-torn-tail: the execution the torn bytes name is told, until a writer opens it
+    this.tornExecution = parsed.torn ? parsed.torn.executionId : null;
+    this.unwritten = new Set();
+    this.dirSynced = false; // journal.dir-sync: once per store
+  }
+  create(eid) {
+    if (this.known.has(eid)) throw new LoomError("journal.exists", `${eid} exists`);
+    this.known.set(eid, []);
+    this.unwritten.add(eid);
+    this.writers.add(eid);
+    return new DiskJournal(this, eid, 0);
+  }
+  read(eid) {
+    if (!this.known.has(eid)) throw new LoomError("journal.not-found", `no journal ${eid}`);
+    return { kinds: [...this.known.get(eid)], torn: eid === this.tornExecution };
+  }
+  open(eid) {
+    const info = this.read(eid);
+    if (this.writers.has(eid)) throw new LoomError("journal.locked", `${eid} has a writer`);
+    this.writers.add(eid);
+    if (eid === this.tornExecution) this.tornExecution = null; // told once, to the writer
+    return Object.assign(new DiskJournal(this, eid, info.kinds.length), info);
+  }
+  line(eid, seq, kind, payload) {
+    return logLine(eid, seq, kind, payload);
+  }
+  write(eid, bytes, sync) {
+    if (this.f.closed) throw new LoomError("journal.closed", "the store log is closed");
+    const data = this.unwritten.has(eid) ? Buffer.concat([encodeHeader(eid), bytes]) : bytes;
+    this.f.append(data); // the execution's header goes with its first event
+    if (sync) {
+      this.f.sync();
+      if (!this.dirSynced) {
+        this.fs.syncDir("/disk");
+        this.dirSynced = true;
+      }
+    }
+    this.unwritten.delete(eid);
+    if (!bytes.subarray(-1).equals(Buffer.from("\n"))) this.close(); // a torn write
+    else this.known.get(eid).push(JSON.parse(bytes.toString("utf8")).kind);
+  }
+  release(eid) {
+    this.writers.delete(eid);
+  }
+  close() {
+    this.f.close();
+  }
+}
+
+// a store log's lines: the log header, and event lines that carry their execution first
+function sealObject(obj) {
+  const body = Buffer.from(JSON.stringify(obj).slice(0, -1), "utf8");
+  const crc = crc32(body).toString(16).padStart(8, "0");
+  return Buffer.concat([body, Buffer.from(`,"crc":"${crc}"}\n`)]);
+}
+function seal(schema) {
+  return sealObject({ schema, version: 1 });
+}
+function logLine(eid, seq, kind, payload) {
+  return sealObject({ executionId: eid, seq, kind, payload });
+}
+
+const STORES = { files: FileStore, log: LogStore };
+const POLICIES = ["every-event", "at-boundaries", "never"];
+
+function storeOnDisk(input) {
+  if (!isObject(input)) throw bad("input must be a JSON object");
+  const Store = typeof input.store === "string" ? STORES[input.store] : undefined;
+  if (!Store) throw bad("store must be files or log");
+  if (!POLICIES.includes(input.fsync)) throw bad(`fsync must be one of ${POLICIES}`);
+  if (!Array.isArray(input.steps)) throw bad("journal.store-on-disk takes {steps: [...]}");
+  const fs = new RecordingDisk(new SimulatedDisk());
+  let store = null;
+  const journals = new Map();
+  const closeStore = () => {
+    for (const j of journals.values()) j.close();
+    journals.clear();
+    if (store) store.close();
+  };
+  const answers = [];
+  input.steps.forEach((step, i) => {
+    if (!isObject(step)) throw bad(`steps[${i}] must be a JSON object`);
+    const where = `steps[${i}]`;
+    try {
+      if (store === null || step.do === "reopen") {
+        closeStore();
+        store = null;
+        store = new Store(fs, input.fsync);
+      }
+      if (step.do === "reopen") {
+        answers.push(null);
+        return;
+      }
+      const eid = str(step.executionId, `${where}.executionId`);
+      if (step.do === "create") {
+        journals.set(eid, store.create(eid));
+      } else if (step.do === "open" || step.do === "read") {
+        const got = store[step.do](eid);
+        if (step.do === "open") journals.set(eid, got);
+        answers.push({ events: got.kinds, torn: got.torn });
+        return;
+      } else if (step.do === "append" || step.do === "tornAppend") {
+        if (!journals.has(eid)) throw bad(`${where}: ${eid} is not open`);
+        if (step.do === "append") journals.get(eid).append(step.kind, step.payload);
+        else {
+          if (!Number.isInteger(step.bytes) || step.bytes < 1) throw bad(`${where}.bytes`);
+          journals.get(eid).append(step.kind, step.payload, step.bytes);
+        }
+      } else if (step.do === "close") {
+        if (journals.has(eid)) journals.get(eid).close();
+        journals.delete(eid);
+      } else {
+        throw bad(`${where}.do is not a store step`);
+      }
+      answers.push(null);
+    } catch (e) {
+      if (!(e instanceof LoomError) || e.code === "argument.invalid") throw e;
+      answers.push({ error: e.code });
+    }
+  });
+  closeStore();
+  return {
+    answers, calls: fs.calls,
+    images: fs.disk.images().map(({ variant, files }) => ({
+      variant, files: Object.fromEntries(files.map(([n, d]) => [n, linesOf(d)])),
+    })),
+  };
+}
+
+export const JOURNAL_DISK_VECTORS = {
+  "journal.power-loss": powerLoss,
+  "journal.store-on-disk": storeOnDisk,
+};

@@ -1,0 +1,339 @@
+"""The journal's conformance functions on a simulated disk: the power-loss model itself, and
+what a store does to a disk (``spec/journal.md`` section 1.8).
+
+- ``journal.power-loss``: ``{"directories"?: [path], "image"?: {path: text}, "ops": [op,
+  ...]}`` runs the operations on a fresh :class:`~loom_ref.journal.powerloss.SimulatedDisk`
+  (directories default ``["/disk"]``; with ``image``, a disk booted from those files, every
+  byte and name of them durable). It answers ``{"answers": [...], "moments", "syncs",
+  "dirSyncs", "images": [{variant, files: {path: text}}]}``: one answer per op, the disk's
+  counters, and the distinct images a power loss right after the last op may leave (spec:
+  journal.power-loss-model). An op is ``{"op": "create", "path", "as"}``, ``{"op": "open",
+  "path", "create"?, "as"}``, ``{"op": "append" | "truncate" | "fsync" | "lock" | "close" |
+  "readAll", "file", "text"? | "size"?}`` or ``{"op": "read" | "exists" | "isDir" |
+  "fsyncDir", "path"}``; ``file`` names a handle an earlier op bound with ``as``. An answer
+  is ``null``, a boolean (``lock``, ``exists``, ``isDir``), the bytes read, or ``{"error":
+  "exists" | "not-found" | "closed"}``.
+- ``journal.store-on-disk``: ``{"store": "files" | "log", "fsync": <policy>, "steps": [step,
+  ...]}`` runs a file store (``/disk``) or a store log (``/disk/store.log``) on a fresh
+  simulated disk. It answers ``{"answers": [...], "calls": [...], "images": [...]}``: one
+  answer per step (``null``, or ``{"error": <code>}``), every call the store made of the
+  file layer that changes the disk or its locks, in order, and the images after the last
+  step (spec: journal.fsync-policy, journal.dir-sync, journal.write-before-act). A step is
+  ``{"do": "create" | "open" | "read" | "close", "executionId"}`` (``open`` and ``read``
+  answer ``{"events": [kind, ...], "torn": bool}``: what the journal holds, and whether a
+  torn tail is reported; ``read`` takes no writer), ``{"do": "append", "executionId",
+  "kind", "payload"}``, ``{"do": "tornAppend", "executionId", "kind", "payload", "bytes"}``
+  (only the first ``bytes`` of the line are written, as by a crash in mid-write) or ``{"do":
+  "reopen"}`` (the store is closed and opened again on the same disk, as by a new process).
+  A call is ``{"call": <name>, "path", "lines"?}``, the name one of ``create`` (a
+  file that did not exist is made), ``open`` (an existing one), ``append``, ``truncate``,
+  ``fsync``, ``fsyncDir``, ``lock`` and ``close``; what only reads is not listed. A write,
+  and a file of an image, are told by their lines, not their bytes (a writer's member order
+  and spacing are its own): each complete line by its header's ``schema`` or its event's
+  ``kind``, an unterminated tail as ``"torn"``.
+
+Bytes travel as text, one character per byte (U+0000 to U+00FF, latin-1); input text must
+be ASCII, so that every character is one byte in every language.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+from loom_ref.errors import InvalidArgument, LoomError
+from loom_ref.journal.durability import FsyncPolicy
+from loom_ref.journal.events import kind_from_name
+from loom_ref.journal.filestore import FileStore
+from loom_ref.journal.fs import FileHandle
+from loom_ref.journal.logstore import LogStore
+from loom_ref.journal.powerloss import DiskImage, SimulatedDisk
+from loom_ref.journal.store import LineJournal
+
+__all__ = ["VECTOR_FUNCTIONS", "journal_power_loss", "journal_store_on_disk"]
+
+
+def _obj(value: Any, what: str) -> Mapping[str, Any]:
+    if not isinstance(value, Mapping):
+        raise InvalidArgument(f"{what} must be a JSON object")
+    return value
+
+
+def _str(value: Any, what: str) -> str:
+    if not isinstance(value, str) or not value:
+        raise InvalidArgument(f"{what} must be a non-empty string")
+    return value
+
+
+def _ascii(value: Any, what: str) -> bytes:
+    if not isinstance(value, str) or not value.isascii():
+        raise InvalidArgument(f"{what} must be ASCII text")
+    return value.encode("ascii")
+
+
+def _size(value: Any, what: str) -> int:
+    if type(value) is not int or value < 0:
+        raise InvalidArgument(f"{what} must be an int >= 0")
+    return value
+
+
+def _text(data: bytes) -> str:
+    return data.decode("latin-1")
+
+
+def _lines(data: bytes) -> list[str]:
+    """What a journal writer's bytes hold, line by line, whatever its member order or
+    spacing: a header line by its ``schema``, an event line by its ``kind``, and an
+    unterminated tail as ``"torn"``."""
+    out = []
+    *whole, tail = data.split(b"\n")
+    for line in whole:
+        try:
+            doc = json.loads(line)
+        except ValueError:
+            out.append("unreadable")
+            continue
+        out.append(str(doc.get("schema") or doc.get("kind")) if isinstance(doc, dict)
+                   else "unreadable")
+    if tail:
+        out.append("torn")
+    return out
+
+
+def _images(images: Sequence[DiskImage], *, lines: bool = False) -> list[dict[str, Any]]:
+    def show(data: bytes) -> Any:
+        return _lines(data) if lines else _text(data)
+    return [{"variant": image.variant,
+             "files": {name: show(data) for name, data in sorted(image.files.items())}}
+            for image in images]
+
+
+def _disk_op(disk: SimulatedDisk, handles: dict[str, FileHandle], op: Mapping[str, Any],
+             where: str) -> Any:
+    """One operation of ``journal.power-loss`` on ``disk``; its answer (or the OS error)."""
+    name = op.get("op")
+    if name in ("create", "open"):
+        path = _str(op.get("path"), f"{where}.path")
+        bind = _str(op.get("as"), f"{where}.as")
+        create = op.get("create", False)
+        if not isinstance(create, bool):
+            raise InvalidArgument(f"{where}.create must be a boolean")
+        handles[bind] = disk.create(path) if name == "create" else disk.open(path, create=create)
+        return None
+    if name in ("read", "exists", "isDir", "fsyncDir"):
+        path = _str(op.get("path"), f"{where}.path")
+        if name == "read":
+            return _text(disk.read(path))
+        if name == "fsyncDir":
+            disk.sync_dir(path)
+            return None
+        return disk.exists(path) if name == "exists" else disk.is_dir(path)
+    if name not in ("append", "truncate", "fsync", "lock", "close", "readAll"):
+        raise InvalidArgument(f"{where}.op {name!r} is not a disk operation")
+    bound = _str(op.get("file"), f"{where}.file")
+    if bound not in handles:
+        raise InvalidArgument(f"{where}.file names no handle bound by an earlier op")
+    f = handles[bound]
+    if name == "append":
+        f.append(_ascii(op.get("text"), f"{where}.text"))
+    elif name == "truncate":
+        f.truncate(_size(op.get("size"), f"{where}.size"))
+    elif name == "fsync":
+        f.sync()
+    elif name == "lock":
+        return f.lock()
+    elif name == "close":
+        f.close()
+    else:
+        return _text(f.read_all())
+    return None
+
+
+def journal_power_loss(input: Any) -> dict[str, Any]:
+    """``journal.power-loss`` (see the module docstring)."""
+    data = _obj(input, "input")
+    directories = data.get("directories", ["/disk"])
+    if not isinstance(directories, list):
+        raise InvalidArgument("directories must be a list of absolute paths")
+    ops = data.get("ops")
+    if not isinstance(ops, list):
+        raise InvalidArgument("journal.power-loss takes {'ops': [...]}")
+    image = data.get("image")
+    if image is None:
+        disk = SimulatedDisk(directories=directories)
+    else:  # a disk booted from what a power loss left: everything on it durable
+        files = _obj(image, "image")
+        disk = SimulatedDisk(image=DiskImage(
+            files={_str(k, "an image path"): _ascii(v, f"image[{k!r}]") for k, v in files.items()},
+            directories=frozenset(directories), variant="given", moment=0))
+    handles: dict[str, FileHandle] = {}
+    answers = []
+    for i, raw in enumerate(ops):
+        op = _obj(raw, f"ops[{i}]")
+        where = f"ops[{i}]"
+        try:
+            answers.append(_disk_op(disk, handles, op, where))
+        except FileExistsError:
+            answers.append({"error": "exists"})
+        except FileNotFoundError:
+            answers.append({"error": "not-found"})
+        except ValueError as exc:  # I/O on a closed file (InvalidArgument is a ValueError too)
+            if isinstance(exc, InvalidArgument):
+                raise
+            answers.append({"error": "closed"})
+    return {"answers": answers, "moments": disk.moments, "syncs": disk.syncs,
+            "dirSyncs": disk.dir_syncs, "images": _images(disk.snapshot().images())}
+
+
+class _RecordingFile:
+    """A file handle that records every call made of it."""
+
+    def __init__(self, inner: FileHandle, path: str, calls: list[dict[str, Any]]) -> None:
+        self._inner = inner
+        self._path = path
+        self._calls = calls
+
+    @property
+    def closed(self) -> bool:
+        return self._inner.closed
+
+    def _note(self, call: str, **extra: Any) -> None:
+        self._calls.append({"call": call, "path": self._path, **extra})
+
+    def read_all(self) -> bytes:
+        return self._inner.read_all()
+
+    def append(self, data: bytes) -> None:
+        self._note("append", lines=_lines(data))
+        self._inner.append(data)
+
+    def truncate(self, size: int) -> None:
+        self._note("truncate")  # the size is in the writer's bytes: not listed
+        self._inner.truncate(size)
+
+    def sync(self) -> None:
+        self._note("fsync")
+        self._inner.sync()
+
+    def lock(self) -> bool:
+        self._note("lock")
+        return self._inner.lock()
+
+    def close(self) -> None:
+        self._note("close")
+        self._inner.close()
+
+
+class _RecordingDisk:
+    """The simulated disk, recording every call a store makes of the file layer."""
+
+    def __init__(self, disk: SimulatedDisk) -> None:
+        self.disk = disk
+        self.calls: list[dict[str, Any]] = []
+
+    def create(self, path: str) -> _RecordingFile:
+        self.calls.append({"call": "create", "path": path})
+        return _RecordingFile(self.disk.create(path), path, self.calls)
+
+    def open(self, path: str, *, create: bool = False) -> _RecordingFile:
+        made = create and not self.disk.exists(path)
+        self.calls.append({"call": "create" if made else "open", "path": path})
+        return _RecordingFile(self.disk.open(path, create=create), path, self.calls)
+
+    def read(self, path: str) -> bytes:
+        return self.disk.read(path)
+
+    def exists(self, path: str) -> bool:
+        return self.disk.exists(path)
+
+    def is_dir(self, path: str) -> bool:
+        return self.disk.is_dir(path)
+
+    def sync_dir(self, path: str) -> None:
+        self.calls.append({"call": "fsyncDir", "path": path})
+        self.disk.sync_dir(path)
+
+
+_STORES: Mapping[str, Callable[[FsyncPolicy, _RecordingDisk], Any]] = {
+    "files": lambda policy, fs: FileStore("/disk", fsync=policy, fs=fs),
+    "log": lambda policy, fs: LogStore("/disk/store.log", fsync=policy, fs=fs),
+}
+
+
+def journal_store_on_disk(input: Any) -> dict[str, Any]:
+    """``journal.store-on-disk`` (see the module docstring)."""
+    data = _obj(input, "input")
+    kind = data.get("store")
+    if not isinstance(kind, str) or kind not in _STORES:
+        raise InvalidArgument(f"store must be one of {sorted(_STORES)}")
+    try:
+        policy = FsyncPolicy(data.get("fsync"))
+    except ValueError:
+        raise InvalidArgument(f"fsync must be one of {[p.value for p in FsyncPolicy]}") from None
+    steps = data.get("steps")
+    if not isinstance(steps, list):
+        raise InvalidArgument("journal.store-on-disk takes {'steps': [...]}")
+    fs = _RecordingDisk(SimulatedDisk())
+    store: Any = None
+    journals: dict[str, LineJournal] = {}
+    answers: list[Any] = []
+
+    def close_store() -> None:
+        for journal in journals.values():
+            journal.close()
+        journals.clear()
+        if isinstance(store, LogStore):
+            store.close()
+
+    for i, raw in enumerate(steps):
+        step = _obj(raw, f"steps[{i}]")
+        do = step.get("do")
+        where = f"steps[{i}]"
+        try:
+            if store is None or do == "reopen":
+                close_store()
+                store = None
+                store = _STORES[kind](policy, fs)
+            if do == "reopen":
+                answers.append(None)
+                continue
+            eid = _str(step.get("executionId"), f"{where}.executionId")
+            if do == "create":
+                journals[eid] = store.create(eid)
+            elif do in ("open", "read"):  # what the journal holds, and whether it is torn
+                parsed: Any = store.read(eid) if do == "read" else store.open(eid)
+                if do == "open":
+                    journals[eid] = parsed
+                answers.append({"events": [e.kind.value for e in parsed.events],
+                                "torn": parsed.torn is not None})
+                continue
+            elif do in ("append", "tornAppend"):
+                if eid not in journals:
+                    raise InvalidArgument(f"{where}: {eid!r} is not open")
+                kind_ = kind_from_name(step.get("kind"))
+                payload = step.get("payload")
+                if do == "append":
+                    journals[eid].append(kind_, payload)  # type: ignore[arg-type]
+                else:  # a crash in the middle of the write: the journal takes no more
+                    nbytes = _size(step.get("bytes"), f"{where}.bytes")
+                    journals[eid].write_torn(kind_, payload, nbytes)  # type: ignore[arg-type]
+            elif do == "close":
+                if eid in journals:
+                    journals.pop(eid).close()
+            else:
+                raise InvalidArgument(f"{where}.do {do!r} is not a store step")
+            answers.append(None)
+        except InvalidArgument:
+            raise
+        except LoomError as exc:
+            answers.append({"error": exc.code})
+    close_store()
+    return {"answers": answers, "calls": fs.calls,
+            "images": _images(fs.disk.snapshot().images(), lines=True)}
+
+
+VECTOR_FUNCTIONS: Mapping[str, Callable[[Any], Any]] = {
+    "journal.power-loss": journal_power_loss,
+    "journal.store-on-disk": journal_store_on_disk,
+}

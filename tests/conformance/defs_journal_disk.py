@@ -1,0 +1,278 @@
+"""Definitions of the journal.disk vectors: the power-loss model of ``spec/journal.md`` 1.8
+(``journal.power-loss``) and what a store does to a disk (``journal.store-on-disk``)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .gen_cases import vector
+
+FILE = "/disk/a"
+
+
+def create(path: str = FILE, name: str = "f") -> dict[str, Any]:
+    return {"op": "create", "path": path, "as": name}
+
+
+def op(name: str, file: str = "f", **kw: Any) -> dict[str, Any]:
+    return {"op": name, "file": file, **kw}
+
+
+def images(result: dict[str, Any]) -> dict[str, Any]:
+    return {i["variant"]: i["files"] for i in result["result"]["images"]}
+
+
+def answers(result: dict[str, Any]) -> list[Any]:
+    return list(result["result"]["answers"])
+
+
+def power_loss(name: str, description: str, ops: list[Any], claim: Any, **extra: Any
+               ) -> dict[str, Any]:
+    return vector(f"journal.disk/{name}", "journal.power-loss-model", description,
+                  function="journal.power-loss", input={"ops": ops, **extra}, claim=claim,
+                  tier="may")
+
+
+STARTED = {"executionId": "e1", "workflow": "w", "input": None}
+EVENTS = [("EXECUTION_STARTED", STARTED), ("STEP_STARTED", {
+    "stepId": "t#1", "toolId": "t", "input": 1, "idempotencyKey": "e1/t#1"}),
+    ("STEP_COMPLETED", {"stepId": "t#1", "output": 2}),
+    ("EXECUTION_COMPLETED", {"output": 2})]
+
+
+def appends(eid: str = "e1", events: Any = EVENTS) -> list[dict[str, Any]]:
+    return [{"do": "append", "executionId": eid, "kind": k, "payload": p} for k, p in events]
+
+
+def calls(result: dict[str, Any], *names: str) -> list[str]:
+    """The names of the calls made, keeping only ``names`` if given."""
+    return [c["call"] for c in result["result"]["calls"] if not names or c["call"] in names]
+
+
+def on_disk(name: str, anchor: str, description: str, store: str, fsync: str,
+            steps: list[Any], claim: Any) -> dict[str, Any]:
+    return vector(f"journal.disk/{name}", anchor, description, function="journal.store-on-disk",
+                  input={"store": store, "fsync": fsync, "steps": steps}, claim=claim)
+
+
+ONE_RUN = [{"do": "create", "executionId": "e1"}, *appends(), {"do": "close", "executionId": "e1"}]
+
+DEFINITIONS: list[dict[str, Any]] = [
+    # -- the model ---------------------------------------------------------------------------
+    power_loss("synced-bytes-unsynced-name",
+               "What a file's fsync covered survives, but a name created since its directory's "
+               "last fsync may be lost, its file with it: the 'synced' image has no file, "
+               "'names' keeps the synced bytes, 'written' everything.",
+               [create(), op("append", text="one\n"), op("fsync"), op("append", text="two\n")],
+               lambda r: images(r)["synced"] == {}
+               and images(r)["names"] == {FILE: "one\n"}
+               and images(r)["written"] == {FILE: "one\ntwo\n"}),
+    power_loss("directory-sync-keeps-the-name",
+               "After the directory's fsync the file's name is durable: the 'synced' image "
+               "holds the file as its last fsync left it.",
+               [create(), op("append", text="one\n"), op("fsync"),
+                {"op": "fsyncDir", "path": "/disk"}, op("append", text="two\n")],
+               lambda r: images(r)["synced"] == {FILE: "one\n"}
+               and r["result"]["dirSyncs"] == 1 and r["result"]["syncs"] == 1),
+    power_loss("torn-and-zeroed",
+               "The last unsynced append may be torn at one byte (at 1 + (moment * 7919) mod "
+               "(length - 1), moment 4 here) or land as zeros of its length.",
+               [create(), {"op": "fsyncDir", "path": "/disk"}, op("append", text="one\n"),
+                op("append", text="abcdefgh\n")],
+               lambda r: images(r)["torn"] == {FILE: "one\nabcde"}
+               and images(r)["zeroed"] == {FILE: "one\n" + "\u0000" * 9}),
+    power_loss("prefix-of-the-unsynced",
+               "The operations since the last fsync survive as an in-order prefix: 'prefix' "
+               "keeps the first half of them.",
+               [create(), {"op": "fsyncDir", "path": "/disk"}, op("append", text="a\n"),
+                op("fsync"), op("append", text="b\n"), op("append", text="c\n"),
+                op("append", text="d\n"), op("append", text="e\n")],
+               lambda r: images(r)["prefix"] == {FILE: "a\nb\nc\n"}
+               and images(r)["synced"] == {FILE: "a\n"}),
+    power_loss("truncate-is-pending-too",
+               "A truncation is an operation like an append: until the next fsync a power "
+               "loss may undo it; a last operation that is no append is neither torn nor "
+               "zeroed.",
+               [create(), {"op": "fsyncDir", "path": "/disk"}, op("append", text="keep\ncut"),
+                op("fsync"), op("truncate", size=5)],
+               lambda r: images(r)["synced"] == {FILE: "keep\ncut"}
+               and images(r)["written"] == {FILE: "keep\n"}
+               and "torn" not in images(r) and "zeroed" not in images(r)),
+    power_loss("equal-images-once",
+               "Images that come out equal are given once, in the order synced, names, "
+               "written, torn, zeroed, prefix: after a whole sync only 'synced' is left.",
+               [create(), op("append", text="x\n"), op("fsync"),
+                {"op": "fsyncDir", "path": "/disk"}],
+               lambda r: [i["variant"] for i in r["result"]["images"]] == ["synced"]),
+    power_loss("boot-from-an-image",
+               "A disk booted from an image holds its files durably: nothing of them can be "
+               "lost by the next power loss.",
+               [{"op": "read", "path": FILE}, {"op": "exists", "path": FILE}],
+               lambda r: answers(r) == ["kept\n", True]
+               and images(r) == {"synced": {FILE: "kept\n"}},
+               image={FILE: "kept\n"}),
+    power_loss("operation-errors",
+               "The file layer's refusals: creating a file that exists, opening one that does "
+               "not, creating in a directory that does not exist, writing or reading a closed "
+               "file, syncing a directory that does not exist.",
+               [create(), create(name="g"), {"op": "open", "path": "/disk/none", "as": "h"},
+                create("/nowhere/b", "i"), op("close"), op("append", text="x"),
+                op("readAll"), {"op": "fsyncDir", "path": "/nowhere"}],
+               lambda r: answers(r) == [None, {"error": "exists"}, {"error": "not-found"},
+                                        {"error": "not-found"}, None, {"error": "closed"},
+                                        {"error": "closed"}, {"error": "not-found"}]),
+    power_loss("open-create",
+               "Opening with create makes a missing file (a moment), and opens an existing one "
+               "without one; reads see every byte written, synced or not.",
+               [{"op": "open", "path": FILE, "create": True, "as": "f"},
+                op("append", text="hi\n"), {"op": "open", "path": FILE, "create": True,
+                                            "as": "g"},
+                op("readAll", "g"), {"op": "read", "path": FILE},
+                {"op": "isDir", "path": "/disk"}, {"op": "exists", "path": "/disk/none"}],
+               lambda r: answers(r) == [None, None, None, "hi\n", "hi\n", True, False]
+               and r["result"]["moments"] == 2),
+    power_loss("one-lock",
+               "An exclusive lock: a second open file of the same path cannot take it until "
+               "the first is closed; taking it again is harmless.",
+               [create(), {"op": "open", "path": FILE, "as": "g"}, op("lock"), op("lock"),
+                op("lock", "g"), op("close"), op("lock", "g")],
+               lambda r: answers(r) == [None, None, True, True, False, None, True]),
+    # -- a store on the disk -------------------------------------------------------------------
+    on_disk("files-every-event", "journal.fsync-policy",
+            "The file store under every-event: each append is written, then synced, before it "
+            "returns; the directory is synced once, at the first sync of the execution's file.",
+            "files", "every-event", ONE_RUN,
+            lambda r: calls(r) == ["create", "lock", "append", "append", "fsync", "fsyncDir",
+                                   "append", "fsync", "append", "fsync", "append", "fsync",
+                                   "close"]),
+    on_disk("files-at-boundaries", "journal.fsync-policy",
+            "Under at-boundaries the file store syncs only after the boundary kinds "
+            "(EXECUTION_COMPLETED here), then the directory.",
+            "files", "at-boundaries", ONE_RUN,
+            lambda r: calls(r, "fsync", "fsyncDir") == ["fsync", "fsyncDir"]),
+    on_disk("files-never", "journal.fsync-policy",
+            "Under never nothing is synced, the directory included: a power loss may take "
+            "the whole journal.",
+            "files", "never", ONE_RUN,
+            lambda r: calls(r, "fsync", "fsyncDir") == []
+            and r["result"]["images"][0] == {"variant": "synced", "files": {}}),
+    on_disk("files-unsynced-tail", "journal.fsync-policy",
+            "Under at-boundaries the events since the last boundary may be lost to a power "
+            "loss: the synced image ends at the journal's header.",
+            "files", "at-boundaries",
+            [{"do": "create", "executionId": "e1"}, *appends(events=EVENTS[:2])],
+            lambda r: images(r)["synced"] == {}
+            and images(r)["written"] == {"/disk/e1.jsonl": [
+                "loom-ref.journal", "EXECUTION_STARTED", "STEP_STARTED"]}),
+    on_disk("files-dir-sync-per-store", "journal.dir-sync",
+            "Each store syncs the directory once for every execution it writes, for a file "
+            "it opens as for one it creates: a writer cannot know whether its creator lived "
+            "to sync the name.",
+            "files", "every-event",
+            [{"do": "create", "executionId": "e1"}, *appends(events=EVENTS[:1]),
+             {"do": "append", "executionId": "e1", "kind": "STEP_STARTED",
+              "payload": EVENTS[1][1]},
+             {"do": "create", "executionId": "e2"},
+             *appends("e2", [("EXECUTION_STARTED", {**STARTED, "executionId": "e2"})]),
+             {"do": "reopen"}, {"do": "open", "executionId": "e1"},
+             {"do": "append", "executionId": "e1", "kind": "STEP_COMPLETED",
+              "payload": EVENTS[2][1]}],
+            lambda r: calls(r, "fsyncDir") == ["fsyncDir"] * 3),
+    on_disk("files-torn-tail-truncated", "journal.torn-tail",
+            "A writer truncates a torn tail before its first append; the journal reads back "
+            "whole.",
+            "files", "every-event",
+            [{"do": "create", "executionId": "e1"}, *appends(events=EVENTS[:1]),
+             {"do": "tornAppend", "executionId": "e1", "kind": "STEP_STARTED",
+              "payload": EVENTS[1][1], "bytes": 10},
+             {"do": "reopen"}, {"do": "open", "executionId": "e1"},
+             *appends(events=EVENTS[1:2])],
+            lambda r: "truncate" in calls(r)
+            and images(r)["synced"] == {"/disk/e1.jsonl": [
+                "loom-ref.journal", "EXECUTION_STARTED", "STEP_STARTED"]}),
+    on_disk("files-one-writer", "journal.single-writer",
+            "A journal has one writer: opening it while a writer holds it is journal.locked; "
+            "creating one that exists is journal.exists; opening one that does not is "
+            "journal.not-found.",
+            "files", "never",
+            [{"do": "create", "executionId": "e1"}, {"do": "open", "executionId": "e1"},
+             {"do": "create", "executionId": "e1"}, {"do": "open", "executionId": "e9"}],
+            lambda r: r["result"]["answers"][1:] == [{"error": "journal.locked"},
+                                                     {"error": "journal.exists"},
+                                                     {"error": "journal.not-found"}]),
+    on_disk("log-every-event", "journal.fsync-policy",
+            "The store log under every-event: every line is written and synced before the "
+            "append returns, the execution's header in the same write as its first event, "
+            "and the directory is synced once per store.",
+            "log", "every-event", ONE_RUN,
+            lambda r: calls(r) == ["create", "lock", "append", "append", "fsync", "fsyncDir",
+                                   "append", "fsync", "append", "fsync", "append", "fsync",
+                                   "close"]
+            and r["result"]["calls"][3]["lines"] == ["loom-ref.journal", "EXECUTION_STARTED"]),
+    on_disk("log-at-boundaries", "journal.fsync-policy",
+            "Under at-boundaries the store log syncs after the boundary kinds only.",
+            "log", "at-boundaries", ONE_RUN,
+            lambda r: calls(r, "fsync", "fsyncDir") == ["fsync", "fsyncDir"]),
+    on_disk("log-dir-sync-per-store", "journal.dir-sync",
+            "The store log syncs its directory once per store: again after the store is "
+            "opened anew, since the writer cannot know whether the log's creator synced it.",
+            "log", "every-event",
+            [*ONE_RUN[:3], {"do": "reopen"}, {"do": "create", "executionId": "e2"},
+             *appends("e2", [("EXECUTION_STARTED", {**STARTED, "executionId": "e2"})])],
+            lambda r: calls(r, "fsyncDir") == ["fsyncDir", "fsyncDir"]),
+    on_disk("log-never", "journal.fsync-policy",
+            "Under never the store log syncs nothing.",
+            "log", "never", ONE_RUN,
+            lambda r: calls(r, "fsync", "fsyncDir") == []),
+    on_disk("log-torn-tail-named-once", "journal.log-torn-tail",
+            "On the store log, torn bytes that name an execution are reported to that "
+            "execution alone, read or opened, until a writer opens it; torn bytes that stop "
+            "before the end of the id name none, and are reported to nobody.",
+            "log", "every-event",
+            [{"do": "create", "executionId": "e1"}, *appends(events=EVENTS[:1]),
+             {"do": "create", "executionId": "e2"},
+             *appends("e2", [("EXECUTION_STARTED", {**STARTED, "executionId": "e2"})]),
+             {"do": "tornAppend", "executionId": "e1", "kind": "STEP_STARTED",
+              "payload": EVENTS[1][1], "bytes": 24},
+             {"do": "reopen"}, {"do": "read", "executionId": "e2"},
+             {"do": "read", "executionId": "e1"}, {"do": "open", "executionId": "e1"},
+             {"do": "read", "executionId": "e1"},
+             {"do": "append", "executionId": "e1", "kind": "STEP_STARTED",
+              "payload": EVENTS[1][1]},
+             {"do": "tornAppend", "executionId": "e1", "kind": "STEP_COMPLETED",
+              "payload": EVENTS[2][1], "bytes": 10},
+             {"do": "reopen"}, {"do": "read", "executionId": "e1"},
+             {"do": "open", "executionId": "e1"}],
+            lambda r: answers(r)[6:10] == [{"events": ["EXECUTION_STARTED"], "torn": False},
+                                           {"events": ["EXECUTION_STARTED"], "torn": True},
+                                           {"events": ["EXECUTION_STARTED"], "torn": True},
+                                           {"events": ["EXECUTION_STARTED"], "torn": False}]
+            and answers(r)[-2:] == [{"events": ["EXECUTION_STARTED", "STEP_STARTED"],
+                                     "torn": False},
+                                    {"events": ["EXECUTION_STARTED", "STEP_STARTED"],
+                                     "torn": False}]),
+    on_disk("log-closed-after-a-torn-write", "journal.log-torn-tail",
+            "After a torn write nothing may follow it in the store log: the store closes, and "
+            "a later append is journal.closed.",
+            "log", "never",
+            [{"do": "create", "executionId": "e1"}, *appends(events=EVENTS[:1]),
+             {"do": "create", "executionId": "e2"},
+             {"do": "tornAppend", "executionId": "e1", "kind": "STEP_STARTED",
+              "payload": EVENTS[1][1], "bytes": 24},
+             *appends("e2", [("EXECUTION_STARTED", {**STARTED, "executionId": "e2"})])],
+            lambda r: answers(r)[-1] == {"error": "journal.closed"}),
+    on_disk("files-torn-tail-reported", "journal.torn-tail",
+            "A file journal's torn tail is reported when it is read and when a writer opens "
+            "it; the writer truncates it, so the next reader finds none.",
+            "files", "never",
+            [{"do": "create", "executionId": "e1"}, *appends(events=EVENTS[:1]),
+             {"do": "tornAppend", "executionId": "e1", "kind": "STEP_STARTED",
+              "payload": EVENTS[1][1], "bytes": 10},
+             {"do": "reopen"}, {"do": "read", "executionId": "e1"},
+             {"do": "open", "executionId": "e1"}, {"do": "close", "executionId": "e1"},
+             {"do": "read", "executionId": "e1"}],
+            lambda r: answers(r)[4:] == [{"events": ["EXECUTION_STARTED"], "torn": True},
+                                         {"events": ["EXECUTION_STARTED"], "torn": True},
+                                         None,
+                                         {"events": ["EXECUTION_STARTED"], "torn": False}]),
+]

@@ -1,0 +1,250 @@
+"""python -m tools.mutation: how strong is the conformance suite, layer by layer?
+
+Mutates loom_ref (one small change at a time, in a scratch copy, never in this tree), scores
+each mutant with the conformance suite alone (``loom-ref conformance``, in-process, in a
+fresh process with a time limit) and optionally with pytest, and prints a table per layer:
+mutants, killed by the suite, killed only by pytest, survived, equivalent (the reviewed list
+``tools/mutation/equivalent.json``), and each survivor's file, line and change.
+
+The table of issue 21 (a seeded sample of 60 random mutants per layer, the suite's survivors
+scored with pytest too; about 40 minutes on two cores), from the project's root:
+
+    python -m tools.mutation --sample 60 --seed 21 --pytest --jobs 2
+
+Other runs:
+
+    python -m tools.mutation --layer kernel --sample 20          # one layer, a quick look
+    python -m tools.mutation --file loom_ref/kernel/driver.py    # every mutant of one file
+    python -m tools.mutation --layer kernel --function _Drive.serve
+    python -m tools.mutation --list --layer stream --sample 10   # what would run, no scoring
+    python -m tools.mutation --show loom_ref/kernel/driver.py:120:15:cmp   # one mutant's diff
+    python -m tools.mutation --mutant ID [--mutant ID ...]       # score these mutants
+    python -m tools.mutation --sample 60 --seed 21 --out rows.jsonl --resume  # go on
+
+It is not run by CI: a whole table takes an hour or more on two cores.
+"""
+
+from __future__ import annotations
+
+import argparse
+import difflib
+import hashlib
+import json
+import os
+import sys
+import threading
+from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
+
+from .population import LAYERS, Equivalents, layer_of, population, sample, semantic
+from .report import Row, record, render
+from .run import Scratch, tracked_files
+from .sites import Mutant, apply
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+
+def _parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="python -m tools.mutation", description=__doc__,
+                                formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--layer", action="append", choices=LAYERS,
+                   help="a layer to mutate (repeatable; default: all six)")
+    p.add_argument("--file", help="mutate only this file (a path under loom_ref/)")
+    p.add_argument("--function", help="mutate only inside this qualified name")
+    p.add_argument("--sample", type=int, help="draw this many random mutants per layer "
+                   "(default: every mutant)")
+    p.add_argument("--seed", type=int, default=21, help="the sample's seed (default 21)")
+    p.add_argument("--semantic", action="store_true", help="score the semantic mutants too")
+    p.add_argument("--no-random", action="store_true", help="no random mutants (with "
+                   "--semantic: only the semantic ones)")
+    p.add_argument("--mutant", action="append", metavar="ID", help="score this mutant "
+                   "(repeatable; an id as the table prints it)")
+    p.add_argument("--again", metavar="ROWS", help="score again the mutants of an earlier "
+                   "run's --out file, found by key (a mutant whose line changed is 'gone')")
+    p.add_argument("--pytest", action="store_true", help="score the suite's survivors "
+                   "with the layer's pytest directories too")
+    p.add_argument("--no-generated", action="store_true", help="leave out the suite's "
+                   "generated variants (a quicker, weaker score)")
+    p.add_argument("--jobs", type=int, default=1, help="mutants scored at once (default 1)")
+    p.add_argument("--timeout", type=float, default=120.0, help="seconds the suite may "
+                   "take on one mutant (default 120; a hang is a kill: 'timeout')")
+    p.add_argument("--pytest-timeout", type=float, default=900.0)
+    p.add_argument("--out", help="append one JSON line per scored mutant here")
+    p.add_argument("--resume", action="store_true", help="with --out: reuse the rows of "
+                   "mutants already scored on this same tree")
+    p.add_argument("--list", action="store_true", help="list the mutants, score nothing")
+    p.add_argument("--show", metavar="ID", help="print one mutant's diff and exit")
+    p.add_argument("--table", metavar="ROWS", action="append", help="score nothing: print "
+                   "the table of these --out files (repeatable; a later row of a mutant "
+                   "replaces an earlier one), the reviewed equivalents applied")
+    return p
+
+
+def _fingerprint() -> str:
+    """A hash of every file a score depends on (the tracked tree but tools/)."""
+    h = hashlib.sha256()
+    for name in sorted(tracked_files(ROOT)):
+        if not name.startswith("tools/"):
+            h.update(name.encode() + b"\0")
+            with open(os.path.join(ROOT, name), "rb") as f:
+                h.update(hashlib.sha256(f.read()).digest())
+    return h.hexdigest()[:16]
+
+
+def _chosen(args: argparse.Namespace) -> list[tuple[str, str, Mutant]]:
+    """``(layer, kind, mutant)`` for everything the arguments select."""
+    layers = args.layer or ([layer_of(args.file)] if args.file else list(LAYERS))
+    everything = [(layer, m) for layer in layers for m in population(ROOT, layer)]
+    if args.mutant or args.show:
+        wanted = args.mutant or [args.show]
+        pool = everything + [(layer, m) for layer in layers for m in semantic(ROOT, layer)]
+        by_id = {m.id: (layer, m) for layer, m in pool}
+        missing = [i for i in wanted if i not in by_id]
+        if missing:
+            raise SystemExit(f"no such mutant: {', '.join(missing)}")
+        return [(by_id[i][0], "semantic" if by_id[i][1].op == "semantic" else "random",
+                 by_id[i][1]) for i in wanted]
+    out: list[tuple[str, str, Mutant]] = []
+    if args.again:
+        with open(args.again, encoding="utf-8") as f:
+            earlier = [json.loads(line) for line in f if line.strip()]
+        for layer in layers:
+            mine = {r["key"]: r for r in earlier if r["layer"] == layer}
+            pool = [*population(ROOT, layer), *semantic(ROOT, layer)]
+            found = {m.key: m for m in pool if m.key in mine}
+            for key, row in mine.items():
+                if key in found:
+                    out.append((layer, row["kind"], found[key]))
+                else:
+                    print(f"gone: {row['id']} [{row['op']}] {row['change']} (key {key}): no "
+                          "mutant of the tree has this key now", file=sys.stderr)
+        return out
+    for layer in layers:
+        if not args.no_random:
+            pool = population(ROOT, layer, file=args.file, function=args.function)
+            out += [(layer, "random", m) for m in sample(pool, args.sample, args.seed)]
+        if args.semantic:
+            out += [(layer, "semantic", m) for m in semantic(ROOT, layer)]
+    return out
+
+
+def _show(mutant: Mutant) -> None:
+    with open(os.path.join(ROOT, mutant.file), encoding="utf-8") as f:
+        source = f.read()
+    diff = difflib.unified_diff(source.splitlines(True), apply(source, mutant).splitlines(True),
+                                f"a/{mutant.file}", f"b/{mutant.file}", n=2)
+    sys.stdout.write(f"{mutant.id} [{mutant.op}] {mutant.change} (key {mutant.key})\n")
+    sys.stdout.writelines(diff)
+
+
+def _table(paths: Sequence[str]) -> int:
+    """The table of earlier runs' rows, the latest row of each mutant kept."""
+    equivalents = Equivalents()
+    latest: dict[tuple[str, str], Row] = {}
+    for path in paths:
+        with open(path, encoding="utf-8") as f:
+            for line in f:
+                if line.strip():
+                    row = json.loads(line)
+                    latest[(row["layer"], row["key"])] = row
+    rows = []
+    for row in latest.values():
+        reason = equivalents.by_key.get(row["key"])
+        if reason is not None:
+            row = {**row, "verdict": "equivalent", "reason": reason["reason"]}
+        rows.append(row)
+    rows.sort(key=lambda r: (LAYERS.index(r["layer"]), r["file"], r["line"]))
+    render(rows, sys.stdout, pytest=all(r.get("pytest") for r in rows
+                                        if r["verdict"] in ("survived", "pytest")))
+    return 0
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = _parser().parse_args(argv)
+    if args.table:
+        return _table(args.table)
+    chosen = _chosen(args)
+    if args.show:
+        _show(chosen[0][2])
+        return 0
+    if args.list:
+        for layer, kind, m in chosen:
+            print(f"{layer:<10} {kind:<8} {m.id} [{m.op}] {m.change}")
+        print(f"{len(chosen)} mutants")
+        return 0
+    equivalents = Equivalents()
+    for entry in equivalents.stale(m for _, _, m in chosen if m.op != "semantic"):
+        if not args.sample:  # a sample cannot tell a stale entry from one not drawn
+            print(f"warning: equivalent.json entry {entry['key']} ({entry['file']}: "
+                  f"{entry['change']}) matches no mutant", file=sys.stderr)
+    fingerprint = _fingerprint()
+    done: dict[str, Row] = {}
+    if args.out and args.resume and os.path.exists(args.out):
+        with open(args.out, encoding="utf-8") as f:
+            for line in f:
+                row = json.loads(line)
+                if row.get("tree") == fingerprint and row.get("pytest", False) >= args.pytest:
+                    done[row["key"] + row["id"]] = row
+    rows: list[Row] = []
+    todo: list[tuple[str, str, Mutant]] = []
+    for layer, kind, m in chosen:
+        reason = equivalents.reason(m)
+        if reason is not None:
+            rows.append(record(m, layer, kind, "equivalent", reason=reason))
+        elif m.key + m.id in done:
+            rows.append(done[m.key + m.id])
+        else:
+            todo.append((layer, kind, m))
+    lock = threading.Lock()
+    scratches: list[Scratch] = []
+    local = threading.local()
+
+    def score(item: tuple[str, str, Mutant]) -> Row:
+        layer, kind, m = item
+        if not hasattr(local, "scratch"):
+            local.scratch = Scratch(ROOT, timeout=args.timeout,
+                                    pytest_timeout=args.pytest_timeout)
+            with lock:
+                scratches.append(local.scratch)
+        o = local.scratch.score(m, layer, pytest=args.pytest, generated=not args.no_generated)
+        row = record(m, layer, kind, o.verdict, stage=o.stage, how=o.how, detail=o.detail,
+                     seconds=o.seconds)
+        row.update(tree=fingerprint, pytest=args.pytest)
+        with lock:
+            n = len(rows) + 1
+            rows.append(row)
+            print(f"[{n}/{len(chosen)}] {m.id} [{m.op}] {o.verdict} {o.stage} {o.how} "
+                  f"{(o.detail or [''])[0][:60]} ({o.seconds:.1f} s)", file=sys.stderr)
+            if args.out:
+                with open(args.out, "a", encoding="utf-8") as f:
+                    f.write(json.dumps(row, sort_keys=True) + "\n")
+        return row
+
+    try:
+        if todo:
+            _baseline(args)
+        with ThreadPoolExecutor(max_workers=max(1, args.jobs)) as pool:
+            list(pool.map(score, todo))
+    finally:
+        for s in scratches:
+            s.close()
+    order = {(layer, m.id): i for i, (layer, _, m) in enumerate(chosen)}
+    rows.sort(key=lambda r: order.get((r["layer"], r["id"]), 0))
+    render(rows, sys.stdout, pytest=args.pytest)
+    return 0
+
+
+def _baseline(args: argparse.Namespace) -> None:
+    """The unmutated scratch copy must pass every stage, or no score means anything."""
+    scratch = Scratch(ROOT, timeout=args.timeout, pytest_timeout=args.pytest_timeout)
+    try:
+        stage, how, detail = scratch.suite("kernel", generated=not args.no_generated)
+        if stage:
+            raise SystemExit(f"the unmutated copy fails the suite ({stage}, {how}): "
+                             f"{'; '.join(detail)}")
+    finally:
+        scratch.close()
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
