@@ -45,7 +45,8 @@ from loom_ref.conformance.world import World
 from loom_ref.effects import Effect, EffectCall, EffectContext, Mode
 from loom_ref.errors import EffectError, LoomError
 from loom_ref.journal import Crash, Event, EventKind, FaultInjectingStore, MemoryStore, Status
-from loom_ref.journal.reader import ParsedJournal, TornTail
+from loom_ref.journal.reader import ParsedJournal
+from loom_ref.journal.store import JournalWrapper
 from loom_ref.kernel import Choice, EffectRegistry, ExecutionResult, Workflow
 
 __all__ = ["OBSERVABLE", "RuntimeFactory", "ScenarioRun", "error_observation", "outcome_of"]
@@ -102,22 +103,10 @@ def outcome_of(result: ExecutionResult, observe: Sequence[str] = ()) -> dict[str
     return out
 
 
-class _TracingJournal:
+class _TracingJournal(JournalWrapper):
     def __init__(self, inner: Any, run: ScenarioRun) -> None:
-        self._inner = inner
+        super().__init__(inner)
         self._run = run
-
-    @property
-    def execution_id(self) -> str:
-        return str(self._inner.execution_id)
-
-    @property
-    def events(self) -> Sequence[Event]:
-        return self._inner.events  # type: ignore[no-any-return]
-
-    @property
-    def torn(self) -> TornTail | None:
-        return self._inner.torn  # type: ignore[no-any-return]
 
     def append(self, kind: EventKind, payload: Mapping[str, Any]) -> Event:
         event = self._inner.append(kind, payload)
@@ -125,13 +114,7 @@ class _TracingJournal:
             {"event": {"kind": kind.value, "payload": json.loads(json.dumps(dict(payload)))}})
         if self._run.always_replay and kind in _REPLAY_AFTER:
             self._run.replay_check()
-        return event  # type: ignore[no-any-return]
-
-    def write_torn(self, kind: EventKind, payload: Mapping[str, Any], nbytes: int) -> None:
-        self._inner.write_torn(kind, payload, nbytes)
-
-    def close(self) -> None:
-        self._inner.close()
+        return event
 
 
 class _TracingStore:
