@@ -46,8 +46,8 @@ from loom_ref.errors import InvalidArgument, JournalError
 from loom_ref.journal.codec import to_json_text
 from loom_ref.journal.events import Event, EventKind, PayloadError
 from loom_ref.journal.frozen import FrozenDict, FrozenList, frozen_json, is_frozen
-from loom_ref.journal.reader import CorruptJournalError, ParsedJournal, TornTail
-from loom_ref.journal.store import Journal, JournalStore, check_store
+from loom_ref.journal.reader import CorruptJournalError, ParsedJournal
+from loom_ref.journal.store import Journal, JournalStore, JournalWrapper, check_store
 
 __all__ = ["AGENT_TRANSCRIPT", "CONTENT", "ContentResolvingStore"]
 
@@ -189,32 +189,21 @@ def _resolve(table: _Table, ref: Any) -> FrozenList:
     return FrozenList(out)
 
 
-class _ContentJournal:
-    """One execution's journal through the content-resolving store (module rules)."""
+class _ContentJournal(JournalWrapper):
+    """One execution's journal through the content-resolving store (module rules): its
+    events are the resolved ones; :attr:`inner` is the underlying store's journal, which
+    holds the reference payloads."""
 
     def __init__(self, inner: Journal, store: ContentResolvingStore, events: Sequence[Event],
                  table: _Table) -> None:
-        self._inner = inner
+        super().__init__(inner)
         self._store = store
         self._events: list[Event] = list(events)
         self._table = table
 
     @property
-    def inner(self) -> Journal:
-        """The underlying store's journal (which holds the reference payloads)."""
-        return self._inner
-
-    @property
-    def execution_id(self) -> str:
-        return self._inner.execution_id
-
-    @property
     def events(self) -> Sequence[Event]:
         return self._events
-
-    @property
-    def torn(self) -> TornTail | None:
-        return self._inner.torn
 
     def _stored(self, kind: EventKind, payload: Mapping[str, Any]) -> tuple[
             Mapping[str, Any], list[tuple[_Path, list[tuple[Any, bytes]], list[int]]]]:
@@ -280,10 +269,7 @@ class _ContentJournal:
     def write_torn(self, kind: EventKind, payload: Mapping[str, Any], nbytes: int) -> None:
         """Fault injection only: the underlying journal writes part of the event's line."""
         stored, _ = self._stored(kind, payload)
-        self._inner.write_torn(kind, stored, nbytes)  # type: ignore[attr-defined]
-
-    def close(self) -> None:
-        self._inner.close()
+        super().write_torn(kind, stored, nbytes)
 
 
 class ContentResolvingStore:
