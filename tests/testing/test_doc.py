@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+import loom_ref
 from loom_ref.testing import check_delta_form, check_split
 
 from . import test_validator_kit_example as example
@@ -78,8 +79,9 @@ def test_the_install_lines_work_before_a_release() -> None:
     (install,) = [b for b in re.findall(r"^```\n(.*?)^```$", DOC, flags=re.S | re.M)
                   if "pip install" in b]
     for line in install.splitlines():
-        assert re.match(r"pip install (-e '/path/to/loom-ref\[test\]'|'loom_ref-0\.1\.0-py3"
-                        r"-none-any\.whl\[test\]')", line), line
+        # the wheel's name is the one this version builds
+        wheel = re.escape(f"loom_ref-{loom_ref.__version__}-py3-none-any.whl[test]")
+        assert re.match(rf"pip install (-e '/path/to/loom-ref\[test\]'|'{wheel}')", line), line
     assert "pip download" not in DOC and "pip install 'loom-ref[test]'" not in DOC
 
 
