@@ -8,8 +8,9 @@ an unreadable or empty file and an unwritable output all end the same way: a
 Reading (a journal file or a store log):
 
 - ``journal.not-found``: nothing exists at the path;
-- ``journal.is-a-directory``: the path is a directory (the message names the journals in it,
-  since a directory store keeps one ``<executionId>.jsonl`` per execution);
+- ``journal.is-a-directory``: the path is a directory (the message names the ``.jsonl`` and
+  ``.log`` files in it, since a directory store keeps one ``<executionId>.jsonl`` per
+  execution and a store log is a ``.log`` file);
 - ``journal.unreadable``: the file exists but cannot be read (permissions, a device error);
 - ``journal.empty``: the file holds no bytes at all: no header, no events (a journal whose
   creation was cut short before its header, or not a journal). A journal with a header and no
@@ -52,7 +53,7 @@ def _journals_in(path: str) -> str:
     if not names:
         return " (it holds no .jsonl journal)"
     shown = ", ".join(names[:5]) + (f", ... ({len(names)} in all)" if len(names) > 5 else "")
-    return f"; the journals in it: {shown}"
+    return f"; the journal files and store logs in it (.jsonl, .log): {shown}"
 
 
 def read_bytes(path: str) -> bytes:
