@@ -81,7 +81,8 @@ class JournalClosedError(JournalError):
 
 
 def check_execution_id(execution_id: object) -> str:
-    """Return ``execution_id`` if it is usable as a journal name, else raise InvalidArgument.
+    """Return ``execution_id`` if it is usable as a journal name, else raise InvalidArgument
+    (spec: journal.execution-ids).
 
     Ids are 1-200 characters of ``A-Z a-z 0-9 _ . : -``, not starting with ``.``, ``:`` or
     ``-`` (so every id is also a safe file name).

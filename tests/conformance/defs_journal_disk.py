@@ -145,6 +145,16 @@ DEFINITIONS: list[dict[str, Any]] = [
             lambda r: calls(r) == ["create", "lock", "append", "append", "fsync", "fsyncDir",
                                    "append", "fsync", "append", "fsync", "append", "fsync",
                                    "close"]),
+    on_disk("files-write-ahead", "journal.write-ahead",
+            "The file store under write-ahead, every store's default: a sync after "
+            "STEP_STARTED (before the step's effect runs, the directory with it) and after "
+            "the boundary (before the call returns); the events between are made durable "
+            "together by the next sync.",
+            "files", "write-ahead", ONE_RUN,
+            lambda r: calls(r) == ["create", "lock", "append", "append", "append", "fsync",
+                                   "fsyncDir", "append", "append", "fsync", "close"]
+            and r["result"]["calls"][4]["lines"] == ["STEP_STARTED"]
+            and r["result"]["calls"][8]["lines"] == ["EXECUTION_COMPLETED"]),
     on_disk("files-at-boundaries", "journal.fsync-policy",
             "Under at-boundaries the file store syncs only after the boundary kinds "
             "(EXECUTION_COMPLETED here), then the directory.",
@@ -209,10 +219,23 @@ DEFINITIONS: list[dict[str, Any]] = [
                                    "append", "fsync", "append", "fsync", "append", "fsync",
                                    "close"]
             and r["result"]["calls"][3]["lines"] == ["loom-ref.journal", "EXECUTION_STARTED"]),
+    on_disk("log-write-ahead", "journal.write-ahead",
+            "The store log under write-ahead: synced after STEP_STARTED and after the "
+            "boundary only, the directory once per store, at the first sync.",
+            "log", "write-ahead", ONE_RUN,
+            lambda r: calls(r) == ["create", "lock", "append", "append", "append", "fsync",
+                                   "fsyncDir", "append", "append", "fsync", "close"]
+            and r["result"]["calls"][4]["lines"] == ["STEP_STARTED"]),
     on_disk("log-at-boundaries", "journal.fsync-policy",
             "Under at-boundaries the store log syncs after the boundary kinds only.",
             "log", "at-boundaries", ONE_RUN,
             lambda r: calls(r, "fsync", "fsyncDir") == ["fsync", "fsyncDir"]),
+    on_disk("bad-execution-id", "journal.execution-ids",
+            "A store refuses an execution id that is not a safe file name where it names a "
+            "journal, before it touches the disk: the whole call is refused.",
+            "files", "write-ahead", [{"do": "create", "executionId": "e1"},
+                                     {"do": "create", "executionId": "../e2"}],
+            lambda r: r == {"error": {"code": "argument.execution-id"}}),
     on_disk("log-dir-sync-per-store", "journal.dir-sync",
             "The store log syncs its directory once per store: again after the store is "
             "opened anew, since the writer cannot know whether the log's creator synced it.",

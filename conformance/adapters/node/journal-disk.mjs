@@ -220,8 +220,10 @@ function powerLoss(input) {
 // -- stores on the disk (journal.fsync-policy, journal.dir-sync) ------------------------------
 const BOUNDARIES = new Set(["STEP_IN_DOUBT", "EXECUTION_SUSPENDED", "EXECUTION_COMPLETED",
   "EXECUTION_FAILED"]);
+// write-ahead (every store's default) syncs after STEP_STARTED too: before the step's effect runs
 const syncs = (policy, kind) => policy === "every-event"
-  || (policy === "at-boundaries" && BOUNDARIES.has(kind));
+  || ((policy === "at-boundaries" || policy === "write-ahead") && BOUNDARIES.has(kind))
+  || (policy === "write-ahead" && kind === "STEP_STARTED");
 
 // what a writer's bytes hold, line by line: a header by its schema, an event by its kind
 function linesOf(buf) {
@@ -463,8 +465,10 @@ function logLine(eid, seq, kind, payload) {
   return sealObject({ executionId: eid, seq, kind, payload });
 }
 
+// an execution id is also a safe file name (spec journal.md 1.1; loom-ref's check_execution_id)
+const EXECUTION_ID = /^[A-Za-z0-9_][A-Za-z0-9_.:-]{0,199}$/;
 const STORES = { files: FileStore, log: LogStore };
-const POLICIES = ["every-event", "at-boundaries", "never"];
+const POLICIES = ["every-event", "write-ahead", "at-boundaries", "never"];
 
 function storeOnDisk(input) {
   if (!isObject(input)) throw bad("input must be a JSON object");
@@ -495,6 +499,11 @@ function storeOnDisk(input) {
         return;
       }
       const eid = str(step.executionId, `${where}.executionId`);
+      // the store checks the id where it names a journal (create, open, read), as loom-ref's does
+      if (["create", "open", "read"].includes(step.do) && !EXECUTION_ID.test(eid)) {
+        throw new LoomError("argument.execution-id",
+          `${where}.executionId must be 1-200 of A-Z a-z 0-9 _ . : - (not first . : -)`);
+      }
       if (step.do === "create") {
         journals.set(eid, store.create(eid));
       } else if (step.do === "open" || step.do === "read") {
@@ -517,7 +526,8 @@ function storeOnDisk(input) {
       }
       answers.push(null);
     } catch (e) {
-      if (!(e instanceof LoomError) || e.code === "argument.invalid") throw e;
+      // a refused argument refuses the whole call, as loom-ref's InvalidArgument does
+      if (!(e instanceof LoomError) || e.code.startsWith("argument.")) throw e;
       answers.push({ error: e.code });
     }
   });
