@@ -16,7 +16,7 @@ effect calls it itself only when there is no runtime (``ctx.on_delta`` is ``None
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
 import attrs
@@ -27,7 +27,7 @@ from loom_ref.errors import InvalidArgument
 if TYPE_CHECKING:
     from loom_ref.effects.context import EffectContext
 
-__all__ = ["ALL_MODES", "Effect", "ExecuteFn", "to_modes"]
+__all__ = ["ALL_MODES", "Effect", "ExecuteFn", "check_registration", "to_modes"]
 
 #: An effect body: ``execute(ctx, input) -> output``; raise to fail the attempt.
 ExecuteFn = Callable[["EffectContext", Any], Any]
@@ -79,3 +79,16 @@ class Effect:
     modes: frozenset[Mode] = attrs.field(default=ALL_MODES, converter=to_modes)
     idempotent: bool = attrs.field(default=False, validator=_check_bool)
     delta_sink: DeltaSink | None = attrs.field(default=None, validator=_check_sink)
+
+
+def check_registration(effect: object, registered: Mapping[str, Effect]) -> Effect:
+    """``effect`` if a host holding ``registered`` may register it, else InvalidArgument: the
+    refusals both hosts' ``register`` share (spec: effects.registration, kernel.effect-forms).
+    A bare function is told how to wrap it in a record."""
+    if not isinstance(effect, Effect):
+        hint = (" (an effect function goes in a record: Effect(tool_id=..., execute=fn), "
+                "spec: kernel.effect-forms)" if callable(effect) else "")
+        raise InvalidArgument(f"register takes an Effect, got {type(effect).__name__}{hint}")
+    if effect.tool_id in registered:
+        raise InvalidArgument(f"tool_id {effect.tool_id!r} is already registered")
+    return effect

@@ -60,7 +60,7 @@ from loom_ref.effects.clock import Clock, ManualClock
 from loom_ref.effects.context import EffectContext, route_context
 from loom_ref.effects.decision import Decision
 from loom_ref.effects.deltas import SILENT, DeltaChannel
-from loom_ref.effects.effect import Effect
+from loom_ref.effects.effect import Effect, check_registration
 from loom_ref.effects.errors import (
     AbortedError,
     EffectDenied,
@@ -182,12 +182,7 @@ class EffectRuntime:
     def register(self, effect: Effect) -> Effect:
         """Register ``effect`` under its tool id and compose its route once
         (spec: effects.registration, effects.lean-route)."""
-        if not isinstance(effect, Effect):
-            hint = (" (an effect function goes in a record: Effect(tool_id=..., execute=fn), "
-                    "spec: kernel.effect-forms)" if callable(effect) else "")
-            raise InvalidArgument(f"register takes an Effect, got {type(effect).__name__}{hint}")
-        if effect.tool_id in self._effects:
-            raise InvalidArgument(f"tool_id {effect.tool_id!r} is already registered")
+        check_registration(effect, self._effects)
         entry = self._inner_route(effect)
         for mw in reversed(self.middleware):
             entry = _link(mw, entry)

@@ -29,7 +29,7 @@ from loom_ref.effects.call import DeltaSink, EffectCall, Mode
 from loom_ref.effects.clock import Clock, ManualClock
 from loom_ref.effects.context import route_context
 from loom_ref.effects.deltas import SILENT, DirectWriter
-from loom_ref.effects.effect import Effect
+from loom_ref.effects.effect import Effect, check_registration
 from loom_ref.effects.errors import ModeRefused, UnknownEffectError
 from loom_ref.errors import InvalidArgument
 from loom_ref.signals import NEVER, Signal
@@ -97,12 +97,7 @@ class EffectRegistry:
     def register(self, effect: Effect) -> Effect:
         """Register ``effect`` under its tool id; a second registration of a tool id is
         ``argument.invalid`` (spec: effects.registration)."""
-        if not isinstance(effect, Effect):
-            hint = (" (an effect function goes in a record: Effect(tool_id=..., execute=fn), "
-                    "spec: kernel.effect-forms)" if callable(effect) else "")
-            raise InvalidArgument(f"register takes an Effect, got {type(effect).__name__}{hint}")
-        if effect.tool_id in self._effects:
-            raise InvalidArgument(f"tool_id {effect.tool_id!r} is already registered")
+        check_registration(effect, self._effects)
         self._effects[effect.tool_id] = effect
         self._modes[effect.tool_id] = tuple(effect.modes)
         return effect
