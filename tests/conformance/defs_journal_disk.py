@@ -55,6 +55,11 @@ def on_disk(name: str, anchor: str, description: str, store: str, fsync: str,
                   input={"store": store, "fsync": fsync, "steps": steps}, claim=claim)
 
 
+#: ONE_RUN's calls under write-ahead, on either store: the headers, EXECUTION_STARTED and
+#: STEP_STARTED synced together (the directory with them), then the rest at the boundary
+WRITE_AHEAD_RUN = ["create", "lock", "append", "append", "append", "fsync", "fsyncDir",
+                   "append", "append", "fsync", "close"]
+
 ONE_RUN = [{"do": "create", "executionId": "e1"}, *appends(), {"do": "close", "executionId": "e1"}]
 
 DEFINITIONS: list[dict[str, Any]] = [
@@ -151,8 +156,7 @@ DEFINITIONS: list[dict[str, Any]] = [
             "the boundary (before the call returns); the events between are made durable "
             "together by the next sync.",
             "files", "write-ahead", ONE_RUN,
-            lambda r: calls(r) == ["create", "lock", "append", "append", "append", "fsync",
-                                   "fsyncDir", "append", "append", "fsync", "close"]
+            lambda r: calls(r) == WRITE_AHEAD_RUN
             and r["result"]["calls"][4]["lines"] == ["STEP_STARTED"]
             and r["result"]["calls"][8]["lines"] == ["EXECUTION_COMPLETED"]),
     on_disk("files-at-boundaries", "journal.fsync-policy",
@@ -223,8 +227,7 @@ DEFINITIONS: list[dict[str, Any]] = [
             "The store log under write-ahead: synced after STEP_STARTED and after the "
             "boundary only, the directory once per store, at the first sync.",
             "log", "write-ahead", ONE_RUN,
-            lambda r: calls(r) == ["create", "lock", "append", "append", "append", "fsync",
-                                   "fsyncDir", "append", "append", "fsync", "close"]
+            lambda r: calls(r) == WRITE_AHEAD_RUN
             and r["result"]["calls"][4]["lines"] == ["STEP_STARTED"]),
     on_disk("log-at-boundaries", "journal.fsync-policy",
             "Under at-boundaries the store log syncs after the boundary kinds only.",
