@@ -40,6 +40,15 @@ def _version() -> str:
     return f"loom-ref {__version__} (conformance suite {suite.version}, protocol {suite.protocol})"
 
 
+class _VersionAction(argparse.Action):
+    """``--version``, with the suite located only when it is asked for (not on every command)."""
+
+    def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace,
+                 values: object, option_string: str | None = None) -> None:
+        print(_version())
+        parser.exit()
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The ``loom-ref`` parser with every subcommand registered."""
     parser = argparse.ArgumentParser(
@@ -47,7 +56,8 @@ def build_parser() -> argparse.ArgumentParser:
         description="loom-ref: reference implementation, executable specification and "
                     "conformance suite for Loom's durable agent runtime.",
     )
-    parser.add_argument("--version", action="version", version=_version())
+    parser.add_argument("--version", action=_VersionAction, nargs=0,
+                        help="show the package's and the suite's versions and exit")
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name in SUBCOMMANDS:
         importlib.import_module(name).register(subparsers)
