@@ -51,7 +51,7 @@ def _journals_in(path: str) -> str:
     except OSError:
         return ""
     if not names:
-        return " (it holds no .jsonl journal)"
+        return " (it holds no .jsonl journal file and no .log store log)"
     shown = ", ".join(names[:5]) + (f", ... ({len(names)} in all)" if len(names) > 5 else "")
     return f"; the journal files and store logs in it (.jsonl, .log): {shown}"
 
