@@ -3,8 +3,16 @@
 Mutates loom_ref (one small change at a time, in a scratch copy, never in this tree), scores
 each mutant with the conformance suite alone (``loom-ref conformance``, in-process, in a
 fresh process with a time limit) and optionally with pytest, and prints a table per layer:
-mutants, killed by the suite, killed only by pytest, survived, equivalent (the reviewed list
-``tools/mutation/equivalent.json``), and each survivor's file, line and change.
+mutants, killed by the suite, killed only by pytest, survived, equivalent and beyond the
+protocol (the reviewed lists ``tools/mutation/reviewed/<layer>.json``), and each survivor's
+file, line and change.
+
+Two scores per layer. ``suite score`` is issue 21's measure: killed by the suite over the
+mutants less the equivalent ones. ``in reach`` leaves out the ``beyond-protocol`` mutants too:
+those whose changed line only a Python caller can reach (a check of a callable or of a
+Python class's instance, a test instrument, an environment variable, an HTTP socket), each
+reviewed with its reason and the pytest that kills it, which the run confirms (a reviewed
+mutant those tests do not kill is a survivor).
 
 The table of issue 21 (a seeded sample of 60 random mutants per layer, the suite's survivors
 scored with pytest too; about 40 minutes on two cores), from the project's root:
@@ -36,7 +44,7 @@ import threading
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 
-from .population import LAYERS, Equivalents, layer_of, population, sample, semantic
+from .population import LAYERS, Reviewed, layer_of, population, sample, semantic
 from .report import Row, record, render
 from .run import Scratch, tracked_files
 from .sites import Mutant, apply
@@ -97,8 +105,8 @@ def _chosen(args: argparse.Namespace) -> list[tuple[str, str, Mutant]]:
     everything = [(layer, m) for layer in layers for m in population(ROOT, layer)]
     if args.mutant or args.show:
         wanted = args.mutant or [args.show]
-        pool = everything + [(layer, m) for layer in layers for m in semantic(ROOT, layer)]
-        by_id = {m.id: (layer, m) for layer, m in pool}
+        every = everything + [(layer, m) for layer in layers for m in semantic(ROOT, layer)]
+        by_id = {m.id: (layer, m) for layer, m in every}
         missing = [i for i in wanted if i not in by_id]
         if missing:
             raise SystemExit(f"no such mutant: {', '.join(missing)}")
@@ -110,8 +118,8 @@ def _chosen(args: argparse.Namespace) -> list[tuple[str, str, Mutant]]:
             earlier = [json.loads(line) for line in f if line.strip()]
         for layer in layers:
             mine = {r["key"]: r for r in earlier if r["layer"] == layer}
-            pool = [*population(ROOT, layer), *semantic(ROOT, layer)]
-            found = {m.key: m for m in pool if m.key in mine}
+            candidates = [*population(ROOT, layer), *semantic(ROOT, layer)]
+            found = {m.key: m for m in candidates if m.key in mine}
             for key, row in mine.items():
                 if key in found:
                     out.append((layer, row["kind"], found[key]))
@@ -139,7 +147,7 @@ def _show(mutant: Mutant) -> None:
 
 def _table(paths: Sequence[str]) -> int:
     """The table of earlier runs' rows, the latest row of each mutant kept."""
-    equivalents = Equivalents()
+    reviewed = Reviewed()
     latest: dict[tuple[str, str], Row] = {}
     for path in paths:
         with open(path, encoding="utf-8") as f:
@@ -149,9 +157,9 @@ def _table(paths: Sequence[str]) -> int:
                     latest[(row["layer"], row["key"])] = row
     rows = []
     for row in latest.values():
-        reason = equivalents.by_key.get(row["key"])
-        if reason is not None:
-            row = {**row, "verdict": "equivalent", "reason": reason["reason"]}
+        entry = reviewed.by_key.get(row["key"])
+        if entry is not None and entry["kind"] == "equivalent":
+            row = {**row, "verdict": "equivalent", "reason": entry["reason"]}
         rows.append(row)
     rows.sort(key=lambda r: (LAYERS.index(r["layer"]), r["file"], r["line"]))
     render(rows, sys.stdout, pytest=all(r.get("pytest") for r in rows
@@ -172,10 +180,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             print(f"{layer:<10} {kind:<8} {m.id} [{m.op}] {m.change}")
         print(f"{len(chosen)} mutants")
         return 0
-    equivalents = Equivalents()
-    for entry in equivalents.stale(m for _, _, m in chosen if m.op != "semantic"):
+    reviewed = Reviewed()
+    for entry in reviewed.stale(m for _, _, m in chosen if m.op != "semantic"):
         if not args.sample:  # a sample cannot tell a stale entry from one not drawn
-            print(f"warning: equivalent.json entry {entry['key']} ({entry['file']}: "
+            print(f"warning: reviewed {entry['kind']} entry {entry['key']} ({entry['file']}: "
                   f"{entry['change']}) matches no mutant", file=sys.stderr)
     fingerprint = _fingerprint()
     done: dict[str, Row] = {}
@@ -188,7 +196,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     rows: list[Row] = []
     todo: list[tuple[str, str, Mutant]] = []
     for layer, kind, m in chosen:
-        reason = equivalents.reason(m)
+        reason = reviewed.reason(m)
         if reason is not None:
             rows.append(record(m, layer, kind, "equivalent", reason=reason))
         elif m.key + m.id in done:
@@ -206,9 +214,13 @@ def main(argv: Sequence[str] | None = None) -> int:
                                     pytest_timeout=args.pytest_timeout)
             with lock:
                 scratches.append(local.scratch)
-        o = local.scratch.score(m, layer, pytest=args.pytest, generated=not args.no_generated)
+        entry = reviewed.entry(m)
+        beyond = entry["pytest"] if entry is not None and entry["kind"] == "beyond-protocol" \
+            else ()
+        o = local.scratch.score(m, layer, pytest=args.pytest, generated=not args.no_generated,
+                                beyond=beyond)
         row = record(m, layer, kind, o.verdict, stage=o.stage, how=o.how, detail=o.detail,
-                     seconds=o.seconds)
+                     seconds=o.seconds, reason=entry["reason"] if entry and beyond else "")
         row.update(tree=fingerprint, pytest=args.pytest)
         with lock:
             n = len(rows) + 1

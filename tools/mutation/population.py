@@ -1,5 +1,5 @@
 """Which mutants a run scores: the population of a layer (or file, or function), the seeded
-sample drawn from it, the semantic mutants, and the reviewed list of equivalent ones."""
+sample drawn from it, the semantic mutants, and the reviewed lists (equivalent, beyond the protocol)."""
 
 from __future__ import annotations
 
@@ -12,11 +12,11 @@ from typing import Any
 from .semantic import semantic_mutants
 from .sites import Mutant, mutants_of
 
-__all__ = ["LAYERS", "Equivalents", "layer_of", "population", "sample"]
+__all__ = ["LAYERS", "Reviewed", "layer_of", "population", "sample"]
 
 LAYERS = ("kernel", "journal", "effects", "governance", "stream", "agent")
 
-EQUIVALENT_FILE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "equivalent.json")
+REVIEWED_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "reviewed")
 
 
 def layer_of(rel: str) -> str:
@@ -77,26 +77,56 @@ def semantic(root: str, layer: str) -> list[Mutant]:
     return [m for m in semantic_mutants(root) if layer_of(m.file) == layer]
 
 
-class Equivalents:
-    """The reviewed list of equivalent mutants (``equivalent.json``): each entry names a
-    mutant by its key (file, function, line text, change) and says why no program can tell
-    it from the original."""
+class Reviewed:
+    """The reviewed lists, one file per layer (``reviewed/<layer>.json``), each with two lists:
 
-    def __init__(self, path: str = EQUIVALENT_FILE) -> None:
-        self.path = path
-        with open(path, encoding="utf-8") as f:
-            doc: dict[str, Any] = json.load(f)
-        self.entries: list[dict[str, Any]] = doc["equivalent"]
+    - ``equivalent``: mutants no program can tell from the original, each with the reason;
+    - ``beyond-protocol``: mutants that change behaviour only where no conformance function
+      can reach, because the changed line checks or serves something that exists only in the
+      Python API (a callable, an instance of a Python class, ``bytes`` where the protocol
+      carries text, a test instrument, an environment variable, an HTTP socket). Each entry
+      names the reason and the pytest node ids (``pytest``) that kill it; a run scores such a
+      mutant with the suite first (a kill there wins) and then with those tests, and the
+      mutant counts as ``beyond`` only if they kill it (else it is a survivor, with a
+      warning): the list is a checked claim, not a place to hide survivors.
+
+    An entry names a mutant by its key (file, function, line text, change).
+    """
+
+    KINDS = ("equivalent", "beyond-protocol")
+
+    def __init__(self, folder: str = REVIEWED_DIR) -> None:
+        self.folder = folder
+        self.entries: list[dict[str, Any]] = []
+        for layer in LAYERS:
+            path = os.path.join(folder, f"{layer}.json")
+            if not os.path.exists(path):
+                continue
+            with open(path, encoding="utf-8") as f:
+                doc: dict[str, Any] = json.load(f)
+            unknown = set(doc) - set(self.KINDS)
+            if unknown:
+                raise ValueError(f"{path}: unknown list {sorted(unknown)[0]!r}")
+            for kind in self.KINDS:
+                for e in doc.get(kind, []):
+                    if not str(e.get("reason", "")).strip():
+                        raise ValueError(f"{path}: {e.get('key')} has no reason")
+                    if layer_of(e["file"]) != layer:
+                        raise ValueError(f"{path}: {e['key']} is of {e['file']}, not {layer}")
+                    if kind == "beyond-protocol" and not e.get("pytest"):
+                        raise ValueError(f"{path}: {e['key']} names no pytest that kills it")
+                    self.entries.append({**e, "kind": kind})
         self.by_key: Mapping[str, dict[str, Any]] = {e["key"]: e for e in self.entries}
         if len(self.by_key) != len(self.entries):
-            raise ValueError(f"{path}: a key is listed twice")
-        for e in self.entries:
-            if not str(e.get("reason", "")).strip():
-                raise ValueError(f"{path}: {e['key']} has no reason")
+            raise ValueError(f"{folder}: a key is listed twice")
+
+    def entry(self, mutant: Mutant) -> dict[str, Any] | None:
+        return self.by_key.get(mutant.key)
 
     def reason(self, mutant: Mutant) -> str | None:
+        """The reason, if ``mutant`` is a reviewed equivalent."""
         entry = self.by_key.get(mutant.key)
-        return None if entry is None else str(entry["reason"])
+        return None if entry is None or entry["kind"] != "equivalent" else str(entry["reason"])
 
     def stale(self, population: Iterable[Mutant]) -> list[dict[str, Any]]:
         """Entries of the given layers' files that no mutant of ``population`` matches."""

@@ -12,7 +12,7 @@ __all__ = ["Row", "record", "render"]
 
 Row = dict[str, Any]
 
-_COLUMNS = ("mutants", "suite", "pytest", "survived", "equivalent")
+_COLUMNS = ("mutants", "suite", "pytest", "survived", "equivalent", "beyond")
 
 
 def record(mutant: Mutant, layer: str, kind: str, verdict: str, *, stage: str = "",
@@ -34,8 +34,8 @@ def _tally(rows: Iterable[Row]) -> dict[str, int]:
     return counts
 
 
-def _score(counts: Mapping[str, int]) -> str:
-    live = counts["mutants"] - counts["equivalent"]
+def _score(counts: Mapping[str, int], *, reach: bool = False) -> str:
+    live = counts["mutants"] - counts["equivalent"] - (counts["beyond"] if reach else 0)
     return "-" if live == 0 else f"{100.0 * counts['suite'] / live:.1f}%"
 
 
@@ -43,7 +43,7 @@ def render(rows: list[Row], out: TextIO, *, pytest: bool) -> None:
     """The per-layer table (random and semantic mutants apart), then every survivor and
     every mutant only pytest killed, by file and line."""
     header = (f"{'layer':<11} {'kind':<9} {'mutants':>7} {'suite':>6} {'pytest':>6} "
-              f"{'survived':>8} {'equiv':>6} {'suite score':>11}")
+              f"{'survived':>8} {'equiv':>6} {'beyond':>6} {'suite score':>11} {'in reach':>8}")
     out.write(header + "\n" + "-" * len(header) + "\n")
     layers = list(dict.fromkeys(r["layer"] for r in rows))
     for layer in layers:
@@ -55,9 +55,13 @@ def render(rows: list[Row], out: TextIO, *, pytest: bool) -> None:
             killed_pytest = str(c["pytest"]) if pytest else "n/a"
             out.write(f"{layer:<11} {kind:<9} {c['mutants']:>7} {c['suite']:>6} "
                       f"{killed_pytest:>6} {c['survived']:>8} {c['equivalent']:>6} "
-                      f"{_score(c):>11}\n")
-    out.write("\nsuite score: killed by the suite / (mutants - equivalent)\n")
-    for verdict, title in (("pytest", "killed only by pytest"), ("survived", "survived")):
+                      f"{c['beyond']:>6} {_score(c):>11} {_score(c, reach=True):>8}\n")
+    out.write("\nsuite score: killed by the suite / (mutants - equivalent)\n"
+              "in reach:    killed by the suite / (mutants - equivalent - beyond), beyond = "
+              "reviewed beyond-protocol mutants the named pytest killed\n")
+    for verdict, title in (("pytest", "killed only by pytest"), ("beyond", "beyond the "
+                           "protocol (reviewed; killed by the named pytest)"),
+                           ("survived", "survived")):
         chosen = [r for r in rows if r["verdict"] == verdict]
         if not chosen:
             continue
@@ -68,6 +72,8 @@ def render(rows: list[Row], out: TextIO, *, pytest: bool) -> None:
                       f"      key {r['key']}\n")
             if verdict == "pytest" and r["detail"]:
                 out.write(f"      pytest: {r['detail'][0][:100]}\n")
+            if verdict == "survived" and r["detail"]:
+                out.write(f"      note: {r['detail'][0][:120]}\n")
 
 
 def write_rows(rows: Iterable[Row], out: TextIO) -> None:

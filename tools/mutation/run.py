@@ -87,7 +87,7 @@ sys.__stdout__.write("\n@@MUTATION@@" + json.dumps(out) + "\n")
 class Outcome:
     """How one mutant fared."""
 
-    verdict: str                  # "suite", "pytest", "survived"
+    verdict: str                  # "suite", "pytest", "beyond", "survived"
     stage: str                    # the stage that killed it ("" if none)
     how: str                      # "fail", "error", "timeout", "crash"
     detail: list[str]             # failing case ids, or the tail of stderr
@@ -162,10 +162,11 @@ class Scratch:
         detail = list(last["failing"]) or err.strip().splitlines()[-3:]
         return last["stage"], how, detail
 
-    def pytest(self, layer: str) -> tuple[str, list[str]]:
-        """Run the layer's tests: ``(how, detail)``, how ``""`` if they passed."""
+    def pytest(self, layer: str, nodes: Sequence[str] = ()) -> tuple[str, list[str]]:
+        """Run the layer's tests (or these node ids): ``(how, detail)``, how ``""`` if they
+        passed."""
         argv = [sys.executable, "-m", "pytest", "-x", "-q", "-p", "no:cacheprovider",
-                "--hypothesis-seed=0", *PYTEST_DIRS[layer]]
+                "--hypothesis-seed=0", *(nodes or PYTEST_DIRS[layer])]
         code, out, _ = self._run(argv, self.pytest_timeout)
         if code is None:
             return "timeout", [f"no verdict within {self.pytest_timeout:.0f} s"]
@@ -175,8 +176,12 @@ class Scratch:
         return ("fail" if code == 1 else "error"), (failed or out.splitlines()[-2:])[:3]
 
     def score(self, mutant: Mutant, layer: str, *, pytest: bool,
-              generated: bool = True) -> Outcome:
-        """Apply ``mutant`` in the scratch copy, score it, and put the original back."""
+              generated: bool = True, beyond: Sequence[str] = ()) -> Outcome:
+        """Apply ``mutant`` in the scratch copy, score it, and put the original back.
+
+        ``beyond``: the pytest node ids a reviewed ``beyond-protocol`` entry names; a mutant
+        the suite does not kill is ``beyond`` if they kill it, else ``survived`` (detail says
+        the named tests passed)."""
         path = os.path.join(self.dir, mutant.file)
         with open(path, encoding="utf-8") as f:
             original = f.read()
@@ -193,6 +198,14 @@ class Scratch:
             stage, how, detail = self.suite(layer, generated=generated)
             if stage:
                 return Outcome(verdict="suite", stage=stage, how=how, detail=detail,
+                               seconds=time.monotonic() - began)
+            if beyond:
+                how, detail = self.pytest(layer, beyond)
+                if how:
+                    return Outcome(verdict="beyond", stage="pytest", how=how, detail=detail,
+                                   seconds=time.monotonic() - began)
+                detail = [f"reviewed beyond-protocol, but its tests passed: {' '.join(beyond)}"]
+                return Outcome(verdict="survived", stage="", how="", detail=detail,
                                seconds=time.monotonic() - began)
             if pytest:
                 how, detail = self.pytest(layer)

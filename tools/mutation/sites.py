@@ -184,8 +184,8 @@ class _Finder(ast.NodeVisitor):
     # -- statements ----------------------------------------------------------------------
     def generic_visit(self, node: ast.AST) -> None:
         if (isinstance(node, _DELETABLE) and not isinstance(node, ast.Assign | ast.AnnAssign)
-                and not _is_docstring(node)):  # type: ignore[arg-type]
-            self._delete(node)  # type: ignore[arg-type]
+                and not _is_docstring(node)):
+            self._delete(node)
         super().generic_visit(node)
 
     def visit_Return(self, node: ast.Return) -> None:
@@ -234,7 +234,7 @@ class _Finder(ast.NodeVisitor):
             if value > 0:
                 self._add(node, "const-1", f"{value} -> {value - 1}", repr(value - 1))
 
-    def _add(self, node: ast.AST, op: str, change: str, replacement: str,
+    def _add(self, node: ast.expr | ast.stmt, op: str, change: str, replacement: str,
              index: int = 0) -> None:
         line = node.lineno
         assert node.end_lineno is not None and node.end_col_offset is not None
