@@ -221,3 +221,16 @@ def test_a_cyclic_or_too_deep_payload_is_refused_and_nothing_is_written() -> Non
         encode_line(1, "STREAM_APPENDED", {"data": cyclic})
     journal.append(EventKind.STREAM_APPENDED, {"streamId": "s#1", "data": [1]})
     assert len(store.read("e1").events) == 1
+
+
+@pytest.mark.parametrize(("data", "may"), [
+    (b'{"a":"plain text"}', False),
+    (b'{"a":"\\u0001 a control character, escaped"}', False),
+    (b'{"a":"\\ud800"}', True),
+    (b'{"a":"\\uDC00"}', True),
+    (b'{"a":"\\\\u"} {"b":"\\uDbFf"}', True),
+])
+def test_the_whole_journal_search_for_a_surrogate_escape(data: bytes, may: bool) -> None:
+    # spec: journal.json-values -- one search for \u first, then the two spellings
+    from loom_ref.journal.codec import may_escape_surrogate
+    assert may_escape_surrogate(data) is may
