@@ -35,8 +35,9 @@ def _renamed(name: str) -> Case:
 def test_runner_records_crashes_timeouts_and_garbage_and_carries_on() -> None:
     names = ["crash-me", "after-1", "hang-me", "after-2", "garbage", "after-3", "bad-shape",
              "wrong-seq", "after-4"]
+    # 4 s a reply: the hang costs 4 s, and a restarted adapter on a loaded machine fits
     impl = SubprocessImplementation([sys.executable, "-m", "tests.conformance.flaky_adapter"],
-                                    timeout=4.0, cwd=REPO)  # the hang costs 4 s; a restart under load fits
+                                    timeout=4.0, cwd=REPO)
     suite = run(impl, only=["no-such-group"], extra=[_renamed(n) for n in names])
     status = {r.id.split("/")[1]: r for r in suite.results}
     for name in ("crash-me", "hang-me", "garbage", "bad-shape", "wrong-seq"):
