@@ -1,0 +1,150 @@
+"""What only a Python caller can reach in the stream layer: the checks of Python objects that
+the wire decoder never lets through (a non-chunk, a non-block, a ``str`` where bytes are
+read, a field of the wrong class), a Python float as an index, a source that cannot be
+iterated, the HTTP edge's read size and an error message's shown argument.
+
+No conformance case can hold another implementation to these (the protocol carries JSON
+text, and every JSON value is decoded before any of these functions sees it), so each is
+listed in ``tools/mutation/reviewed/stream.json`` as ``beyond-protocol`` with the test here
+that kills its mutant. Each refusal is asserted on its stable code (spec:
+errors.invalid-argument), never on message text, except where the message is the point.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+from loom_ref.errors import InvalidArgument
+from loom_ref.signals import Signal
+from loom_ref.stream import (
+    BlockAssembler,
+    BlockEnd,
+    BlockStart,
+    BlockType,
+    FinishChunk,
+    FinishKind,
+    FinishReason,
+    LlmRequest,
+    Message,
+    Role,
+    Script,
+    StreamChunk,
+    TextBlock,
+    TextDelta,
+    ToolCallBlock,
+    assemble,
+    build_messages_body,
+    check,
+    guard_stream,
+    map_messages_stream,
+)
+from loom_ref.stream.http import read_pieces
+
+STOP = FinishChunk(reason=FinishReason.stop())
+
+
+def test_a_source_that_cannot_be_iterated_ends_in_one_error_finish() -> None:
+    # spec: stream.adapter.consumer-wrapper -- a raise becomes a terminal finish: iter() of a
+    # non-iterable raises TypeError, which carries no code of its own
+    out = list(guard_stream(None, Signal()))  # type: ignore[arg-type]
+    assert len(out) == 1 and isinstance(out[0], FinishChunk)
+    reason = out[0].reason
+    assert reason.kind is FinishKind.ERROR
+    assert reason.failure is not None and reason.failure.code == "stream.adapter-raised"
+
+
+def _refusal(arguments: str) -> str:
+    request = LlmRequest(model="m", messages=[
+        Message(role=Role.USER, content=[TextBlock(text="x")]),
+        Message(role=Role.ASSISTANT, content=[ToolCallBlock(id="c", name="f",
+                                                            arguments=arguments)])])
+    with pytest.raises(InvalidArgument) as caught:
+        build_messages_body(request, default_max_tokens=1)
+    assert caught.value.code == "argument.invalid"
+    return str(caught.value)
+
+
+def test_refused_arguments_are_shown_whole_up_to_80_characters() -> None:
+    # the message is informative (the protocol never compares one); it quotes arguments of
+    # up to 80 characters whole and cuts longer ones to 77 and "..."
+    exactly = "[" + "1," * 39 + "1"  # 80 characters, not an object
+    assert len(exactly) == 80
+    assert repr(exactly) in _refusal(exactly)
+    longer = exactly + "]"
+    assert repr(longer[:77] + "...") in _refusal(longer)
+
+
+def test_the_messages_mapping_reads_bytes_only() -> None:
+    with pytest.raises(InvalidArgument) as caught:
+        list(map_messages_stream(["data: {}\n\n"]))  # type: ignore[list-item]
+    assert caught.value.code == "argument.invalid"
+
+
+def test_feed_all_refuses_what_cannot_be_iterated() -> None:
+    with pytest.raises(InvalidArgument) as caught:
+        BlockAssembler().feed_all(3)  # type: ignore[arg-type]
+    assert caught.value.code == "argument.invalid"
+
+
+@pytest.mark.parametrize("fed", [None, {"type": "finish", "reason": {"kind": "stop"}}, "x"])
+def test_feed_refuses_what_is_not_a_chunk(fed: Any) -> None:
+    # a chunk's JSON form is decoded first (stream.wire): only a Python object gets here
+    with pytest.raises(InvalidArgument) as caught:
+        BlockAssembler().feed(fed)
+    assert caught.value.code == "argument.invalid"
+
+
+def test_message_content_holds_content_blocks_only() -> None:
+    with pytest.raises(InvalidArgument) as caught:
+        Message(role=Role.USER, content=[TextBlock(text="a"), "b"])
+    assert caught.value.code == "argument.invalid"
+
+
+@pytest.mark.parametrize("build", [
+    lambda: BlockStart(index=0, block_type="text"),  # type: ignore[arg-type]
+    lambda: BlockEnd(index=0, block={"type": "text", "text": "a"}),  # type: ignore[arg-type]
+    lambda: FinishChunk(reason="stop"),  # type: ignore[arg-type]
+])
+def test_chunk_fields_are_checked_by_class(build: Any) -> None:
+    with pytest.raises(InvalidArgument) as caught:
+        build()
+    assert caught.value.code == "argument.invalid"
+
+
+def test_an_integral_python_float_is_an_index() -> None:
+    # spec: stream.index-non-negative-integer -- "an integral float (1.0) counts as an
+    # integer"; the wire decoder turns a JSON 1.0 into 1, so only a Python caller sends one
+    one: Any = 1.0
+    chunks: list[StreamChunk] = [
+        BlockStart(index=one, block_type=BlockType.TEXT), TextDelta(index=one, text="a"),
+        BlockEnd(index=one, block=TextBlock(text="a")), STOP]
+    assert check(chunks) == ()
+    assert assemble(chunks).message.content == (TextBlock(text="a"),)
+    assert [v.rule.value for v in check([BlockStart(index=one + 0.5, block_type=BlockType.TEXT),
+                                         STOP])] == ["stream.index-non-negative-integer"]
+
+
+class _Body:
+    """A response whose ``read1(n)`` returns at most n bytes of ``data``, as a socket may."""
+
+    def __init__(self, data: bytes) -> None:
+        self.data = data
+
+    def read1(self, size: int) -> bytes:
+        piece, self.data = self.data[:size], self.data[size:]
+        return piece
+
+
+def test_the_body_is_read_in_pieces_of_at_most_8192_bytes() -> None:
+    body = b"x" * 8193
+    pieces: Iterator[bytes] = read_pieces(_Body(body), Signal())  # type: ignore[arg-type]
+    assert [len(p) for p in pieces] == [8192, 1]
+
+
+def test_a_scripted_error_message_must_be_a_str() -> None:
+    with pytest.raises(InvalidArgument) as caught:
+        Script(chunks=[STOP], raise_after=0, error_message=1)  # type: ignore[arg-type]
+    assert caught.value.code == "argument.invalid"
