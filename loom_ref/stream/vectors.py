@@ -24,6 +24,9 @@ fold, or, strict, for the first contract violation).
 - ``stream.anthropic_map``, ``stream.anthropic_request``: :mod:`loom_ref.stream.vectors_anthropic`.
 - ``stream.attribution_headers``: ``{"identity": {"product", "version", "url"}}`` →
   ``{"headers": {...}}``; a bad identity is ``argument.invalid`` (spec: stream.attribution).
+- ``stream.usage_billed``: ``{"usage": <TokenUsage>}`` → ``{"billedInputTokens",
+  "billedOutputTokens"}``: what a call is billed for (spec: stream.usage.disjoint,
+  stream.usage.reasoning-breakdown).
 
 Inputs with unknown or missing members are ``stream.wire.*`` errors, like malformed chunks.
 """
@@ -51,6 +54,7 @@ from loom_ref.stream.wire import (
     chunks_to_json,
     finish_reason_to_json,
     message_to_json,
+    usage_from_json,
     usage_to_json,
 )
 
@@ -63,6 +67,7 @@ __all__ = [
     "decode_vector",
     "enforce_vector",
     "openai_map_vector",
+    "usage_billed_vector",
 ]
 
 
@@ -185,6 +190,18 @@ def attribution_vector(payload: object) -> dict[str, Any]:
     ))}
 
 
+def usage_billed_vector(payload: object) -> dict[str, Any]:
+    """``stream.usage_billed``: the billed counters of a usage. Billed input is uncached
+    input plus cache reads plus cache writes (the counts are disjoint, seed 001); billed
+    output is ``outputTokens``, reasoning included, never added again.
+
+    spec: stream.usage.disjoint, stream.usage.reasoning-breakdown
+    """
+    usage = usage_from_json(input_fields(payload, {"usage"})["usage"], "$.usage")
+    return {"billedInputTokens": usage.billed_input_tokens,
+            "billedOutputTokens": usage.billed_output_tokens}
+
+
 VECTOR_FUNCTIONS: dict[str, Callable[[object], dict[str, Any]]] = {
     "stream.check": check_vector,
     "stream.assemble": assemble_vector,
@@ -195,5 +212,6 @@ VECTOR_FUNCTIONS: dict[str, Callable[[object], dict[str, Any]]] = {
     "stream.anthropic_map": anthropic_map_vector,
     "stream.anthropic_request": anthropic_request_vector,
     "stream.attribution_headers": attribution_vector,
+    "stream.usage_billed": usage_billed_vector,
 }
 """Conformance function name → implementation, for the conformance runner."""

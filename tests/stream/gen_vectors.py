@@ -1,5 +1,5 @@
 """Generates and verifies the ``stream.*`` conformance vectors (checker, assembler, wire,
-enforce, consume, openai, attribution).
+enforce, consume, openai, attribution, usage).
 
 Each case below states its input AND its expected answer by hand. ``verify`` runs loom_ref on
 every case and fails if loom_ref's answer differs from the hand-written one; ``write`` (run
@@ -25,7 +25,7 @@ from loom_ref.stream import VECTOR_FUNCTIONS
 ROOT = Path(__file__).resolve().parents[2]
 CASES_DIR = ROOT / "conformance" / "cases"
 GROUPS = ("stream.checker", "stream.assembler", "stream.wire", "stream.enforce",
-          "stream.consume", "stream.openai", "stream.attribution")
+          "stream.consume", "stream.openai", "stream.attribution", "stream.usage")
 
 # --- wire-chunk builders ---------------------------------------------------------------------
 
@@ -964,6 +964,45 @@ ATTRIBUTION: list[tuple[str, str, str, J, Any]] = [
      ("error", "stream.wire.unknown-field")),
 ]
 
+# --- stream.usage (stream.usage_billed) --------------------------------------------------------
+
+
+def counts(i: int, o: int, **extra: int) -> J:
+    return {"usage": {"inputTokens": i, "outputTokens": o, **extra}}
+
+
+def billed(i: int, o: int) -> J:
+    return {"billedInputTokens": i, "billedOutputTokens": o}
+
+
+USAGE: list[tuple[str, str, str, J, Any]] = [
+    ("input-alone", "stream.usage.disjoint",
+     "no cache counts reported: billed input is the uncached input",
+     counts(12, 5), billed(12, 5)),
+    ("cache-read-added", "stream.usage.disjoint",
+     "billed input is uncached input plus cache reads (no writes reported)",
+     counts(12, 5, cacheReadTokens=30), billed(42, 5)),
+    ("cache-write-added", "stream.usage.disjoint",
+     "billed input is uncached input plus cache writes (no reads reported)",
+     counts(12, 5, cacheWriteTokens=7), billed(19, 5)),
+    ("all-three-summed", "stream.usage.disjoint",
+     "billed input is the sum of the three disjoint input counts",
+     counts(12, 5, cacheReadTokens=30, cacheWriteTokens=7), billed(49, 5)),
+    ("zero-counts-are-counts", "stream.usage.disjoint",
+     "a reported zero is a count like any other: billed input 0 + 0 + 4",
+     counts(0, 0, cacheReadTokens=0, cacheWriteTokens=4), billed(4, 0)),
+    ("reasoning-not-added", "stream.usage.reasoning-breakdown",
+     "reasoning is a breakdown of output, never an addition: billed output is outputTokens",
+     counts(40, 212, reasoningTokens=198), billed(40, 212)),
+    ("negative-count", "stream.wire.malformed", "a negative count is a wire error",
+     counts(3, 1, cacheReadTokens=-1), ("error", "stream.wire.bad-value")),
+    ("unknown-count", "stream.wire.malformed",
+     "a usage is closed: an unknown count is a wire error",
+     counts(3, 1, totalTokens=4), ("error", "stream.wire.unknown-field")),
+    ("usage-missing", "stream.vectors.input-order", "the input's usage member is required",
+     {}, ("error", "stream.wire.missing-field")),
+]
+
 
 def _vector(group: str, name: str, anchor: str, description: str, function: str, input: J,
             expect: J) -> J:
@@ -1006,6 +1045,9 @@ def cases() -> list[J]:
     for name, anchor, description, input, expected in ATTRIBUTION:
         built.append(_vector("stream.attribution", name, anchor, description,
                              "stream.attribution_headers", input, _expect(expected, lambda e: e)))
+    for name, anchor, description, input, expected in USAGE:
+        built.append(_vector("stream.usage", name, anchor, description, "stream.usage_billed",
+                             input, _expect(expected, lambda e: e)))
     return built
 
 

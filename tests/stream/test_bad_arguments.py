@@ -198,6 +198,9 @@ def vectors(value: Any) -> None:
                                      "apiKey": "k", "identity": {"product": "p", "version": "1",
                                                                  "url": "u"},
                                      "defaultMaxTokens": 1, "version": "v"},
+        "stream.usage_billed": {"usage": {"inputTokens": 1, "outputTokens": 1,
+                                          "cacheReadTokens": 0, "cacheWriteTokens": 0,
+                                          "reasoningTokens": 0}},
     }
     assert set(inputs) == set(VECTOR_FUNCTIONS)
     for name, good in inputs.items():

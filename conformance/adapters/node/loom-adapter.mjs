@@ -13,7 +13,7 @@
 //   journal.power-loss, journal.store-on-disk (journal-disk.mjs: a simulated disk, and a file
 //   store and a store log written through it);
 // - stream.check, stream.assemble, stream.decode, stream.enforce (stream.mjs); stream.consume,
-//   stream.openai_map, stream.attribution_headers (stream-io.mjs); stream.anthropic_map
+//   stream.openai_map, stream.attribution_headers, stream.usage_billed (stream-io.mjs); stream.anthropic_map
 //   (stream-anthropic.mjs);
 // - taint.guard_request, taint.unwrap, validators.check, validators.check_output
 //   (governance.mjs, with dialect.mjs for the validators' portable patterns), guards.run,

@@ -17,7 +17,7 @@
 //   single-line identity facts.
 
 import { LoomError } from "./journal.mjs";
-import { decodeChunks, isObject, jsonType, list, wireError } from "./stream.mjs";
+import { decodeChunks, decodeUsage, isObject, jsonType, list, wireError } from "./stream.mjs";
 
 const failure = (message, code) => ({ message, code });
 const finishError = (message, code) => ({ type: "finish", reason: { kind: "error", failure: failure(message, code) } });
@@ -411,8 +411,21 @@ function attributionInput(input) {
   return inputObject(identity, "$.identity", ["product", "version", "url"]);
 }
 
+// Billed counters (#stream.usage.disjoint, #stream.usage.reasoning-breakdown): the input
+// counts are disjoint, so billed input is their sum (an absent count adds nothing); output
+// already holds reasoning, so billed output is outputTokens.
+function usageBilled(input) {
+  const { usage } = inputObject(input, "$", ["usage"]);
+  const u = decodeUsage(usage, "$.usage");
+  return {
+    billedInputTokens: u.inputTokens + (u.cacheReadTokens ?? 0) + (u.cacheWriteTokens ?? 0),
+    billedOutputTokens: u.outputTokens,
+  };
+}
+
 export const STREAM_IO_VECTORS = {
   "stream.consume": consumeVector,
   "stream.openai_map": (input) => ({ chunks: mapEventStream(openaiInput(input)) }),
   "stream.attribution_headers": (input) => ({ headers: attributionHeaders(attributionInput(input)) }),
+  "stream.usage_billed": usageBilled,
 };

@@ -73,7 +73,7 @@ const count = (v, path) => {
   return v;
 };
 
-function decodeUsage(value, path) {
+export function decodeUsage(value, path) {
   const f = new Fields(value, path);
   const usage = { inputTokens: f.get("inputTokens", count), outputTokens: f.get("outputTokens", count) };
   for (const name of USAGE_OPTIONAL) {
