@@ -231,9 +231,11 @@ chunks("newline-is-lf", "agent.chunk-boundary",
        {"batches": ["a\rb\u2028c\n", "d"]})
 case("agent.chunk-deltas", "flush-starts-afresh", anchor="agent.chunk-flush", function=CD,
      description="After a flush the chunker starts afresh: with minChars 1, text pushed after "
-     "a flush and holding no boundary is held until the next flush, never cut early.",
-     input={"deltas": ["One. Two", "three", "four"], "minChars": 1, "flushAfter": [0]},
-     intent={"batches": ["One. ", "Two", "threefour"]})
+     "a flush and holding no boundary is held until the next flush, never cut early, and a "
+     "boundary at the very start of the text pushed after a flush is found.",
+     input={"deltas": ["One. Two", "three", "four", "\nFive"], "minChars": 1,
+            "flushAfter": [0, 2]},
+     intent={"batches": ["One. ", "Two", "threefour", "\n", "Five"]})
 case("agent.chunk-deltas", "flush-after-not-an-index", anchor="agent.vector-input",
      function=CD, description="flushAfter holds indexes of deltas.",
      input={"deltas": ["a"], "minChars": 1, "flushAfter": [1]},
