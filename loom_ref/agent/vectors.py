@@ -11,12 +11,15 @@ case's ``input`` object and returns its ``result`` object, or raises a ``LoomErr
   (``argument.agent-compaction``).
 - ``agent.kept_suffix``: ``{"sizes": [int], "afterBytes": int, "keepRecent": int}`` ->
   ``{"keep": int}``.
-- ``agent.chunk_deltas``: ``{"deltas": [str], "minChars": int}`` -> ``{"batches": [str]}``,
-  the flush batch (if any) last.
+- ``agent.chunk_deltas``: ``{"deltas": [str], "minChars": int, "flushAfter"?: [int]}`` ->
+  ``{"batches": [str]}``, the flush batch (if any) last; the chunker is also flushed after
+  each delta whose index ``flushAfter`` lists, and goes on as new (``agent.chunk-flush``).
 - ``agent.claim_check_envelope``: ``{"result": <json>, "preview": bool (default true)}``,
   where ``{"$tainted": {"value", "origin"}}`` stands for a tainted value
   (``taint.vector-encoding``) -> ``{"envelope": <envelope>, "stored": <canonical JSON text
-  stored>}``, over a :class:`MemoryContentStore`.
+  stored>}``, over a :class:`MemoryContentStore`; with ``"resolve": <json>`` also
+  ``"resolved"``: what ``resolve_claim_check`` gives for that value over the same store (the
+  ``$tainted`` encoding again).
 - ``agent.content_ref``: ``{"value": <json>}`` -> ``{"ref": "sha256:<hex>"}``.
 - ``agent.tool_result_content``: ``{"name": str, "result": <json>}`` -> ``{"content": str}``.
 - ``agent.model_effect``, ``agent.summarize``, ``agent.render_transcript``: the agent's effects
@@ -30,7 +33,12 @@ from typing import Any
 
 from loom_ref.agent.canonical import canonical_json
 from loom_ref.agent.chunk_deltas import chunk_deltas
-from loom_ref.agent.claim_check import MemoryContentStore, claim_check_envelope, content_ref
+from loom_ref.agent.claim_check import (
+    MemoryContentStore,
+    claim_check_envelope,
+    content_ref,
+    resolve_claim_check,
+)
 from loom_ref.agent.compaction import Compaction, compaction_plan, kept_suffix_for_bytes
 from loom_ref.agent.tools import tool_result_content
 from loom_ref.agent.transcript import message_bytes
@@ -90,6 +98,17 @@ def _decode_taint(value: Any) -> Any:
     return value
 
 
+def _encode_taint(value: Any) -> Any:
+    """The inverse of :func:`_decode_taint`: each TaintedValue as ``{"$tainted": ...}``."""
+    if isinstance(value, TaintedValue):
+        return {_TAINT_KEY: {"value": _encode_taint(value.value), "origin": value.origin}}
+    if isinstance(value, Mapping):
+        return {k: _encode_taint(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_encode_taint(v) for v in value]
+    return value
+
+
 def message_bytes_vector(payload: object) -> dict[str, Any]:
     p = _fields(payload, {"message"})
     return {"bytes": message_bytes(p["message"]), "canonical": canonical_json(p["message"])}
@@ -115,26 +134,37 @@ def kept_suffix_vector(payload: object) -> dict[str, Any]:
 
 
 def chunk_deltas_vector(payload: object) -> dict[str, Any]:
-    p = _fields(payload, {"deltas", "minChars"})
+    p = _fields(payload, {"deltas", "minChars"}, {"flushAfter"})
     deltas = p["deltas"]
     if not isinstance(deltas, list):
         raise InvalidArgument("deltas must be an array of strings")
+    marks = p.get("flushAfter", [])
+    if not isinstance(marks, list):
+        raise InvalidArgument("flushAfter must be an array of delta indexes")
+    flush_after = {_int(k, "flushAfter[]") for k in marks}
+    if any(not 0 <= k < len(deltas) for k in flush_after):
+        raise InvalidArgument("flushAfter must hold indexes of deltas")
     batches: list[str] = []
     chunker = chunk_deltas(batches.append, min_chars=p["minChars"])
-    for delta in deltas:
+    for i, delta in enumerate(deltas):
         chunker.push(delta)
+        if i in flush_after:  # spec: agent.chunk-flush -- then used again as new
+            chunker.flush()
     chunker.flush()
     return {"batches": batches}
 
 
 def claim_check_envelope_vector(payload: object) -> dict[str, Any]:
-    p = _fields(payload, {"result"}, {"preview"})
+    p = _fields(payload, {"result"}, {"preview", "resolve"})
     preview = p.get("preview", True)
     if not isinstance(preview, bool):
         raise InvalidArgument("preview must be a boolean")
     store = MemoryContentStore()
     envelope = claim_check_envelope(_decode_taint(p["result"]), store, preview=preview)
-    return {"envelope": envelope, "stored": store.get(envelope["ref"]).decode("utf-8")}
+    out = {"envelope": envelope, "stored": store.get(envelope["ref"]).decode("utf-8")}
+    if "resolve" in p:  # spec: agent.claim-check-ref
+        out["resolved"] = _encode_taint(resolve_claim_check(store, p["resolve"]))
+    return out
 
 
 def content_ref_vector(payload: object) -> dict[str, Any]:

@@ -13,7 +13,8 @@ process after a crash gets the same answers by the world's invocation counts:
 - ``tools: [{name, toolId?, description?, parameters?}]`` are scripted effects;
   ``compaction: {toolId, afterMessages?, afterBytes?, keepRecent?}`` names a scripted
   summarizer effect.
-- ``needsApproval``: ``true`` (every call) or a list of tool names.
+- ``needsApproval``: ``true`` (every call) or a list of tool names;
+  ``approvalResumeSchema``: the schema every approval gate carries (``agent.approval-payload``).
 - ``skills: {library: {name: instructions}, decider}``: the selector is the scripted decider;
   ``recall: {decider, recallLimit?}``: the scripted decider's answer is the memory's search
   result (the loop keeps at most ``recallLimit`` of it).
@@ -59,11 +60,13 @@ __all__ = ["AGENT_STEP_TOOL_ID", "CONFIG_KEYS", "OpaqueAgent", "build_config", "
 #: Members of an ``agent_loop`` config (INTERPRETING.md section 5a).
 CONFIG_KEYS = frozenset({
     "modelToolId", "router", "system", "tools", "maxIterations", "maxToolCallsPerTurn",
-    "needsApproval", "compaction", "warnTranscriptBytes", "skills", "recall", "streamMinChars"})
+    "needsApproval", "compaction", "warnTranscriptBytes", "skills", "recall", "streamMinChars",
+    "approvalResumeSchema"})
 
 _SIMPLE = {"modelToolId": "model_tool_id", "system": "system",
            "maxIterations": "max_iterations", "maxToolCallsPerTurn": "max_tool_calls_per_turn",
-           "warnTranscriptBytes": "warn_transcript_bytes", "streamMinChars": "stream_min_chars"}
+           "warnTranscriptBytes": "warn_transcript_bytes", "streamMinChars": "stream_min_chars",
+           "approvalResumeSchema": "approval_resume_schema"}
 
 
 class _TracedCtx:

@@ -1088,5 +1088,56 @@ SPEC_GAPS = [
           claims=[{"result": failed("agent.compaction-output"), "calls": COMPACT_CALLS[:-1]}]),
 ]
 
+# -- rules no case pinned yet (issue 21: mutants of the agent layer that the suite let live) --
+
+PINNED = [
+    agent("agent.errors/stream-min-chars-zero", "agent.config-guard",
+          "streamMinChars is an int >= 1: 0 is refused with argument.invalid when the config "
+          "is built, before any turn (not when the first turn's text reaches the chunker).",
+          config={**BASE, "streamMinChars": 0}, effects=TWO_TURNS, actions=[START],
+          claims=[{"result": failed("argument.invalid"), "calls": [],
+                   "events": ["EXECUTION_STARTED", "EXECUTION_FAILED"]}]),
+    agent("agent.loop/opaque-no-stream", "agent.step-opaque",
+          "The opaque form cannot reach the durable stream: a config with streamMinChars is "
+          "refused with argument.agent-step before the step.",
+          config={**BASE, "streamMinChars": 5}, effects=TWO_TURNS, actions=[START],
+          opaque=True,
+          claims=[{"result": failed("argument.agent-step"), "calls": [], "transients": [],
+                   "events": ["EXECUTION_STARTED", "EXECUTION_FAILED"]}]),
+    agent("agent.summary/bytes-alone-default-keep", "agent.compaction-guard",
+          "A compaction block with afterBytes alone and no keepRecent is accepted (the "
+          "default keepRecent applies) and compacts by the byte rule.",
+          config={**BASE, "compaction": {"toolId": "summarize", "afterBytes": 400}},
+          effects={"llm": scripted(A0, said("Done.")), "lookup": scripted({"blob": "x" * 500}),
+                   "summarize": scripted({"summary": "S"})},
+          actions=[START],
+          claims=[{"result": done(answer("Done.", 2)),
+                   "calls": ["#turn:0", "#turn:0:tool:0", "#turn:1:compact", "#turn:1"]}],
+          checks=(("the byte rule folded all but the newest message",
+                   lambda o: step_input(o, "#turn:1:compact") == {"messages": [user(ASK),
+                                                                               A0]}),)),
+    agent("agent.approval/config-schema-on-gate", "agent.approval-payload",
+          "With approvalResumeSchema configured, every approval gate carries that schema "
+          "itself (journaled as the gate's resumeSchema): the kernel refuses a malformed "
+          "payload (kernel.invalid-resume, nothing written), a valid approval runs the tool.",
+          config={**APPROVE_CFG, "approvalResumeSchema": APPROVAL_SCHEMA},
+          effects=CHARGE_EFFECTS,
+          actions=[START, resume({"approved": "yes"}), resume({"approved": True})],
+          claims=[{"result": waiting(GATE)},
+                  {"raised": "kernel.invalid-resume", "calls": [], "events": []},
+                  {"result": done(answer("Settled.", 2)),
+                   "calls": ["#turn:0:tool:0", "#turn:1"]}],
+          checks=(("the gate journals the schema",
+                   lambda o: [p.get("resumeSchema") for p in journal_events(
+                       o, "EXECUTION_SUSPENDED")] == [APPROVAL_SCHEMA]),)),
+    agent("agent.approval/config-schema-refused", "agent.approval-payload",
+          "An approvalResumeSchema the kernel's schema subset refuses is argument.schema when "
+          "the config is built, before any turn.",
+          config={**APPROVE_CFG, "approvalResumeSchema": {"type": "object", "format": "x"}},
+          effects=CHARGE_EFFECTS, actions=[START],
+          claims=[{"result": failed("argument.schema"), "calls": [],
+                   "events": ["EXECUTION_STARTED", "EXECUTION_FAILED"]}]),
+]
+
 DEFINITIONS: list[dict[str, Any]] = [*LOOP, *OPAQUE, *ERRORS, *TOOLS, *APPROVAL, *CHOICES, *ROUTER,
-                                     *SUMMARY_CASES, *SPEC_GAPS]
+                                     *SUMMARY_CASES, *SPEC_GAPS, *PINNED]

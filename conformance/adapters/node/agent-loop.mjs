@@ -27,7 +27,7 @@
 // - The opaque form (#agent.step-opaque) runs the same loop inside ONE durable step
 //   `agent_step`, its model and tool calls transient calls of the scripted world.
 
-import { LoomError, allJsonValues } from "./journal.mjs";
+import { LoomError, allJsonValues, checkSchema } from "./journal.mjs";
 import { Ctx } from "./kernel.mjs";
 import {
   WHITESPACE, canonicalJson, chunkDeltas, compactionPlan, toolResultContent, utf8Length,
@@ -50,7 +50,7 @@ const truthy = (v) => !(v === false || v === null || v === 0 || v === "" ||
 // -- the config (INTERPRETING.md section 5a) -----------------------------------------------
 const CONFIG_MEMBERS = ["modelToolId", "router", "system", "tools", "maxIterations",
   "maxToolCallsPerTurn", "needsApproval", "compaction", "warnTranscriptBytes", "skills", "recall",
-  "streamMinChars"];
+  "streamMinChars", "approvalResumeSchema"];
 const DEFAULT_REASON = "declined by the approver"; // spec: agent.approval-payload
 const APPROVAL_ON = "AgentToolApproval"; // spec: agent.approval-gate
 
@@ -88,12 +88,15 @@ export function buildConfig(raw) {
     skills: raw.skills ?? null,
     recall: raw.recall ? { recallLimit: 5, ...raw.recall } : null,
     streamMinChars: raw.streamMinChars ?? null,
+    approvalResumeSchema: raw.approvalResumeSchema ?? null,
     compaction: null,
   };
   // spec: agent.config-guard
   if (typeof cfg.system !== "string") throw bad("system must be a string");
   for (const k of ["maxIterations", "maxToolCallsPerTurn"]) if (!isInt(cfg[k], 1)) throw bad(`${k} must be an int >= 1`);
   if (cfg.streamMinChars !== null && !isInt(cfg.streamMinChars, 1)) throw bad("streamMinChars must be an int >= 1");
+  // spec: agent.approval-payload — a schema the kernel's subset refuses: argument.schema, when built
+  if (cfg.approvalResumeSchema !== null) checkSchema(cfg.approvalResumeSchema, "approvalResumeSchema");
   if (cfg.warnTranscriptBytes !== false && !isInt(cfg.warnTranscriptBytes, 1)) {
     throw bad("warnTranscriptBytes must be an int >= 1 or false");
   }
@@ -348,7 +351,8 @@ function* toolCall(ctx, cfg, i, j, call) {
   if (why) return error("agent.tool-arguments", why);
   if (needsApproval(cfg, call)) {
     // spec: agent.approval-gate — park BEFORE the tool's execute
-    const payload = yield ctx.suspend(`${step}:approval`, APPROVAL_ON, step);
+    // spec: agent.approval-payload — the gate carries the config's schema, if any
+    const payload = yield ctx.suspend(`${step}:approval`, APPROVAL_ON, step, cfg.approvalResumeSchema);
     if (!(isObject(payload) && payload.approved === true)) { // spec: agent.approval-payload, fail closed
       const reason = isObject(payload) && typeof payload.reason === "string" && payload.reason ? payload.reason : DEFAULT_REASON;
       return block(toolResultContent(call.name, { refused: true, reason }), false); // agent.tool-refusal

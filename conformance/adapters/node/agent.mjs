@@ -252,20 +252,36 @@ export const AGENT_VECTORS = {
     return { content: toolResultContent(name, result) };
   },
   "agent.claim_check_envelope": (input) => {
-    const { result, preview = true } = members(input, ["result"], ["preview"]);
+    const { result, preview = true } = members(input, ["result"], ["preview", "resolve"]);
     if (typeof preview !== "boolean") throw invalid("preview is a boolean");
     const out = claimCheckEnvelope(decodeTainted(result), preview);
-    return { envelope: encodeTainted(out.envelope), stored: out.stored };
+    const answer = { envelope: encodeTainted(out.envelope), stored: out.stored };
+    if (Object.hasOwn(input, "resolve")) {
+      // spec: agent.claim-check-ref — only an envelope is resolved, against a store holding
+      // this one result; the stored form is the $tainted encoding, so parsing it gives the
+      // resolved value in that encoding
+      const env = input.resolve;
+      if (!isObject(env) || env.__loomClaimCheck !== true || typeof env.ref !== "string") {
+        throw invalid("not a claim-check envelope");
+      }
+      if (env.ref !== out.envelope.ref) throw invalid(`no content stored as ${env.ref}`, "agent.content-not-found");
+      answer.resolved = JSON.parse(out.stored);
+    }
+    return answer;
   },
   // The value may hold the $tainted encoding: decoded (a malformed one is refused), then stored so.
   "agent.content_ref": (input) =>
     ({ ref: contentRef(canonicalJson(decodeTainted(members(input, ["value"]).value), storedForm)) }),
   "agent.chunk_deltas": (input) => {
-    const { deltas, minChars } = members(input, ["deltas", "minChars"]);
+    const { deltas, minChars, flushAfter = [] } = members(input, ["deltas", "minChars"], ["flushAfter"]);
     if (!Array.isArray(deltas)) throw invalid("deltas is an array");
+    if (!Array.isArray(flushAfter) || !flushAfter.every((k) => isCount(k, 0) && k < deltas.length)) {
+      throw invalid("flushAfter holds indexes of deltas");
+    }
     const batches = [];
     const chunker = chunkDeltas((b) => batches.push(b), minChars);
-    deltas.forEach((d) => chunker(d));
+    // spec: agent.chunk-flush — a flush after the listed deltas; the chunker goes on as new
+    deltas.forEach((d, i) => { chunker(d); if (flushAfter.includes(i)) chunker.flush(); });
     chunker.flush();
     return { batches };
   },

@@ -1,0 +1,72 @@
+"""The agent layer's checks that only a Python caller can trip (spec: errors.invalid-argument).
+
+Each check refuses a value no JSON input of a conformance function can carry (a callable, a
+Python object standing for a store, ``bytes`` against ``str``, a non-sequence where the
+vector functions already refuse anything but a list), so the conformance suite cannot pin
+it; these tests do, each on the refusal's stable ``code`` (``argument.invalid``), never on
+its message. They are named in ``tools/mutation/reviewed/agent.json`` (beyond-protocol).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from loom_ref.agent import (
+    AgentLoopConfig,
+    ListMemory,
+    MemoryContentStore,
+    claim_check_envelope,
+    claim_check_middleware,
+    kept_suffix_for_bytes,
+    recall,
+    resolve_claim_check,
+)
+from loom_ref.errors import InvalidArgument
+
+ANY: Any = None  # a value of the wrong kind, typed loosely for the checks below
+
+
+def refused(call: Any) -> str:
+    """The code of the InvalidArgument that ``call()`` raises (any other outcome fails)."""
+    with pytest.raises(InvalidArgument) as info:
+        call()
+    return info.value.code
+
+
+def test_recall_refuses_a_decide_that_is_not_callable_before_yielding() -> None:
+    gen = recall(decide=ANY, memory=ListMemory(["a"]), query="a", recall_limit=1)
+    assert refused(lambda: next(gen)) == "argument.invalid"
+
+
+def test_the_memory_store_stores_bytes_only() -> None:
+    store = MemoryContentStore()
+    assert refused(lambda: store.put("text, not bytes")) == "argument.invalid"  # type: ignore[arg-type]
+    assert store.blobs == {}
+
+
+def test_resolving_needs_a_content_store() -> None:
+    store = MemoryContentStore()
+    envelope = claim_check_envelope({"a": 1}, store)
+    assert resolve_claim_check(store, envelope) == {"a": 1}
+    assert refused(lambda: resolve_claim_check(ANY, envelope)) == "argument.invalid"
+
+
+def test_the_middleware_check_takes_a_string_tool_id() -> None:
+    middleware = claim_check_middleware(MemoryContentStore(), ["t"])
+    assert middleware.check("other", 1) == 1  # a tool not opted in: unchanged
+    assert refused(lambda: middleware.check(ANY, 1)) == "argument.invalid"
+
+
+def test_kept_suffix_for_bytes_takes_a_sequence_of_sizes() -> None:
+    assert kept_suffix_for_bytes((3, 1), 4, 8) == 1
+    assert refused(lambda: kept_suffix_for_bytes(ANY, 4, 8)) == "argument.invalid"
+    assert refused(lambda: kept_suffix_for_bytes(5, 4, 8)) == "argument.invalid"  # type: ignore[arg-type]
+
+
+def test_the_approval_gate_namer_must_be_callable() -> None:
+    assert AgentLoopConfig(model_tool_id="llm").approval_gate("#turn:0:tool:0") == (
+        "#turn:0:tool:0:approval")
+    assert refused(lambda: AgentLoopConfig(model_tool_id="llm", approval_gate=ANY)) == (
+        "argument.invalid")
