@@ -624,3 +624,13 @@ DEFINITIONS += [
            input={"text": LOG_HEADER + header("a") + lev("b", 7, *started("b"))},
            claim=corrupt(3, "journal.bad-header")),
 ]
+
+# -- issue 21 (semantic mutants): an in-doubt execution waits for its step's outcome ---------
+DEFINITIONS += [
+    vector("journal.fold/in-doubt-takes-no-completion", "journal.transitions",
+           "An in-doubt execution cannot complete past its unresolved step: only the step's "
+           "outcome or EXECUTION_FAILED may follow STEP_IN_DOUBT, so EXECUTION_COMPLETED is "
+           "illegal there.",
+           function=F, input=events(START, STEP, ("STEP_IN_DOUBT", {"stepId": "add#1"}), END),
+           claim=illegal),
+]

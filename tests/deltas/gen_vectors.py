@@ -293,6 +293,14 @@ case("deltas.failclosed", "redaction-rule-order", anchor="deltas.redaction-inspe
      input={"attempts": [{"deltas": ["abcd"]}], "perCall": "none",
             "redact": [{"kind": "deny", "patterns": ["abc", "bcd"]}]},
      intent={"warnings": [], "outcome": ok("[redacted]d")})
+case("deltas.failclosed", "one-validator-uncovered", anchor="deltas.fail-closed",
+     description="Decision 10: a safety middleware whose validators are covered only in "
+     "part (one has a delta form, another an output form and none) is an uncovered output "
+     "inspector: streaming is refused for both sinks, not guarded by the delta forms it has.",
+     input={"attempts": [{"deltas": ["a", "b"]}], "configured": "collect",
+            "validators": [PII, {"kind": "deny", "patterns": ["secret"], "delta": False}]},
+     intent={"perCall": [], "configured": [], "warnings": ["deltas.streaming-disabled"],
+             "outcome": ok("ab")})
 
 # -- deltas.window: decisions 6, 8 -----------------------------------------------------------
 case("deltas.window", "late-writes", anchor="deltas.live-window",

@@ -19,6 +19,10 @@ scored with pytest too; about 40 minutes on two cores), from the project's root:
 
     python -m tools.mutation --sample 60 --seed 21 --pytest --jobs 2
 
+The semantic mutants (``tools/mutation/semantic.py``: hand-written changes, each breaking one
+rule of the seeds, named by its spec anchor) are scored alone, in about two minutes, with
+``python -m tools.mutation --semantic --no-random --jobs 1``.
+
 Other runs:
 
     python -m tools.mutation --layer kernel --sample 20          # one layer, a quick look
