@@ -1,5 +1,6 @@
 """Which mutants a run scores: the population of a layer (or file, or function), the seeded
-sample drawn from it, the semantic mutants, and the reviewed lists (equivalent, beyond the protocol)."""
+sample drawn from it, the semantic mutants, and the reviewed lists (equivalent, beyond the
+protocol)."""
 
 from __future__ import annotations
 
