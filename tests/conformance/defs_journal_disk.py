@@ -239,6 +239,13 @@ DEFINITIONS: list[dict[str, Any]] = [
             "files", "write-ahead", [{"do": "create", "executionId": "e1"},
                                      {"do": "create", "executionId": "../e2"}],
             lambda r: r == {"error": {"code": "argument.execution-id"}}),
+    on_disk("log-read-refuses-bad-execution-id", "journal.execution-ids",
+            "The store log refuses an execution id that is not a safe file name on read too, "
+            "as every store does where an id names a journal: argument.execution-id, not "
+            "journal.not-found.",
+            "log", "write-ahead", [{"do": "create", "executionId": "e1"},
+                                   {"do": "read", "executionId": "../e1"}],
+            lambda r: r == {"error": {"code": "argument.execution-id"}}),
     on_disk("log-dir-sync-per-store", "journal.dir-sync",
             "The store log syncs its directory once per store: again after the store is "
             "opened anew, since the writer cannot know whether the log's creator synced it.",
