@@ -109,6 +109,11 @@ DEFINITIONS: list[dict[str, Any]] = [
                [create(), op("append", text="x\n"), op("fsync"),
                 {"op": "fsyncDir", "path": "/disk"}],
                lambda r: [i["variant"] for i in r["result"]["images"]] == ["synced"]),
+    power_loss("directories-are-absolute",
+               "The simulated disk's directories are absolute paths: a list holding a "
+               "relative one is refused (argument.invalid) before any operation runs.",
+               [create()], lambda r: r == {"error": {"code": "argument.invalid"}},
+               directories=["/disk", "disk2"]),
     power_loss("boot-from-an-image",
                "A disk booted from an image holds its files durably: nothing of them can be "
                "lost by the next power loss.",
