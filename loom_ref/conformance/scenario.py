@@ -211,6 +211,7 @@ class ScenarioRun:
                                       idempotency_key=ctx.idempotency_key or "")
                 return world.transient(tool, input)
             registry.register(Effect(tool_id=tool, execute=execute,
+                                     modes=frozenset(Mode(m) for m in world.modes(tool)),
                                      idempotent=world.is_idempotent(tool)))
         if AGENT_STEP_TOOL_ID not in world.effects:
             self.opaque.host = registry

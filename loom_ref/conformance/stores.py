@@ -1,14 +1,19 @@
 """The journal stores loom_ref runs a scenario on: one place per store, for the ``store`` mode.
 
 Rules (``conformance/INTERPRETING.md`` section 8, mode ``store``; ``spec/journal.md``,
-``journal.stores-agree``). loom_ref's start reply names four stores, the default first:
+``journal.stores-agree``). loom_ref's start reply names five stores, the default first:
 
 - ``memory``: :class:`~loom_ref.journal.MemoryStore`, the store every case runs on;
 - ``files``: :class:`~loom_ref.journal.FileStore`, one JSONL file per execution in a
   temporary directory, on the operating system's file system;
 - ``log``: :class:`~loom_ref.journal.LogStore`, the store log of section 1.7, in a
   temporary directory;
-- ``sqlite``: :class:`~loom_ref.journal.SqliteStore`, section 1.9, in a temporary directory.
+- ``sqlite``: :class:`~loom_ref.journal.SqliteStore`, section 1.9, in a temporary directory;
+- ``content``: the extension of section 1.10, a
+  :class:`~loom_ref.journal.ContentResolvingStore` (its default configuration, the agent
+  transcript by reference) over a ``files`` store: the suite passing on it is what
+  ``journal.content-resolve`` promises (events, fold, replay and every value a body sees
+  are those of the same journal written inline).
 
 Each with its default fsync policy, in a temporary directory on tmpfs where there is one.
 
@@ -16,8 +21,8 @@ Each with its default fsync policy, in a temporary directory on tmpfs where ther
   the store log the prefix is long enough to name its execution (``journal.log-torn-tail``:
   torn bytes that stop inside the execution id name none, so nobody would be told).
 - A case that edits a journal's bytes (``tear``, ``appendBytes``, ``corrupt``) runs on the
-  stores that keep the one-file-per-execution form (memory, files) and is answered
-  *skipped* on the others.
+  stores that keep the one-file-per-execution form of inline payloads (memory, files) and is
+  answered *skipped* on the others.
 - A *place* is where one scenario's journals live. For a store that outlives its process
   (all but ``memory``), every action opens the store afresh, as a new process would, after
   the previous action's store is closed (which is what the death of a process does to its
@@ -34,7 +39,7 @@ import tempfile
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from loom_ref.journal import FileStore, LogStore, MemoryStore, SqliteStore
+from loom_ref.journal import ContentResolvingStore, FileStore, LogStore, MemoryStore, SqliteStore
 
 __all__ = ["STORES", "Place", "place"]
 
@@ -104,6 +109,7 @@ STORES: Mapping[str, Callable[[str], Any] | None] = {
     "files": FileStore,
     "log": lambda directory: LogStore(os.path.join(directory, "store.log")),
     "sqlite": lambda directory: SqliteStore(os.path.join(directory, "store.db")),
+    "content": lambda directory: ContentResolvingStore(FileStore(directory)),
 }
 
 

@@ -6,7 +6,9 @@ Rules (``conformance/INTERPRETING.md`` section 6):
   calls alike, across crashes, recoveries and restarts) with entry ``n`` of its script, the
   last entry repeating: ``{"return": v}``, ``{"raise": {code, message}}`` (without
   ``code``: an error that carries none, :class:`ScriptedFailure`) or ``{"echo": true}``
-  (return the call's input). The count belongs to the world, not to the
+  (return the call's input). An effect may list the modes it allows (``modes``, default
+  both): the host refuses a call in another mode with ``effect.mode-refused`` before the
+  effect runs, so the refused call is not traced and uses no script entry. The count belongs to the world, not to the
   process: "fresh effects" after a crash are fresh instances talking to the same world, so a
   recovered run sees exactly what an uncrashed one would have seen at that point.
 - A scripted decider answers its n-th invocation in the whole case the same way:
@@ -87,6 +89,10 @@ class World:
     def is_idempotent(self, tool: str) -> bool:
         spec = self.effects.get(tool)
         return bool(spec and spec.get("idempotent", False))
+
+    def modes(self, tool: str) -> list[str]:
+        """The modes ``tool`` allows: its ``modes`` member, both when it has none."""
+        return list(self.effects.get(tool, {}).get("modes", ("durable", "transient")))
 
     def _answer(self, tool: str, input: Any) -> Any:
         n = self.effect_counts.get(tool, 0)

@@ -109,6 +109,11 @@ DEFINITIONS: list[dict[str, Any]] = [
                [create(), op("append", text="x\n"), op("fsync"),
                 {"op": "fsyncDir", "path": "/disk"}],
                lambda r: [i["variant"] for i in r["result"]["images"]] == ["synced"]),
+    power_loss("directories-are-absolute",
+               "The simulated disk's directories are absolute paths: a list holding a "
+               "relative one is refused (argument.invalid) before any operation runs.",
+               [create()], lambda r: r == {"error": {"code": "argument.invalid"}},
+               directories=["/disk", "disk2"]),
     power_loss("boot-from-an-image",
                "A disk booted from an image holds its files durably: nothing of them can be "
                "lost by the next power loss.",
@@ -238,6 +243,13 @@ DEFINITIONS: list[dict[str, Any]] = [
             "journal, before it touches the disk: the whole call is refused.",
             "files", "write-ahead", [{"do": "create", "executionId": "e1"},
                                      {"do": "create", "executionId": "../e2"}],
+            lambda r: r == {"error": {"code": "argument.execution-id"}}),
+    on_disk("log-read-refuses-bad-execution-id", "journal.execution-ids",
+            "The store log refuses an execution id that is not a safe file name on read too, "
+            "as every store does where an id names a journal: argument.execution-id, not "
+            "journal.not-found.",
+            "log", "write-ahead", [{"do": "create", "executionId": "e1"},
+                                   {"do": "read", "executionId": "../e1"}],
             lambda r: r == {"error": {"code": "argument.execution-id"}}),
     on_disk("log-dir-sync-per-store", "journal.dir-sync",
             "The store log syncs its directory once per store: again after the store is "

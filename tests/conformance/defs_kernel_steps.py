@@ -100,6 +100,19 @@ DEFINITIONS: list[dict[str, Any]] = [
                     "catch": {"as": "e", "body": [ret(var("e"))]}}],
              actions=START, claims=[{"result": done({"code": "effect.unknown-tool"}),
                                      "calls": []}]),
+    scenario("kernel.steps/durable-step-on-transient-only-tool", "kernel.effect-forms",
+             "An effect that allows only transient calls refuses a durable step with "
+             "effect.mode-refused before it runs (a step failure; the effect is not called), "
+             "while the body's transient-free steps on other tools run.",
+             body=[ex("echo", 1),
+                   {"op": "try", "body": [ex("llm", 1)],
+                    "catch": {"as": "e", "body": [ret(var("e"))]}}],
+             effects={"echo": {"modes": ["durable"], "script": [{"echo": True}]},
+                      "llm": {"modes": ["transient"], "script": [{"return": "x"}]}},
+             actions=START,
+             claims=[{"result": done({"code": "effect.mode-refused"}), "calls": ["echo#1"],
+                      "events": ["EXECUTION_STARTED", "STEP_STARTED", "STEP_COMPLETED",
+                                 "STEP_STARTED", "STEP_FAILED", "EXECUTION_COMPLETED"]}]),
     scenario("kernel.steps/body-raises", "kernel.body-failure",
              "The body's own error ends the execution with EXECUTION_FAILED carrying its code "
              "and message.",
@@ -247,6 +260,20 @@ DEFINITIONS: list[dict[str, Any]] = [
              claims=[{"result": done("use search"), "transients": ["llm"], "calls": [],
                       "events": ["EXECUTION_STARTED", "DECISION_RECORDED",
                                  "EXECUTION_COMPLETED"]}]),
+    scenario("kernel.decide/transient-call-on-durable-only-tool", "kernel.effect-forms",
+             "A decider's transient call to an effect that allows only durable calls is "
+             "refused with effect.mode-refused before the effect runs: the decider throws, "
+             "nothing is journaled for the decision, and the body can catch it.",
+             body=[{"op": "try", "body": [{"op": "decide", "id": "plan", "as": "p"}],
+                    "catch": {"as": "e", "body": [ret(var("e"))]}}],
+             effects={"charge": {"modes": ["durable"], "script": [{"return": "paid"}]}},
+             deciders={"plan": {"script": [{"invokeTransient": {"tool": "charge"}}]}},
+             actions=START,
+             exclude={m: "the refused call leaves a decision hole that replay re-runs, "
+                         "calling the effect (kernel.decider-throws)"
+                      for m in ("replay", "always-replay")},
+             claims=[{"result": done({"code": "effect.mode-refused"}), "transients": [],
+                      "calls": [], "events": ["EXECUTION_STARTED", "EXECUTION_COMPLETED"]}]),
     scenario("kernel.decide/transient-not-repeated", "kernel.replay-serve",
              "On resume, a recorded decision is served: neither its decider nor its transient "
              "call runs again.",

@@ -18,7 +18,7 @@ from .helpers import failures, run
 def test_every_named_store_runs_the_scenarios() -> None:
     suite = run(InProcessImplementation(LoomRefAdapter()), only=["kernel.recover"])
     ran = {r.id.rpartition("@")[2] for r in suite.results if r.mode == "store"}
-    assert ran == {"files", "log", "sqlite"}  # every store but the first, memory
+    assert ran == {"files", "log", "sqlite", "content"}  # every store but the first, memory
     assert all(r.anchor == "journal.stores-agree" for r in suite.results if r.mode == "store")
     assert not failures(suite)
 

@@ -85,17 +85,26 @@ class World {
     if ("raise" in e) throw scripted(e.raise);
     return "echo" in e ? copy(input) : copy(e.return);
   }
+  // an effect's own declaration of its modes (default both): refused before it runs
+  allows(tool, mode) {
+    const modes = this.effects[tool] && this.effects[tool].modes;
+    if (modes && !modes.includes(mode)) {
+      throw new LoomError("effect.mode-refused", `${tool} does not allow ${mode} calls`);
+    }
+  }
   host(failing) {
     const host = {
       invoke: ({ tool, stepId, key, input }) => {
         const provided = this.provided[tool];
         if (!(tool in this.effects) && !provided) throw new LoomError("effect.unknown-tool", `no effect ${tool}`);
+        this.allows(tool, "durable");
         this.trace.push({ call: { tool, stepId, idempotencyKey: key, input: copy(input) } });
         if (failing) throw new LoomError("conformance.called-on-replay", "replay called an effect");
         return provided ? provided(copy(input), host) : this.answer(tool, input);
       },
       invokeTransient: (tool, input) => {
         if (!(tool in this.effects)) throw new LoomError("effect.unknown-tool", `no effect ${tool}`);
+        this.allows(tool, "transient");
         this.trace.push({ transient: { tool, input: copy(input) } });
         if (failing) throw new LoomError("conformance.called-on-replay", "replay called an effect");
         return this.answer(tool, input);
