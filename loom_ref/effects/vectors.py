@@ -32,9 +32,9 @@ Input (every key but ``attempts`` optional)::
 ``inspects_output`` or not; ``order`` reorders the chain (names ``retry``, ``redact``,
 ``safety``, ``budget``, ``inspector``, ``rewrite``, ``rateLimit``); ``rateLimit`` adds a
 ``RateLimitMiddleware``; ``"redact": false`` a redaction middleware with no redactor; a
-``{"write": v}`` entry has the effect write the non-string ``v`` to ``ctx.on_delta``; with ``scope`` the call goes through a
-``DecideScope`` (execution ``x1``), and ``{"abort": reason, "source": "execution"}`` aborts the
-execution's cancel signal instead of the caller's.
+``{"write": v}`` entry has the effect write the non-string ``v`` to ``ctx.on_delta``; with
+``scope`` the call goes through a ``DecideScope`` (execution ``x1``), and ``{"abort": reason,
+"source": "execution"}`` aborts the execution's cancel signal instead of the caller's.
 
 Result::
 

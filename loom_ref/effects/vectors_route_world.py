@@ -321,12 +321,15 @@ def build_effect(value: object, i: int, world: World) -> Effect:
         return input if ending == "echo" else step["value"]
 
     # Effect refuses a tool id that is not a non-empty string (effects.route-vector)
-    return Effect(tool_id=data.get("toolId"), execute=execute, modes=_modes(data.get("modes"), "modes"),
+    tool_id: Any = data.get("toolId")
+    return Effect(tool_id=tool_id, execute=execute, modes=_modes(data.get("modes"), "modes"),
                   idempotent=boolean(data, "idempotent", False))
 
 
 def build_grant(value: object, i: int) -> Grant:
     data = obj(value, f"grants[{i}]", frozenset({"principal", "toolId", "modes"}))
     # Grant refuses a principal or tool id that is not a non-empty string (effects.route-vector)
-    return Grant(principal=data.get("principal"), tool_id=data.get("toolId"),
+    principal: Any = data.get("principal")
+    tool_id: Any = data.get("toolId")
+    return Grant(principal=principal, tool_id=tool_id,
                  modes=_modes(data.get("modes"), f"grants[{i}].modes"))
