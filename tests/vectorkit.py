@@ -53,10 +53,14 @@ def with_patterns(answer: Any, intent: Any) -> Any:
 
 def case_file(c: Case, check_intent: CheckIntent) -> tuple[Path, dict[str, Any]]:
     """The case's path and document, after its answer passed ``check_intent``; a pattern in
-    the intent's result replaces the value it matched (:func:`with_patterns`)."""
+    the intent's result, or in its error ``details``, replaces the value it matched
+    (:func:`with_patterns`)."""
     expect = compute(c)
-    if "result" in expect and isinstance(c.get("intent"), dict):
-        expect = {"result": with_patterns(expect["result"], c["intent"])}
+    intent = c.get("intent")
+    if "result" in expect and isinstance(intent, dict):
+        expect = {"result": with_patterns(expect["result"], intent)}
+    elif "error" in expect and isinstance(intent, dict) and isinstance(intent.get("details"), dict):
+        expect = {"error": with_patterns(expect["error"], intent["details"])}
     check_intent(c, expect)
     doc = {"id": f"{c['group']}/{c['name']}", "anchor": c["anchor"], "tier": c["tier"],
            "description": c["description"], "family": "vector", "function": c["function"],

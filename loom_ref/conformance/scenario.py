@@ -62,12 +62,13 @@ _REPLAY_AFTER = frozenset({EventKind.STEP_COMPLETED, EventKind.STEP_FAILED,
 
 
 #: The error details an observation carries (INTERPRETING.md section 6): where a journal
-#: is bad, and why.
-ERROR_DETAILS = ("line", "reason")
+#: is bad, and why; where a pattern is outside its dialect, and which dialect.
+ERROR_DETAILS = ("line", "reason", "position", "dialect")
 
 
 def error_observation(exc: LoomError) -> dict[str, Any]:
-    """``{"code", "line"?, "reason"?}`` of an error."""
+    """``{"code", "line"?, "reason"?, "position"?, "dialect"?}`` of an error (the details
+    cases check: a journal line, a reason, a pattern error's position and dialect)."""
     out: dict[str, Any] = {"code": exc.code}
     for key in ERROR_DETAILS:
         value = exc.details.get(key)

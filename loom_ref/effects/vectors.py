@@ -15,22 +15,26 @@ no randomness, no environment.
 Input (every key but ``attempts`` optional)::
 
     {"toolId": "llm", "mode": "transient" | "durable",
-     "attempts": [{"deltas": [<str> | {"abort": <reason>}], "end": true, "usage": <usage>,
+     "attempts": [{"deltas": [<str> | {"abort": <reason>} | {"write": <non-string json>}],
+                   "end": true, "usage": <usage>,
                    "outcome": "return" | "raise", "output": <json>, "catchSever": false}],
      "retry": <max attempts, default len(attempts)>,
      "validators": [<validator>], "deltaWindow": 4096, "holdBack": false,
-     "maxStreamTokens": <n>, "inspectsOutput": false, "redact": [<validator>],
+     "maxStreamTokens": <n>, "inspectsOutput": false, "redact": [<validator>] | false,
      "perCall": "collect" | "raise" | "none", "configured": "collect" | "raise" | "none",
      "late": [<str>], "kill": <reason>, "input": <json>,
      "rewrite": {"replace": [<old>, <new>], "inspectsOutput": <bool>},
+     "rateLimit": {"capacity": <n>, "rate": <n>, "per"?: "tool"},
      "order": [<middleware name>], "scope": false}
 
 ``kill`` engages the runtime's kill switch for the tool before the call (a refused call).
 ``rewrite`` adds a middleware that rewrites a ``str`` output after ``next``, marked
 ``inspects_output`` or not; ``order`` reorders the chain (names ``retry``, ``redact``,
-``safety``, ``budget``, ``inspector``, ``rewrite``); with ``scope`` the call goes through a
-``DecideScope`` (execution ``x1``), and ``{"abort": reason, "source": "execution"}`` aborts the
-execution's cancel signal instead of the caller's.
+``safety``, ``budget``, ``inspector``, ``rewrite``, ``rateLimit``); ``rateLimit`` adds a
+``RateLimitMiddleware``; ``"redact": false`` a redaction middleware with no redactor; a
+``{"write": v}`` entry has the effect write the non-string ``v`` to ``ctx.on_delta``; with
+``scope`` the call goes through a ``DecideScope`` (execution ``x1``), and ``{"abort": reason,
+"source": "execution"}`` aborts the execution's cancel signal instead of the caller's.
 
 Result::
 
@@ -57,6 +61,7 @@ from loom_ref.effects.effect import Effect
 from loom_ref.effects.errors import AbortedError
 from loom_ref.effects.kill_switch import KillSwitch
 from loom_ref.effects.middleware.base import Middleware, Next
+from loom_ref.effects.middleware.rate_limit import RateLimitMiddleware
 from loom_ref.effects.middleware.redaction import pattern_redactor, redaction_middleware
 from loom_ref.effects.middleware.retry import RetryMiddleware, backoff_delay
 from loom_ref.effects.middleware.safety import safety_middleware, stream_budget_middleware
@@ -64,6 +69,7 @@ from loom_ref.effects.runtime import STREAMING_DISABLED, EffectRuntime
 from loom_ref.effects.scope import DecideScope
 from loom_ref.effects.vector_input import boolean as _bool
 from loom_ref.effects.vector_input import integer as _int
+from loom_ref.effects.vector_input import number as _number
 from loom_ref.effects.vector_input import obj as _obj
 from loom_ref.effects.vectors_llm import VECTOR_FUNCTIONS_LLM
 from loom_ref.effects.vectors_route import vector_effects_route
@@ -94,10 +100,10 @@ _TOP = frozenset(
     {
         "toolId", "mode", "attempts", "retry", "validators", "deltaWindow", "holdBack",
         "maxStreamTokens", "inspectsOutput", "redact", "perCall", "configured", "late",
-        "kill", "input", "rewrite", "order", "scope",
+        "kill", "input", "rewrite", "order", "scope", "rateLimit",
     }
 )
-_CHAIN = ("retry", "redact", "safety", "budget", "inspector", "rewrite")
+_CHAIN = ("retry", "redact", "safety", "budget", "inspector", "rewrite", "rateLimit")
 _SOURCES = ("call", "execution")
 _ATTEMPT = frozenset({"deltas", "end", "usage", "outcome", "output", "catchSever"})
 _SINK_MODES = ("collect", "raise", "none")
@@ -139,6 +145,13 @@ class _Rewriter:
         return output.replace(self.old, self.new) if isinstance(output, str) else output
 
 
+def _is_write(item: object) -> bool:
+    """``{"write": v}``: the effect writes ``v``, a JSON value that is not a string, to
+    ``ctx.on_delta`` (spec: deltas.writer -- the channel refuses it)."""
+    return isinstance(item, Mapping) and list(item) == ["write"] and not isinstance(
+        item["write"], str)
+
+
 def _attempt(value: object, i: int) -> dict[str, Any]:
     data = _obj(value, f"attempts[{i}]", _ATTEMPT)
     deltas = data.get("deltas", [])
@@ -147,9 +160,10 @@ def _attempt(value: object, i: int) -> dict[str, Any]:
     for item in deltas:
         abort = (isinstance(item, Mapping) and "abort" in item and set(item) <= {"abort", "source"}
                  and item.get("source", "call") in _SOURCES)
-        if not (isinstance(item, str) or abort):
+        if not (isinstance(item, str) or abort or _is_write(item)):
             raise InvalidArgument(
-                f'attempts[{i}].deltas holds a string or {{"abort": reason, "source"?}}'
+                f'attempts[{i}].deltas holds a string, {{"abort": reason, "source"?}} or '
+                f'{{"write": <a JSON value that is not a string>}}'
             )
         if abort and (not isinstance(item["abort"], str) or not item["abort"]):
             raise InvalidArgument(f"attempts[{i}]: an abort reason is a non-empty string")
@@ -194,11 +208,14 @@ def _middleware(data: Mapping[str, Any], retry: int) -> list[Middleware]:
         chain["retry"] = RetryMiddleware(retry, base_delay=0.0)
     if "redact" in data:
         redact = data["redact"]
-        if not isinstance(redact, list):
-            raise InvalidArgument('"redact" must be a list of validators')
-        chain["redact"] = redaction_middleware(
-            redact_output=pattern_redactor(map(decode_validator, redact))
-        )
+        if redact is False:  # a redaction middleware with no redactor (deltas.redaction-inspects)
+            chain["redact"] = redaction_middleware()
+        elif not isinstance(redact, list):
+            raise InvalidArgument('"redact" must be a list of validators or false')
+        else:
+            chain["redact"] = redaction_middleware(
+                redact_output=pattern_redactor(map(decode_validator, redact))
+            )
     validators = data.get("validators", [])
     if not isinstance(validators, list):
         raise InvalidArgument('"validators" must be a list')
@@ -217,6 +234,12 @@ def _middleware(data: Mapping[str, Any], retry: int) -> list[Middleware]:
         chain["inspector"] = _Inspector()
     if "rewrite" in data:
         chain["rewrite"] = _Rewriter(data["rewrite"])
+    if "rateLimit" in data:
+        limit = _obj(data["rateLimit"], '"rateLimit"', frozenset({"capacity", "rate", "per"}))
+        chain["rateLimit"] = RateLimitMiddleware(
+            capacity=_number(limit, "capacity", None), rate=_number(limit, "rate", None),
+            per=limit.get("per", "tool"),
+        )
     order = data.get("order", [name for name in _CHAIN if name in chain])
     if (not isinstance(order, list) or not all(isinstance(n, str) for n in order)
             or sorted(order) != sorted(chain)):
@@ -277,7 +300,9 @@ def vector_deltas_run(data: object) -> dict[str, Any]:
         assert write is not None
         channels.append(write)
         for item in script["deltas"]:
-            if isinstance(item, Mapping):  # the caller (or the execution) stops; the effect
+            if _is_write(item):
+                item = item["write"]  # not text: the channel refuses it (deltas.writer)
+            elif isinstance(item, Mapping):  # the caller (or the execution) stops; the effect
                 source = execution if item.get("source") == "execution" else signal
                 source.abort(item["abort"])  # ignores it and carries on
                 continue

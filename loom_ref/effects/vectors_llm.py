@@ -165,8 +165,11 @@ def vector_deltas_llm(data: object) -> dict[str, Any]:
     """``deltas.llm``: see ``spec/deltas.md`` §3a.10 for the input
     and the result."""
     data = obj(data, "input", _LLM)
-    tool_id = string(data, "toolId", "planner")
-    model = string(data, "model", "m1")
+    # the effect's own arguments: create_llm_effect refuses a bad one (spec: deltas.llm-input)
+    tool_id = data.get("toolId", "planner")
+    model = data.get("model", "m1")
+    if model is None:  # null is no model here, but a value of the wrong type (errors.vector-null)
+        raise InvalidArgument('"model" must be a non-empty string')
     scripts = [_script(s, i) for i, s in enumerate(items(data, "scripts", "input"))]
     if not scripts:
         raise InvalidArgument('"scripts" must be a non-empty list')

@@ -286,7 +286,6 @@ def build_middleware(value: object, i: int, world: World) -> Middleware:
 
 def build_effect(value: object, i: int, world: World) -> Effect:
     data = obj(value, f"effects[{i}]", _EFFECT)
-    tool_id = string(data, "toolId")
     raw = data.get("script")
     if not isinstance(raw, list) or not raw:
         raise InvalidArgument(f"effects[{i}].script must be a non-empty list")
@@ -321,11 +320,16 @@ def build_effect(value: object, i: int, world: World) -> Effect:
             raise ScriptedCrash(f"attempt {ctx.attempt} crashed")
         return input if ending == "echo" else step["value"]
 
+    # Effect refuses a tool id that is not a non-empty string (effects.route-vector)
+    tool_id: Any = data.get("toolId")
     return Effect(tool_id=tool_id, execute=execute, modes=_modes(data.get("modes"), "modes"),
                   idempotent=boolean(data, "idempotent", False))
 
 
 def build_grant(value: object, i: int) -> Grant:
     data = obj(value, f"grants[{i}]", frozenset({"principal", "toolId", "modes"}))
-    return Grant(principal=string(data, "principal"), tool_id=string(data, "toolId"),
+    # Grant refuses a principal or tool id that is not a non-empty string (effects.route-vector)
+    principal: Any = data.get("principal")
+    tool_id: Any = data.get("toolId")
+    return Grant(principal=principal, tool_id=tool_id,
                  modes=_modes(data.get("modes"), f"grants[{i}].modes"))

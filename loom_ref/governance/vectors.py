@@ -286,7 +286,7 @@ def vector_check_output(data: object) -> dict[str, Any]:
     return {"ok": True}
 
 
-def _guards(data: Mapping[str, Any]) -> GuardChain | HoldBackGuard:
+def _guards(data: Mapping[str, Any]) -> GuardChain | HoldBackGuard | RunningTextGuard:
     """The guards of ``guards.run`` / ``guards.steps``: the validators' guard, then the token
     budget (spec: guards.chain-order), chained so that the chain severs as a whole (spec:
     guards.chain-sever). With hold-back the budget is chained after the validators inside the
@@ -301,10 +301,13 @@ def _guards(data: Mapping[str, Any]) -> GuardChain | HoldBackGuard:
         budget.append(stream_token_budget(data["maxTokens"]))
     if hold_back:
         return HoldBackGuard(validators, window, after=budget)
-    return GuardChain([RunningTextGuard(validators, window), *budget])
+    guard = RunningTextGuard(validators, window)
+    # a runtime chains guards only when there are several: alone, the guard's own lifecycle
+    # answers (spec: guards.sticky-sever)
+    return GuardChain([guard, *budget]) if budget else guard
 
 
-def _feed(guards: GuardChain | HoldBackGuard, delta: str) -> str:
+def _feed(guards: GuardChain | HoldBackGuard | RunningTextGuard, delta: str) -> str:
     """What is delivered of ``delta``: the delta itself, or with hold-back the released piece."""
     if isinstance(guards, HoldBackGuard):
         return guards.feed(delta)

@@ -113,6 +113,16 @@ case("deltas.sinks", "refused-call", anchor="deltas.refused-call",
      input={"attempts": [{"deltas": ["a"]}], "configured": "collect", "kill": "maintenance"},
      intent={"perCall": [], "configured": [], "executions": 0,
              "outcome": err("effect.killed")})
+case("deltas.sinks", "non-text-refused-unheard", anchor="deltas.writer",
+     description="A non-string written to ctx.on_delta is argument.invalid even when no sink "
+     "listens and no guard runs (the silent channel checks what it drops).",
+     input={"attempts": [{"deltas": [{"write": 7}]}], "mode": "durable"},
+     intent={"perCall": None, "configured": None, "outcome": err("argument.invalid")})
+case("deltas.sinks", "non-text-refused", anchor="deltas.writer",
+     description="A non-string written to ctx.on_delta is argument.invalid; the per-call sink "
+     "receives nothing of it, and no end chunk.",
+     input={"attempts": [{"deltas": ["a", {"write": [1]}]}]},
+     intent={"perCall": [t("a")], "outcome": err("argument.invalid")})
 case("deltas.sinks", "taint-origin", anchor="deltas.taint",
      description="Decision 9: every delta, the terminal one included, is a tainted value "
      "with origin llm:<toolId>.",
@@ -279,6 +289,13 @@ case("deltas.failclosed", "redaction", anchor="deltas.redaction-inspects",
      intent={"perCall": [], "warnings": ["deltas.streaming-disabled"],
              "outcome": ok("mail [redacted]")})
 
+case("deltas.failclosed", "redaction-without-redactor", anchor="deltas.redaction-inspects",
+     description="redaction_middleware with no redact_output does not set inspects_output: the "
+     "call streams, and the output passes through unchanged.",
+     input={"attempts": [{"deltas": ["mail ", "a@b.co"]}], "redact": False},
+     intent={"perCall": [t("mail "), t("a@b.co"), done()], "warnings": [],
+             "outcome": ok("mail a@b.co")})
+
 case("deltas.failclosed", "refused-call-warns", anchor="deltas.fail-closed",
      description="The streaming-disabled warning is given when the call's channel opens, "
      "after the authorizer and before the middleware chain: a call the kill switch then "
@@ -422,6 +439,15 @@ case("deltas.input", "hold-back-no-delta-form", anchor="deltas.vector-run",
      description="holdBack with a validator that has no delta form is refused.",
      input={"attempts": [{"deltas": ["a"]}], "holdBack": True,
             "validators": [{"kind": "pii", "delta": False}]},
+     intent={"error": "argument.invalid"})
+case("deltas.input", "write-entry-string", anchor="deltas.vector-run",
+     description="A {\"write\": v} entry carries a value that is not a string (text is "
+     "written as a bare string entry): {\"write\": \"a\"} is malformed input.",
+     input={"attempts": [{"deltas": [{"write": "a"}]}]},
+     intent={"error": "argument.invalid"})
+case("deltas.input", "redact-true", anchor="deltas.vector-run",
+     description="\"redact\" is a list of validators or false; true is malformed input.",
+     input={"attempts": [{"deltas": ["a"]}], "redact": True},
      intent={"error": "argument.invalid"})
 case("deltas.input", "abort-reason-object", anchor="deltas.vector-run",
      description="An abort reason is a non-empty string: an object is malformed.",

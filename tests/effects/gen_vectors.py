@@ -702,6 +702,16 @@ case("effects.route", "malformed-grant-modes", anchor="effects.route-vector",
      description="A grant's modes, when given, are a non-empty list.",
      input=route([eff(OK)], [T()], grants=[{"principal": "p", "toolId": "t", "modes": []}]),
      intent={"error": "argument.invalid"})
+case("effects.route", "malformed-grant-principal-empty", anchor="effects.route-vector",
+     description="A grant's principal is a non-empty string: \"\" is malformed input, not a "
+     "grant that matches no caller.",
+     input=route([eff(OK)], [T()], grants=[{"principal": "", "toolId": "t"}]),
+     intent={"error": "argument.invalid"})
+case("effects.route", "malformed-effect-tool-id-empty", anchor="effects.route-vector",
+     description="An effect's tool id is a non-empty string: an effect registered as \"\" is "
+     "malformed input, not an effect no call can name.",
+     input=route([eff(OK), {"script": [{"return": "no"}], "toolId": ""}], [T()]),
+     intent={"error": "argument.invalid"})
 case("effects.route", "malformed-meter-estimate", anchor="effects.route-vector",
      description="A meter's estimate is an integer >= 0.",
      input=route([eff(OK)], [T()], meter={"budget": 5, "estimate": -1}),
@@ -804,6 +814,13 @@ case("effects.streaming", "marked-rewriter", anchor="effects.inspects-output",
             "rewrite": {"replace": ["secret", "[x]"], "inspectsOutput": True}},
      intent={"perCall": [], "warnings": ["deltas.streaming-disabled"],
              "outcome": {"ok": True, "output": "the [x]"}})
+case("effects.streaming", "rate-limit-streams", anchor="effects.rate-limit",
+     function="deltas.run",
+     description="A rate limit refuses calls before next, never output: it does not set "
+     "inspects_output, so a call through it streams with no warning.",
+     input={"attempts": [{"deltas": ["a", "b"]}], "rateLimit": {"capacity": 1, "rate": 0}},
+     intent={"perCall": [txt("a"), txt("b"), DONE], "warnings": [],
+             "outcome": {"ok": True, "output": "ab"}})
 case("effects.streaming", "delta-guard-covers", anchor="effects.inspects-output",
      function="deltas.run",
      description="An output-inspecting middleware that provides a delta_guard (the safety "

@@ -474,3 +474,54 @@ def test_the_runtime_builds_the_context_the_constructor_builds() -> None:
             getattr(routed, name) == getattr(built, name)), name
     with pytest.raises(InvalidArgument):
         EffectContext(c, None, clock)  # type: ignore[arg-type]
+
+
+class _HalfMeter:
+    """A meter with ``admit`` but no ``record``."""
+
+    def admit(self, call: EffectCall) -> Decision:
+        return ALLOW
+
+
+class _RecordOnlyMeter:
+    """A meter with ``record`` but no ``admit``."""
+
+    def record(self, call: EffectCall, usage: Any, advisory: bool) -> None:
+        pass
+
+
+@pytest.mark.parametrize("meter", [_HalfMeter(), _RecordOnlyMeter()])
+def test_a_meter_needs_both_admit_and_record(meter: object) -> None:
+    # spec: errors.invalid-argument -- a meter missing either half is refused at construction,
+    # not when the first call reaches the missing method
+    with pytest.raises(InvalidArgument) as caught:
+        rt(meter=meter)
+    assert caught.value.code == "argument.invalid"
+
+
+def test_a_decide_scope_needs_a_host_with_invoke_transient_call() -> None:
+    # spec: effects.scope-principal -- the scope calls through its host's record door
+    for host in (object(), KillSwitch()):
+        with pytest.raises(InvalidArgument) as caught:
+            DecideScope(host, "x1")  # type: ignore[arg-type]
+        assert caught.value.code == "argument.invalid"
+    assert DecideScope(rt(), "x1").execution_id == "x1"
+
+
+def test_a_bad_signal_is_named_in_the_diagnostic() -> None:
+    # spec: errors.invalid-argument -- the refusal of a call names the member at fault: a
+    # signal that is not a Signal is reported as the signal, not as a sink
+    with pytest.raises(InvalidArgument) as caught:
+        call(signal="stop")
+    assert caught.value.code == "argument.invalid"
+    assert "signal" in str(caught.value) and "on_emit" not in str(caught.value)
+
+
+def test_a_new_delta_channel_has_run_no_attempt() -> None:
+    # spec: deltas.reset -- attempt n is the n-th begin_attempt; before the first none has run
+    ch = channel()
+    assert ch.attempt == 0
+    first = ctx()
+    first.attempt = 1  # as the runtime numbers it before the attempt begins
+    ch.begin_attempt(first)
+    assert ch.attempt == 1

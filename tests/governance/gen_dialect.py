@@ -48,6 +48,12 @@ def register(case: Callable[..., None]) -> None:
     outside("class-escape", "\\d{4}", "Python's \\d matches any script's decimal digits, "
             "ECMAScript's only 0-9.")
     outside("dot", "s.cret", "Python's . matches a carriage return, ECMAScript's does not.")
+    deny("details-members", "patterns.reasons",
+         "A refused pattern's error details carry reason, position (an integer: the code point "
+         "where the problem was found; its value is informative, so not pinned) and dialect "
+         "\"portable-1\".", {"patterns": ["s.cret"]}, "x",
+         {"error": "argument.pattern",
+          "details": {"reason": "dot", "position": {"$type": "integer"}, "dialect": "portable-1"}})
     outside("anchor", "secret$", "Python's $ also matches before a final newline, "
             "ECMAScript's does not.")
     outside("lookaround", "(?<![0-9])123", "RE2, Go and Rust have no look-around.")

@@ -83,3 +83,12 @@ def test_width_one_pattern_releases_at_once() -> None:
     assert guard.hold == 0
     assert guard.feed("abc") == "abc"
     assert guard.flush() == ""
+
+
+def test_hold_back_width_of_no_validators_is_zero() -> None:
+    # spec: guards.hold-back-width -- with no validators (or no rules) there is nothing to
+    # hold: the widest match of no rule is 0, and a guard over none releases each delta whole
+    assert hold_back_width([]) == 0
+    guard = HoldBackGuard([])
+    assert (guard.max_width, guard.hold) == (0, 0)
+    assert guard.feed("ab") == "ab"

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import itertools
 
 import attrs
 import pytest
@@ -17,6 +18,7 @@ from loom_ref.governance import (
     taint,
     unwrap_tainted,
 )
+from loom_ref.governance.walk import walk
 
 
 def refused(request: object) -> TaintedRequestError:
@@ -160,3 +162,12 @@ def test_tainted_inside_tainted_reports_the_outer() -> None:
     err = refused({"x": taint({"inner": "v"}, "llm:outer")})
     assert err.details["origin"] == "llm:outer"
     assert err.details["path"] == "/x"
+
+
+def test_walk_enters_a_container_once() -> None:
+    # spec: taint.cycles -- a container already entered is yielded again but not re-entered
+    a: list[object] = ["x"]
+    a.append(a)
+    nodes = list(itertools.islice(walk(a), 10))
+    assert [n.path for n in nodes] == ["", "/0", "/1"]
+    assert nodes[2].value is a

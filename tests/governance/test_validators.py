@@ -274,3 +274,11 @@ def test_compile_rule_required_offset_arguments() -> None:
     rule = compile_rule("r", "a{1,3}@b", required="@", required_offset=3)
     assert rule.first_match("xx aaa@b") is not None
     assert rule.first_match("xx aaa@c a@b").span() == (9, 12)  # type: ignore[union-attr]
+
+
+def test_compile_rule_required_offset_zero_is_allowed() -> None:
+    # the literal may stand at the match's very start: offset 0 is a valid bound (an int >= 0)
+    rule = compile_rule("r", "@b+", required="@", required_offset=0)
+    assert rule.required_offset == 0
+    match = rule.first_match("xx @bb")
+    assert match is not None and match.span() == (3, 6)

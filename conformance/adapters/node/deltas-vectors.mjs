@@ -15,6 +15,7 @@ import {
   patternRedactor, redactionMiddleware, safetyMiddleware, streamBudgetMiddleware,
 } from "./deltas.mjs";
 import { ScriptedAdapter, createLlmEffect } from "./llm.mjs";
+import { RateLimitMiddleware } from "./effects-runtime.mjs";
 
 const jsonType = (v) => (v === null ? "null" : Array.isArray(v) ? "array" : typeof v);
 const isObject = (v) => jsonType(v) === "object";
@@ -68,9 +69,9 @@ function outcomeOf(run, extra = () => ({})) {
 // -- deltas.run (§3a.9) ---------------------------------------------------------------------
 const RUN_KEYS = ["attempts", "input", "scope", "toolId", "mode", "retry", "redact", "validators",
   "deltaWindow", "holdBack", "maxStreamTokens", "inspectsOutput", "rewrite", "order", "perCall",
-  "configured", "late", "kill"];
+  "configured", "late", "kill", "rateLimit"];
 const ATTEMPT_KEYS = ["deltas", "end", "usage", "outcome", "output", "catchSever"];
-const CHAIN = ["retry", "redact", "safety", "budget", "inspector", "rewrite"];
+const CHAIN = ["retry", "redact", "safety", "budget", "inspector", "rewrite", "rateLimit"];
 
 function decodeAttempt(a, scoped) {
   keysOf(a, ATTEMPT_KEYS, "attempt");
@@ -81,6 +82,12 @@ function decodeAttempt(a, scoped) {
   want(script.catchSever, "boolean", "catchSever");
   for (const d of script.deltas) {
     if (typeof d === "string") continue;
+    // {"write": v}: the effect writes v, which is not a string, to ctx.onDelta (#deltas.writer)
+    if (isObject(d) && "write" in d) {
+      keysOf(d, ["write"], "write entry");
+      if (typeof d.write === "string") throw invalid("a write entry's value is not a string");
+      continue;
+    }
     keysOf(d, ["abort", "source"], "abort entry");
     want(d.abort, "string", "abort");
     if (d.abort === "") throw invalid("an abort reason is a non-empty string"); // deltas.vector-run
@@ -113,8 +120,11 @@ function runVector(input) {
   const built = {};
   if (retry > 1) built.retry = new RetryMiddleware(retry);
   if ("redact" in input) {
-    const vs = want(input.redact, "array", "redact").map(buildValidator);
-    built.redact = redactionMiddleware({ redactOutput: patternRedactor(vs) });
+    if (input.redact === false) built.redact = redactionMiddleware(); // no redactor (#deltas.redaction-inspects)
+    else {
+      const vs = want(input.redact, "array", "redact").map(buildValidator);
+      built.redact = redactionMiddleware({ redactOutput: patternRedactor(vs) });
+    }
   }
   if ("validators" in input || "deltaWindow" in input || "holdBack" in input) {
     const vs = want(opt(input.validators, []), "array", "validators").map(buildValidator);
@@ -138,6 +148,11 @@ function runVector(input) {
         const out = next(c, i);
         return typeof out === "string" ? out.replaceAll(from, to) : out; // a non-string passes unchanged
       } };
+  }
+  if ("rateLimit" in input) { // #effects.rate-limit
+    const rl = keysOf(input.rateLimit, ["capacity", "rate", "per"], "rateLimit");
+    built.rateLimit = new RateLimitMiddleware({ capacity: rl.capacity, rate: rl.rate,
+      per: rl.per === undefined ? "tool" : rl.per });
   }
   let order = CHAIN.filter((n) => n in built);
   if ("order" in input) {
@@ -170,7 +185,8 @@ function runVector(input) {
       if (typeof d === "string") {
         texts.push(d);
         write(d);
-      } else (d.source === "execution" ? executionSignal : callSignal).abort(d.abort);
+      } else if ("write" in d) write(d.write);
+      else (d.source === "execution" ? executionSignal : callSignal).abort(d.abort);
     }
     if (script.end) write(endChunk(script.usage));
     if (script.outcome === "raise") throw new LoomError("effect.scripted-failure", "scripted failure");

@@ -22,7 +22,7 @@ import { LoomError } from "./journal.mjs";
 import { Tainted, invalid, ruleMatches, walkStrings } from "./governance.mjs";
 import { HoldBackGuard, RunningTextGuard, TokenBudgetGuard } from "./governance-guards.mjs";
 // signals (#effects.signal-compose, #effects.signal-detach): the effects chapter's one implementation
-import { NEVER, Signal, anyOf } from "./effects-runtime.mjs";
+import { ManualClock, NEVER, Signal, anyOf } from "./effects-runtime.mjs";
 
 export { Signal };
 
@@ -195,8 +195,8 @@ export class KillSwitch {
 }
 
 export class EffectRuntime {
-  constructor({ middleware = [], meter = null, onWarn = (m) => console.error(m) } = {}) {
-    Object.assign(this, { middleware, meter, onWarn, killSwitch: new KillSwitch(), effects: new Map() });
+  constructor({ middleware = [], meter = null, onWarn = (m) => console.error(m), clock = new ManualClock() } = {}) {
+    Object.assign(this, { middleware, meter, onWarn, clock, killSwitch: new KillSwitch(), effects: new Map() });
     // spec: deltas.fail-closed — inspects output with no delta guard
     this.streamingBlockedBy = middleware.filter((m) => m.inspectsOutput && !m.deltaGuard);
   }
@@ -228,7 +228,7 @@ export class EffectRuntime {
     const channel = new Channel(this, call, effect, signal);
     const ctx = { call, toolId: call.toolId, mode: call.mode, principal: call.principal,
       executionId: call.executionId ?? null, idempotencyKey: call.mode === "durable" ? call.idempotencyKey : null,
-      signal, attempt: 0, usage: {}, onDelta: (v) => channel.write(v), channel,
+      signal, clock: this.clock, attempt: 0, usage: {}, onDelta: (v) => channel.write(v), channel,
       reportUsage: (u) => { // spec: effects.usage
         for (const [k, n] of Object.entries(u)) ctx.usage[k] = (ctx.usage[k] ?? 0) + n;
       } };

@@ -260,7 +260,7 @@ function compile(workflow, world) {
 // -- scenarios (INTERPRETING.md section 6) --------------------------------------------------
 const errorObs = (e) => {
   const out = { code: e.code };
-  for (const k of ["line", "reason"]) if (e.details && e.details[k] !== undefined) out[k] = e.details[k];
+  for (const k of ["line", "reason", "position", "dialect"]) if (e.details && e.details[k] !== undefined) out[k] = e.details[k];
   return out;
 };
 
