@@ -14,11 +14,14 @@ order; each is an object whose ``op`` is one of :data:`OPS`:
   ``0``, ``""``, ``[]`` and ``{}`` are false); ``repeat {times, as?, body}`` (``as`` is the
   0-based index);
 - ``try {body, catch {as?, body}}`` -- runs ``body``; an error raised into it (a failed step,
-  a decider that threw, a duplicate id) runs ``catch.body`` with ``as`` bound to
+  a decider that threw, a duplicate id, a yielded non-command) runs ``catch.body`` with ``as`` bound to
   ``{"code": <the error's code>}`` (``null`` for a scripted error without a code);
 - ``return {value?}`` -- ends the body with ``value`` (default ``null``); falling off the end
   returns ``null``;
 - ``raise {code, message}`` -- the body raises an error with that code and message;
+- ``yield {value?}`` -- the body yields the JSON value of ``value`` itself (default
+  ``null``), which is no command: the kernel raises ``argument.command`` into the body
+  (spec: kernel.commands);
 - ``agent_loop {config, input?, opaque?, as?}`` -- ``answer = yield from agent_loop(ctx,
   config, input)`` (``spec/agent.md``; with ``opaque: true``, ``agent_step``), ``config`` a
   literal JSON config that the runner's hooks turn into the implementation's loop
@@ -42,7 +45,7 @@ from loom_ref.errors import LoomError
 __all__ = ["OPS", "Hooks", "check_body", "compile_body"]
 
 OPS = frozenset({"execute", "decide", "suspend", "stream", "set", "if", "repeat", "try",
-                 "return", "raise", "agent_loop"})
+                 "return", "raise", "yield", "agent_loop"})
 
 BodyFn = Callable[[Any, Any], Generator[Any, Any, Any]]
 
@@ -112,6 +115,8 @@ def _block(ctx: Any, body: Sequence[Mapping[str, Any]], env: Env, hooks: Hooks
             raise _Return(evaluate(ins.get("value"), env))
         elif op == "raise":
             raise ScriptedError(ins["message"], code=ins["code"])
+        elif op == "yield":  # a plain JSON value, no command (spec: kernel.commands)
+            yield evaluate(ins.get("value"), env)
         elif op == "agent_loop":
             result = yield from hooks.agent_loop(ctx, ins["config"],
                                                  evaluate(ins.get("input"), env),

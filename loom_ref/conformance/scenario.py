@@ -209,8 +209,9 @@ class ScenarioRun:
             def execute(ctx: EffectContext, input: Any, tool: str = tool) -> Any:
                 if ctx.mode is Mode.DURABLE:
                     return world.call(tool, input, step_id=ctx.call.step_id or "",
-                                      idempotency_key=ctx.idempotency_key or "")
-                return world.transient(tool, input)
+                                      idempotency_key=ctx.idempotency_key or "",
+                                      attempt=ctx.attempt)
+                return world.transient(tool, input, attempt=ctx.attempt)
             registry.register(Effect(tool_id=tool, execute=execute,
                                      modes=frozenset(Mode(m) for m in world.modes(tool)),
                                      idempotent=world.is_idempotent(tool)))

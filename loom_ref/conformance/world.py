@@ -5,8 +5,10 @@ Rules (``conformance/INTERPRETING.md`` section 6):
 - A scripted effect answers its n-th invocation *in the whole case* (durable and transient
   calls alike, across crashes, recoveries and restarts) with entry ``n`` of its script, the
   last entry repeating: ``{"return": v}``, ``{"raise": {code, message}}`` (without
-  ``code``: an error that carries none, :class:`ScriptedFailure`) or ``{"echo": true}``
-  (return the call's input). An effect may list the modes it allows (``modes``, default
+  ``code``: an error that carries none, :class:`ScriptedFailure`), ``{"echo": true}``
+  (return the call's input) or ``{"attempt": true}`` (return the attempt number the host's
+  context gave the call: the kernel's plain host gives every call 1, spec:
+  kernel.effect-forms). An effect may list the modes it allows (``modes``, default
   both): the host refuses a call in another mode with ``effect.mode-refused`` before the
   effect runs, so the refused call is not traced and uses no script entry. The count belongs to the world, not to the
   process: "fresh effects" after a crash are fresh instances talking to the same world, so a
@@ -94,7 +96,7 @@ class World:
         """The modes ``tool`` allows: its ``modes`` member, both when it has none."""
         return list(self.effects.get(tool, {}).get("modes", ("durable", "transient")))
 
-    def _answer(self, tool: str, input: Any) -> Any:
+    def _answer(self, tool: str, input: Any, attempt: int) -> Any:
         n = self.effect_counts.get(tool, 0)
         self.effect_counts[tool] = n + 1
         entry = _entry(self.effects[tool]["script"], n)
@@ -102,12 +104,16 @@ class World:
             _raise(entry["raise"])
         if "echo" in entry:
             return _copy(input)
+        if "attempt" in entry:
+            return attempt
         return _copy(entry["return"])
 
-    def call(self, tool: str, input: Any, *, step_id: str, idempotency_key: str) -> Any:
-        """A durable invocation of ``tool`` (the kernel journals around it)."""
+    def call(self, tool: str, input: Any, *, step_id: str, idempotency_key: str,
+             attempt: int = 1) -> Any:
+        """A durable invocation of ``tool`` (the kernel journals around it); ``attempt`` is
+        the one the host's context gave the call (a host that never retries: 1)."""
         self.record_call(tool, input, step_id=step_id, idempotency_key=idempotency_key)
-        return self._answer(tool, input)
+        return self._answer(tool, input, attempt)
 
     def record_call(self, tool: str, input: Any, *, step_id: str, idempotency_key: str
                     ) -> None:
@@ -115,10 +121,11 @@ class World:
         self.trace.append({"call": {"tool": tool, "stepId": step_id,
                                     "idempotencyKey": idempotency_key, "input": _copy(input)}})
 
-    def transient(self, tool: str, input: Any) -> Any:
-        """A transient invocation of ``tool`` (never journaled)."""
+    def transient(self, tool: str, input: Any, *, attempt: int = 1) -> Any:
+        """A transient invocation of ``tool`` (never journaled); ``attempt`` as for
+        :meth:`call`."""
         self.trace.append({"transient": {"tool": tool, "input": _copy(input)}})
-        return self._answer(tool, input)
+        return self._answer(tool, input, attempt)
 
     def decide(self, name: str, decision_id: str,
                invoke_transient: Callable[[str, Any], Any]) -> Answer:

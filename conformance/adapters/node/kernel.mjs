@@ -18,6 +18,14 @@ const checkId = (what, id) => {
   return id;
 };
 
+// spec: kernel.commands -- what ctx builds; a body that yields anything else (a plain value
+// shaped like one included) gets argument.command raised into it
+class Command {
+  constructor(fields) {
+    Object.assign(this, fields);
+  }
+}
+
 export class Ctx {
   constructor() {
     this.perTool = new Map();
@@ -31,20 +39,20 @@ export class Ctx {
       this.perTool.set(tool, n);
       stepId = `${tool}#${n}`;
     }
-    return { kind: "execute", id: stepId, tool, input: input === undefined ? null : input };
+    return new Command({ kind: "execute", id: stepId, tool, input: input === undefined ? null : input });
   }
   decide(id, decider, extra = {}) {
     checkId("decision id", id);
-    return { kind: "decide", id, decider, extra };
+    return new Command({ kind: "decide", id, decider, extra });
   }
   suspend(gate, on = null, correlationKey = null, resumeSchema = null) {
     checkId("gate id", gate);
     if (resumeSchema !== null) checkSchema(resumeSchema, "resumeSchema"); // fail closed, at the call
-    return { kind: "suspend", id: gate, on, correlationKey, resumeSchema };
+    return new Command({ kind: "suspend", id: gate, on, correlationKey, resumeSchema });
   }
   stream(data) {
     this.streams += 1;
-    return { kind: "stream", id: `stream#${this.streams}`, data };
+    return new Command({ kind: "stream", id: `stream#${this.streams}`, data });
   }
 }
 
@@ -180,6 +188,9 @@ class Drive {
   }
 
   handle(cmd) {
+    if (!(cmd instanceof Command)) { // spec: kernel.commands
+      return [null, new LoomError("argument.command", "a body must yield commands built by ctx")];
+    }
     if (this.seen.has(cmd.id)) {
       return [null, new LoomError("kernel.duplicate-id", `id ${cmd.id} used twice`)];
     }

@@ -79,10 +79,13 @@ class World {
     table[name] = n + 1;
     return script[Math.min(n, script.length - 1)];
   }
-  answer(tool, input) {
+  // this host is the kernel's plain one: it runs each call once, so its attempt is 1
+  // (kernel.effect-forms), which an `attempt` entry returns
+  answer(tool, input, attempt) {
     if (!(tool in this.effects)) throw new LoomError("effect.unknown-tool", `no effect ${tool}`);
     const e = this.next(this.counts, tool, this.effects[tool].script);
     if ("raise" in e) throw scripted(e.raise);
+    if ("attempt" in e) return attempt;
     return "echo" in e ? copy(input) : copy(e.return);
   }
   // an effect's own declaration of its modes (default both): refused before it runs
@@ -100,14 +103,14 @@ class World {
         this.allows(tool, "durable");
         this.trace.push({ call: { tool, stepId, idempotencyKey: key, input: copy(input) } });
         if (failing) throw new LoomError("conformance.called-on-replay", "replay called an effect");
-        return provided ? provided(copy(input), host) : this.answer(tool, input);
+        return provided ? provided(copy(input), host) : this.answer(tool, input, 1);
       },
       invokeTransient: (tool, input) => {
         if (!(tool in this.effects)) throw new LoomError("effect.unknown-tool", `no effect ${tool}`);
         this.allows(tool, "transient");
         this.trace.push({ transient: { tool, input: copy(input) } });
         if (failing) throw new LoomError("conformance.called-on-replay", "replay called an effect");
-        return this.answer(tool, input);
+        return this.answer(tool, input, 1);
       },
       isIdempotent: (tool) => Boolean(this.effects[tool] && this.effects[tool].idempotent),
     };
@@ -230,6 +233,9 @@ function* block(ctx, body, env, world) {
         throw new Return(evaluate(ins.value ?? null, env));
       case "raise":
         throw new LoomError(ins.code, ins.message);
+      case "yield": // a plain JSON value, no command: the kernel refuses it (kernel.commands)
+        yield evaluate(ins.value ?? null, env);
+        break;
       case "agent_loop":
         result = yield* agentLoopInstruction(ctx, ins, evaluate(ins.input ?? null, env), world);
         break;
