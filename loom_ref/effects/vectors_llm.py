@@ -58,7 +58,7 @@ _LLM = frozenset(
 )
 _SCRIPT = frozenset({"chunks", "raiseAfter", "honorSignal"})
 #: the input fields of ``deltas.replay`` (run by ``loom_ref.kernel.vectors``)
-REPLAY_FIELDS = frozenset({"deltas", "configured"})
+REPLAY_FIELDS = frozenset({"deltas", "configured", "host"})
 _SINKS = ("collect", "raise", "none")
 
 

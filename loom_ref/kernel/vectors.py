@@ -1,7 +1,9 @@
 """Vector functions that need the kernel, for the conformance adapter's registry.
 
 ``deltas.replay`` (``spec/deltas.md`` §3a.10) pins ``deltas.live-only``: deltas are never
-journaled and are not delivered again on replay. It runs a small kernel execution, so it
+journaled and are not delivered again on replay; with ``"host": "registry"`` it runs on the
+kernel's plain :class:`EffectRegistry`, whose channel delivers straight to the sinks
+(``deltas.no-runtime``, ``kernel.effect-forms``). It runs a small kernel execution, so it
 lives in the kernel layer, which may use the effect runtime below it.
 """
 
@@ -15,11 +17,12 @@ from loom_ref.effects.context import EffectContext
 from loom_ref.effects.effect import Effect
 from loom_ref.effects.runtime import EffectRuntime
 from loom_ref.effects.scope import DecideScope
-from loom_ref.effects.vector_input import items, obj
+from loom_ref.effects.vector_input import items, obj, string
 from loom_ref.effects.vectors_llm import REPLAY_FIELDS, RecordingSink
 from loom_ref.errors import InvalidArgument
 from loom_ref.journal.store import MemoryStore
 from loom_ref.kernel.runtime import Runtime
+from loom_ref.kernel.seam import EffectHost, EffectRegistry
 from loom_ref.kernel.workflow import Workflow
 
 __all__ = ["VECTOR_FUNCTIONS", "vector_deltas_replay"]
@@ -29,8 +32,12 @@ def vector_deltas_replay(data: object) -> dict[str, Any]:
     """``deltas.replay`` (``spec/deltas.md`` §3a.10): a kernel execution whose durable step
     ``llm`` and decision ``plan`` (a transient call through the decide scope, with a per-call
     sink) stream ``deltas``; started, resumed on gate ``approve`` with ``"ok"``, then
-    replayed read-only. Reports the journal and, per phase, what reached the sinks."""
+    replayed read-only, on an ``EffectRuntime`` or (``"host": "registry"``) the plain
+    ``EffectRegistry``. Reports the journal and, per phase, what reached the sinks."""
     data = obj(data, "input", REPLAY_FIELDS)
+    host_kind = string(data, "host", "runtime")
+    if host_kind not in ("runtime", "registry"):
+        raise InvalidArgument('"host" is "runtime" or "registry"')
     deltas = items(data, "deltas", "input")
     if not deltas or not all(isinstance(d, str) and d for d in deltas):
         raise InvalidArgument('"deltas" must be a non-empty list of non-empty strings')
@@ -46,11 +53,10 @@ def vector_deltas_replay(data: object) -> dict[str, Any]:
         ctx.on_delta.end()
         return "".join(deltas)
 
-    host = EffectRuntime(
-        [Effect(tool_id="llm", execute=execute,
-                delta_sink=None if configured.mode == "none" else configured)],
-        clock=ManualClock(),
-    )
+    effect = Effect(tool_id="llm", execute=execute,
+                    delta_sink=None if configured.mode == "none" else configured)
+    host: EffectHost = (EffectRegistry([effect], clock=ManualClock()) if host_kind == "registry"
+                        else EffectRuntime([effect], clock=ManualClock()))
 
     def decider(scope: DecideScope) -> Any:
         return scope.invoke_transient("llm", None, on_delta=per_call)

@@ -673,6 +673,34 @@ case("deltas.live", "without-configured-sink", anchor="deltas.live-only",
                        "executions": ["durable", "transient"]},
              "replay": {"status": "completed", "output": ["a", "a", "ok"], "perCall": [],
                         "configured": None, "executions": []}})
+case("deltas.live", "registry-per-call-only", anchor="deltas.no-runtime",
+     function="deltas.replay",
+     description="On the kernel's plain registry (no runtime) a call with a per-call sink "
+     "and no configured sink gets the direct channel: the decider's transient call delivers "
+     "its text chunks and its end chunk straight to the per-call sink; the durable step, "
+     "with neither sink, streams to nobody.",
+     input={"deltas": ["Hel", "lo"], "configured": "none", "host": "registry"},
+     intent={"start": {"status": "suspended", "output": None,
+                       "perCall": [t("Hel"), t("lo"), done()], "configured": None,
+                       "executions": ["durable", "transient"]},
+             "replay": {"status": "completed", "output": HELLO, "perCall": [],
+                        "configured": None, "executions": []}})
+case("deltas.live", "registry-configured-sink", anchor="deltas.no-runtime",
+     function="deltas.replay",
+     description="On the kernel's plain registry a call with only the effect's configured "
+     "sink (the durable step) also gets the direct channel: text chunks reach the configured "
+     "sink, per-call first when there is one (the decider's call), the end chunk the "
+     "per-call sink only.",
+     input={"deltas": ["Hel", "lo"], "host": "registry"},
+     intent={"start": {"status": "suspended", "output": None,
+                       "perCall": [t("Hel"), t("lo"), done()],
+                       "configured": [t("Hel"), t("lo"), t("Hel"), t("lo")],
+                       "executions": ["durable", "transient"]},
+             "resume": {"status": "completed", "output": HELLO, **NOTHING}})
+case("deltas.input", "replay-host-unknown", anchor="deltas.vector-run",
+     function="deltas.replay",
+     description="deltas.replay's host is \"runtime\" or \"registry\".",
+     input={"deltas": ["a"], "host": "governed"}, intent={"error": "argument.invalid"})
 
 # -- deltas.llm: the collector and the LLM effect (function deltas.llm) ----------------------------
 PL = "llm:planner"

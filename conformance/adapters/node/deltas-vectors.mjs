@@ -11,7 +11,7 @@ import { Runtime } from "./kernel.mjs";
 import { decodeChunk } from "./stream.mjs";
 import { Tainted, buildValidator, invalid } from "./governance.mjs";
 import {
-  DecideScope, EffectDelta, EffectRuntime, RetryMiddleware, Signal, checkUsage, endChunk,
+  DecideScope, EffectDelta, EffectRegistry, EffectRuntime, RetryMiddleware, Signal, checkUsage, endChunk,
   patternRedactor, redactionMiddleware, safetyMiddleware, streamBudgetMiddleware,
 } from "./deltas.mjs";
 import { ScriptedAdapter, createLlmEffect } from "./llm.mjs";
@@ -320,7 +320,9 @@ function llmVector(input) {
 
 // -- deltas.replay (§3a.10) -----------------------------------------------------------------
 function replayVector(input) {
-  keysOf(input, ["deltas", "configured"], "deltas.replay input");
+  keysOf(input, ["deltas", "configured", "host"], "deltas.replay input");
+  // the governed runtime, or the kernel's plain registry (spec: deltas.no-runtime)
+  const hostKind = oneOf(opt(input.host, "runtime"), ["runtime", "registry"], "host");
   const deltas = want(input.deltas, "array", "deltas");
   if (!deltas.length) throw invalid("deltas is a non-empty list");
   deltas.forEach((d) => {
@@ -329,7 +331,7 @@ function replayVector(input) {
   const configuredKind = oneOf(opt(input.configured, "collect"), ["collect", "none"], "configured");
   let phase = null;
   const newPhase = () => ({ perCall: [], configured: configuredKind === "collect" ? [] : null, executions: [] });
-  const rt = new EffectRuntime({ onWarn: () => {} });
+  const rt = hostKind === "registry" ? new EffectRegistry() : new EffectRuntime({ onWarn: () => {} });
   rt.register({ toolId: "llm", deltaSink: configuredKind === "collect" ? (c) => phase.configured.push(c.toJSON()) : null,
     execute: (ctx) => {
       phase.executions.push(ctx.mode);

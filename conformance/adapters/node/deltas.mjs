@@ -272,6 +272,60 @@ export class EffectRuntime {
   }
 }
 
+/**
+ * The kernel's plain host (spec: kernel.effect-forms): it looks the tool up, refuses a mode the
+ * effect does not allow, and runs execute once (attempt 1) with no governance. Its ctx.onDelta
+ * is the direct channel (spec: deltas.no-runtime): text chunks to the per-call sink, then the
+ * configured one, the end chunk to the per-call sink only, nothing guarded or isolated; the
+ * silent channel when the call has neither sink.
+ */
+export class EffectRegistry {
+  constructor({ clock = new ManualClock() } = {}) {
+    Object.assign(this, { clock, effects: new Map() });
+  }
+  register(effect) { // spec: effects.registration
+    if (this.effects.has(effect.toolId)) throw invalid(`${effect.toolId} is registered`);
+    this.effects.set(effect.toolId, { modes: ["durable", "transient"], idempotent: false, deltaSink: null, ...effect });
+  }
+  invokeTransient(call) {
+    if (call.mode !== "transient") throw invalid("invoke_transient takes a transient call");
+    return this.run(call);
+  }
+  invoke(call) {
+    if (call.mode !== "durable") throw invalid("invoke takes a durable call");
+    return this.run(call);
+  }
+  isIdempotent(toolId) {
+    return Boolean(this.effects.get(toolId)?.idempotent);
+  }
+  run(call) {
+    const effect = this.effects.get(call.toolId);
+    if (!effect) throw new LoomError("effect.unknown-tool", `no effect ${call.toolId}`);
+    if (!effect.modes.includes(call.mode)) throw new LoomError("effect.mode-refused", `${call.mode} refused`);
+    const perCall = call.onDelta ?? null;
+    const configured = effect.deltaSink ?? null;
+    const origin = `llm:${call.toolId}`;
+    const direct = (value) => {
+      if (value instanceof EffectDelta && value.done) { // the end chunk: per-call sink only
+        if (perCall) perCall(new EffectDelta({ delta: new Tainted("", origin), done: true, usage: value.usage }));
+        return;
+      }
+      if (typeof value !== "string") throw invalid("an effect writes a text delta or its end chunk");
+      if (value === "") return;
+      const chunk = new EffectDelta({ delta: new Tainted(value, origin) });
+      for (const sink of [perCall, configured]) if (sink) sink(chunk);
+    };
+    const ctx = { call, toolId: call.toolId, mode: call.mode, principal: call.principal,
+      executionId: call.executionId ?? null, idempotencyKey: call.mode === "durable" ? call.idempotencyKey : null,
+      signal: call.signal ?? NEVER, clock: this.clock, attempt: 1, usage: {},
+      onDelta: perCall || configured ? direct : () => {},
+      reportUsage: (u) => {
+        for (const [k, n] of Object.entries(u)) ctx.usage[k] = (ctx.usage[k] ?? 0) + n;
+      } };
+    return effect.execute(ctx, call.input);
+  }
+}
+
 /** spec: effects.scope-principal, effects.scope-closed — a decision's scope. */
 export class DecideScope {
   constructor(host, executionId, { executionSignal = null } = {}) {
