@@ -14,8 +14,8 @@ order; each is an object whose ``op`` is one of :data:`OPS`:
   ``0``, ``""``, ``[]`` and ``{}`` are false); ``repeat {times, as?, body}`` (``as`` is the
   0-based index);
 - ``try {body, catch {as?, body}}`` -- runs ``body``; an error raised into it (a failed step,
-  a decider that threw, a duplicate id, a yielded non-command) runs ``catch.body`` with ``as`` bound to
-  ``{"code": <the error's code>}`` (``null`` for a scripted error without a code);
+  a decider that threw, a duplicate id, a yielded non-command) runs ``catch.body`` with
+  ``as`` bound to ``{"code": <the error's code>}`` (``null`` for a scripted error without a code);
 - ``return {value?}`` -- ends the body with ``value`` (default ``null``); falling off the end
   returns ``null``;
 - ``raise {code, message}`` -- the body raises an error with that code and message;

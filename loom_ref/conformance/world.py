@@ -10,9 +10,10 @@ Rules (``conformance/INTERPRETING.md`` section 6):
   context gave the call: the kernel's plain host gives every call 1, spec:
   kernel.effect-forms). An effect may list the modes it allows (``modes``, default
   both): the host refuses a call in another mode with ``effect.mode-refused`` before the
-  effect runs, so the refused call is not traced and uses no script entry. The count belongs to the world, not to the
-  process: "fresh effects" after a crash are fresh instances talking to the same world, so a
-  recovered run sees exactly what an uncrashed one would have seen at that point.
+  effect runs, so the refused call is not traced and uses no script entry. The count
+  belongs to the world, not to the process: "fresh effects" after a crash are fresh
+  instances talking to the same world, so a recovered run sees exactly what an uncrashed
+  one would have seen at that point.
 - A scripted decider answers its n-th invocation in the whole case the same way:
   ``{"return": v}``, ``{"raise": ...}``, ``{"choice": v, "policy": p, "propensity": x}`` (a
   choice with its policy), or ``{"invokeTransient": {"tool", "input"}}`` (call ``tool``
