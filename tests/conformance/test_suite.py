@@ -26,12 +26,14 @@ def test_whole_suite_in_process() -> None:
     counts = {s: suite.count(s) for s in Status}
     assert counts[Status.PASS] > 1500
     # the only cases loom-ref skips: journal byte edits on its stores that keep no file form
+    # of inline payloads (the store log, SQLite, the content-resolving store)
     skipped = [r for r in suite.results if r.status is Status.SKIP]
-    assert skipped and all(r.mode == "store" and r.id.endswith(("#store@log", "#store@sqlite"))
+    assert skipped and all(r.mode == "store" and r.id.endswith(
+        ("#store@log", "#store@sqlite", "#store@content"))
                            for r in skipped), [r.id for r in skipped]
     stores = {r.id.rpartition("@")[2] for r in suite.results if r.mode == "store"
               and r.status is Status.PASS}
-    assert stores == {"files", "log", "sqlite"}
+    assert stores == {"files", "log", "sqlite", "content"}
     kernel = {r.id for r in suite.results if r.group.startswith("kernel.") and r.mode == "base"}
     assert len(kernel) >= 40
     own = [r for r in suite.results if r.group.startswith(("kernel.", "journal."))]
