@@ -194,20 +194,12 @@ export class KillSwitch {
   }
 }
 
-export class EffectRuntime {
-  constructor({ middleware = [], meter = null, onWarn = (m) => console.error(m), clock = new ManualClock() } = {}) {
-    Object.assign(this, { middleware, meter, onWarn, clock, killSwitch: new KillSwitch(), effects: new Map() });
-    // spec: deltas.fail-closed — inspects output with no delta guard
-    this.streamingBlockedBy = middleware.filter((m) => m.inspectsOutput && !m.deltaGuard);
-  }
-
+// The doors both hosts share (spec: effects.host-seam, effects.registration): each host's
+// own route(call) does the rest.
+class Host {
   register(effect) { // spec: effects.registration
     if (this.effects.has(effect.toolId)) throw invalid(`${effect.toolId} is registered`);
     this.effects.set(effect.toolId, { modes: ["durable", "transient"], idempotent: false, deltaSink: null, ...effect });
-  }
-
-  callTransient(toolId, input, { principal, signal = null, onDelta = null }) {
-    return this.invokeTransient({ toolId, input, mode: "transient", principal, executionId: null, signal, onDelta });
   }
   invokeTransient(call) {
     if (call.mode !== "transient") throw invalid("invoke_transient takes a transient call");
@@ -219,6 +211,19 @@ export class EffectRuntime {
   }
   isIdempotent(toolId) {
     return Boolean(this.effects.get(toolId)?.idempotent);
+  }
+}
+
+export class EffectRuntime extends Host {
+  constructor({ middleware = [], meter = null, onWarn = (m) => console.error(m), clock = new ManualClock() } = {}) {
+    super();
+    Object.assign(this, { middleware, meter, onWarn, clock, killSwitch: new KillSwitch(), effects: new Map() });
+    // spec: deltas.fail-closed — inspects output with no delta guard
+    this.streamingBlockedBy = middleware.filter((m) => m.inspectsOutput && !m.deltaGuard);
+  }
+
+  callTransient(toolId, input, { principal, signal = null, onDelta = null }) {
+    return this.invokeTransient({ toolId, input, mode: "transient", principal, executionId: null, signal, onDelta });
   }
 
   route(call) {
@@ -279,26 +284,12 @@ export class EffectRuntime {
  * configured one, the end chunk to the per-call sink only, nothing guarded or isolated; the
  * silent channel when the call has neither sink.
  */
-export class EffectRegistry {
+export class EffectRegistry extends Host {
   constructor({ clock = new ManualClock() } = {}) {
+    super();
     Object.assign(this, { clock, effects: new Map() });
   }
-  register(effect) { // spec: effects.registration
-    if (this.effects.has(effect.toolId)) throw invalid(`${effect.toolId} is registered`);
-    this.effects.set(effect.toolId, { modes: ["durable", "transient"], idempotent: false, deltaSink: null, ...effect });
-  }
-  invokeTransient(call) {
-    if (call.mode !== "transient") throw invalid("invoke_transient takes a transient call");
-    return this.run(call);
-  }
-  invoke(call) {
-    if (call.mode !== "durable") throw invalid("invoke takes a durable call");
-    return this.run(call);
-  }
-  isIdempotent(toolId) {
-    return Boolean(this.effects.get(toolId)?.idempotent);
-  }
-  run(call) {
+  route(call) {
     const effect = this.effects.get(call.toolId);
     if (!effect) throw new LoomError("effect.unknown-tool", `no effect ${call.toolId}`);
     if (!effect.modes.includes(call.mode)) throw new LoomError("effect.mode-refused", `${call.mode} refused`);
