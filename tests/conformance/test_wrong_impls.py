@@ -94,6 +94,11 @@ EXPECTED_VECTORS = {
                                             "stream.openai/unknown-finish-reason-is-error"}),
     "lenient-input": ("guards.vector-run", {"guards.steps/unknown-input-member",
                                             "guards.delta/unknown-input-member"}),
+    "billed-without-writes": ("stream.usage.disjoint", {
+        "stream.usage/cache-write-added", "stream.usage/all-three-summed",
+        "stream.usage/zero-counts-are-counts"}),
+    "billed-reasoning-twice": ("stream.usage.reasoning-breakdown",
+                               {"stream.usage/reasoning-not-added"}),
 }
 
 

@@ -19,7 +19,11 @@ And vector functions with one rule broken (:data:`WRONG_VECTORS`), for the mutan
 - ``finish-fails-open``: OpenAI's finish_reason mapping reads content_filter and any value it
   does not know as ``stop`` -- breaks stream.openai (fail closed);
 - ``lenient-input``: guards.run and guards.steps drop input members they do not list instead
-  of refusing them -- breaks guards.vector-run.
+  of refusing them -- breaks guards.vector-run;
+- ``billed-without-writes``: billed input is uncached input plus cache reads only, cache
+  writes forgotten -- breaks stream.usage.disjoint;
+- ``billed-reasoning-twice``: billed output adds reasoning to output -- breaks
+  stream.usage.reasoning-breakdown.
 """
 
 from __future__ import annotations
@@ -190,8 +194,29 @@ def _lenient_input_adapter() -> LoomRefAdapter:
     return LoomRefAdapter(name="lenient-input", functions=table)
 
 
+def _wrong_billing(name: str, *, writes: bool, reasoning_added: bool) -> LoomRefAdapter:
+    """``stream.usage_billed`` with one of its two sums wrong."""
+    table = _functions()
+    real = table["stream.usage_billed"]
+
+    def run(data: Any) -> Any:
+        out = dict(real(data))
+        usage = data["usage"]
+        if not writes:
+            out["billedInputTokens"] -= usage.get("cacheWriteTokens", 0)
+        if reasoning_added:
+            out["billedOutputTokens"] += usage.get("reasoningTokens", 0)
+        return out
+    table["stream.usage_billed"] = run
+    return LoomRefAdapter(name=name, functions=table)
+
+
 #: name -> (adapter, the groups to run it on)
 WRONG_VECTORS: Mapping[str, tuple[Callable[[], LoomRefAdapter], tuple[str, ...]]] = {
     "finish-fails-open": (_fail_open_adapter, ("stream.openai",)),
     "lenient-input": (_lenient_input_adapter, ("guards.steps", "guards.delta")),
+    "billed-without-writes": (lambda: _wrong_billing("billed-without-writes", writes=False,
+                                                     reasoning_added=False), ("stream.usage",)),
+    "billed-reasoning-twice": (lambda: _wrong_billing("billed-reasoning-twice", writes=True,
+                                                      reasoning_added=True), ("stream.usage",)),
 }
