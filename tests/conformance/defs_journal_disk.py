@@ -121,6 +121,13 @@ DEFINITIONS: list[dict[str, Any]] = [
                lambda r: answers(r) == ["kept\n", True]
                and images(r) == {"synced": {FILE: "kept\n"}},
                image={FILE: "kept\n"}),
+    power_loss("image-null-is-absent",
+               "An image of null is no image (an optional member given null is absent): the "
+               "disk is a fresh one, with no files, not a refusal.",
+               [{"op": "read", "path": FILE}, {"op": "exists", "path": FILE}],
+               lambda r: answers(r) == [{"error": "not-found"}, False]
+               and images(r) == {"synced": {}},
+               image=None),
     power_loss("operation-errors",
                "The file layer's refusals: creating a file that exists, opening one that does "
                "not, creating in a directory that does not exist, writing or reading a closed "

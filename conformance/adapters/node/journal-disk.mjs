@@ -194,7 +194,7 @@ function powerLoss(input) {
   }
   if (!Array.isArray(input.ops)) throw bad("journal.power-loss takes {ops: [...]}");
   let image = null;
-  if (input.image !== undefined) {
+  if (input.image !== undefined && input.image !== null) { // null is absent (journal.power-loss-model)
     if (!isObject(input.image)) throw bad("image must be a JSON object");
     image = Object.fromEntries(Object.entries(input.image).map(([k, v]) => [k, ascii(v, k)]));
   }
