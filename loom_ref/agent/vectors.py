@@ -49,6 +49,7 @@ from loom_ref.agent.vectors_model import (
 )
 from loom_ref.errors import InvalidArgument
 from loom_ref.governance.taint import TaintedValue
+from loom_ref.governance.vectors import encode_value
 
 __all__ = ["VECTOR_FUNCTIONS"]
 
@@ -95,17 +96,6 @@ def _decode_taint(value: Any) -> Any:
         return {k: _decode_taint(v) for k, v in value.items()}
     if isinstance(value, list):
         return [_decode_taint(v) for v in value]
-    return value
-
-
-def _encode_taint(value: Any) -> Any:
-    """The inverse of :func:`_decode_taint`: each TaintedValue as ``{"$tainted": ...}``."""
-    if isinstance(value, TaintedValue):
-        return {_TAINT_KEY: {"value": _encode_taint(value.value), "origin": value.origin}}
-    if isinstance(value, Mapping):
-        return {k: _encode_taint(v) for k, v in value.items()}
-    if isinstance(value, list):
-        return [_encode_taint(v) for v in value]
     return value
 
 
@@ -161,9 +151,10 @@ def claim_check_envelope_vector(payload: object) -> dict[str, Any]:
         raise InvalidArgument("preview must be a boolean")
     store = MemoryContentStore()
     envelope = claim_check_envelope(_decode_taint(p["result"]), store, preview=preview)
-    out = {"envelope": envelope, "stored": store.get(envelope["ref"]).decode("utf-8")}
+    out: dict[str, Any] = {"envelope": envelope,
+                           "stored": store.get(envelope["ref"]).decode("utf-8")}
     if "resolve" in p:  # spec: agent.claim-check-ref
-        out["resolved"] = _encode_taint(resolve_claim_check(store, p["resolve"]))
+        out["resolved"] = encode_value(resolve_claim_check(store, p["resolve"]))
     return out
 
 
