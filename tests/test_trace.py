@@ -8,6 +8,7 @@ import json
 import shutil
 from pathlib import Path
 
+from loom_ref.conformance.provenance import ANCHOR_RE
 from loom_ref.conformance.trace import problems, render, rule_anchors, trace
 
 REPO = Path(__file__).parents[1]
@@ -69,7 +70,7 @@ def test_every_must_and_should_carries_an_anchor() -> None:
             plain = re.sub(r'`[^`]*`|"[^"]*"|“[^”]*”', "", block)
             if "RFC 2119" in plain or not re.search(r"\b(MUST|SHOULD)\b", plain):
                 continue
-            if not re.search(r"\{#[a-z0-9][a-z0-9.\-]*\}", block):
+            if not ANCHOR_RE.search(block):
                 missing.append(f"{chapter.name}: {block[:90]}")
     assert missing == []
 

@@ -20,6 +20,7 @@ from loom_ref.conformance.case import canonical_json as canonical
 from loom_ref.conformance.functions import load_functions
 from loom_ref.conformance.match import is_pattern, match
 from loom_ref.errors import LoomError
+from tests.casefiles import stamp
 
 Case = dict[str, Any]
 CheckIntent = Callable[[Case, dict[str, Any]], None]
@@ -67,7 +68,9 @@ def case_file(c: Case, check_intent: CheckIntent) -> tuple[Path, dict[str, Any]]
            "input": c["input"], "expect": expect}
     if c.get("requires"):  # capabilities beyond the function (INTERPRETING.md section 2)
         doc["requires"] = list(c["requires"])
-    return ROOT / c["group"] / f"{c['name']}.json", doc
+    if c.get("provenance"):  # weaker than its rule (loom_ref.conformance.provenance)
+        doc["provenance"] = c["provenance"]
+    return ROOT / c["group"] / f"{c['name']}.json", stamp(doc)
 
 
 def write_all(cases: Iterable[Case], groups: Sequence[str], check_intent: CheckIntent) -> int:

@@ -18,6 +18,7 @@ from typing import Any
 
 from loom_ref.cli.conformance_tools import usage
 from loom_ref.cli.inputs import check_output_file
+from loom_ref.conformance import seeds
 from loom_ref.conformance.case import Case, canonical_json, find_case_files, load_cases
 from loom_ref.conformance.impl import (
     Implementation,
@@ -26,6 +27,7 @@ from loom_ref.conformance.impl import (
     TransportError,
 )
 from loom_ref.conformance.lint import lint
+from loom_ref.conformance.provenance import Profile
 from loom_ref.conformance.random_cases import random_cases
 from loom_ref.conformance.report import dump_json, render_text, to_junit
 from loom_ref.conformance.runner import Runner
@@ -105,6 +107,12 @@ def register(subparsers: Any) -> None:
                    help="write N seeded random scenarios as case files to --out, then exit")
     p.add_argument("--out", metavar="DIR", help="where --generate writes (DIR/<group>/...)")
     p.add_argument("--quiet", action="store_true", help="no progress line")
+    p.add_argument("--profile", choices=[x.value for x in Profile], default="core",
+                   help="the profile the exit status judges (both verdicts are printed): core "
+                        "(default: the rules of the seeds, the public upstream source and "
+                        "documented conventions, what any faithful Loom implementation must "
+                        "do) or loom-ref (every case, loom-ref's own choices and extensions "
+                        "included); INTERPRETING.md section 9a")
     p.set_defaults(func=run)
     sub = p.add_subparsers(dest="action", metavar="ACTION")
 
@@ -117,7 +125,8 @@ def register(subparsers: Any) -> None:
     lp.add_argument("--spec", metavar="DIR", help="the spec directory (default: spec/ beside "
                     "the suite)")
     lp.set_defaults(func=run_lint)
-    tp = sub.add_parser("trace", help="rule -> code -> cases table (spec/TRACE.md)",
+    tp = sub.add_parser("trace", help="rule -> code -> cases table (spec/TRACE.md) and the "
+                        "seed table (spec/SEEDS.md)",
                         description="Check that every rule anchor of spec/ is cited in "
                                     "loom_ref/ and pinned by a case (or exempted with a "
                                     "reason); --write regenerates spec/TRACE.md. Needs a "
@@ -211,7 +220,8 @@ def run(args: argparse.Namespace) -> int:
     extra: list[Case] = random_cases(args.random, args.seed) if args.random else []
     runner = Runner(impls, suite, generated=not args.no_generated, only=args.only,
                     allow_all_skipped=args.allow_all_skipped,
-                    progress=_Progress(sys.stderr, not args.quiet))
+                    progress=_Progress(sys.stderr, not args.quiet),
+                    profile=Profile(args.profile))
     try:
         result = runner.run([*cases, *extra], files=files, file_problems=file_problems)
     except TransportError as exc:
@@ -253,9 +263,13 @@ def run_trace(args: argparse.Namespace) -> int:
         return usage(ConformanceError(f"{repo} is not a loom-ref checkout (no spec/ and "
                                       "loom_ref/ in it)", code="conformance.no-checkout"))
     table = trace(repo)
+    sentences_file = repo / "conformance" / "seed-sentences.json"
+    sentences = seeds.load_sentences(sentences_file) if sentences_file.is_file() else []
     if args.write:
         (repo / "spec" / "TRACE.md").write_text(render(table))
-    found = problems(table)
+        if sentences:
+            (repo / "spec" / "SEEDS.md").write_text(seeds.render(sentences, table))
+    found = problems(table) + seeds.problems(sentences, table)
     for problem in found:
         print(problem)
     print(f"trace: {len(table.rows)} rules, {len(found)} problem(s)")

@@ -12,7 +12,8 @@ Rules (``conformance/INTERPRETING.md`` sections 2 and 3):
   diff of a case is a diff of its meaning.
 - The ``expect`` member is the runner's alone: :meth:`Case.to_run` builds what the
   implementation receives, and it never holds ``expect`` (nor ``excludeModes``, which is
-  the runner's bookkeeping, nor the ``draft`` record of a case ``fuzz`` wrote).
+  the runner's bookkeeping, nor the ``draft`` record of a case ``fuzz`` wrote, nor its
+  ``provenance``, which decides the profile a verdict counts in, not what is run).
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ from typing import Any
 
 import attrs
 
+from loom_ref.conformance.provenance import Provenance
 from loom_ref.conformance.selection import selects_case
 from loom_ref.enums import LoomEnum
 from loom_ref.errors import ConformanceError
@@ -41,7 +43,7 @@ __all__ = [
     "load_cases",
 ]
 
-_RUNNER_ONLY = ("expect", "excludeModes", "draft")
+_RUNNER_ONLY = ("expect", "excludeModes", "draft", "provenance")
 
 
 class CaseFileError(ConformanceError):
@@ -113,6 +115,12 @@ class Case:
     @property
     def tier(self) -> Tier:
         return Tier(self.data["tier"])
+
+    @property
+    def provenance(self) -> Provenance:
+        """Where the rule this case checks comes from (``provenance`` member; a case made
+        without one, such as a seeded random scenario, counts as loom-ref's)."""
+        return Provenance(self.data.get("provenance", Provenance.LOOM_REF.value))
 
     @property
     def family(self) -> Family:

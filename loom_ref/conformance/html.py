@@ -10,9 +10,16 @@ Rules (``conformance/INTERPRETING.md`` section 9):
   with its verdict per tier and its totals; one row per spec rule that some report's cases
   pin, grouped by spec chapter: the anchor, the tier, the rule's own words.
 - A cell sums the cases (and generated variants) of that rule in that report: ``fail`` when
-  any failed or errored, else ``pass`` when any passed, else ``skip``; ``none`` when the
-  report has no case of the rule. A failing cell opens to each failing case: its id, what
-  went wrong, every mismatch's expected and actual value as JSON, and the case as sent.
+  any failed or errored, else ``partial`` when some passed and some were skipped, else
+  ``pass`` when any passed, else ``skip``; ``none`` when the report has no case of the rule.
+  A failing cell opens to each failing case: its id, what went wrong, every mismatch's
+  expected and actual value as JSON, and the case as sent.
+- Each rule shows its provenance (section 9a) and each column both profiles' verdicts; a
+  filter shows the core profile's rules only. Columns whose implementation name and version
+  collide are told apart by their report's file name.
+- The interop line, in the manner of web-platform-tests' Interop score: of the cases every
+  report ran or skipped (base cases, by id), how many pass in every implementation shown, for
+  the whole suite and for the core profile.
 - Everything an implementation sent back is escaped; nothing in a report is trusted as HTML.
 """
 
@@ -46,7 +53,12 @@ h1 { font-size: 24px; margin: 0 0 4px; } h2 { font-size: 18px; margin: 28px 0 8p
 .badge { display: inline-block; border-radius: 12px; padding: 1px 9px; font-size: 12px;
          font-weight: 600; color: #fff; margin: 2px 4px 2px 0; }
 .conforms, .pass { background: var(--pass); } .fails, .fail { background: var(--fail); }
-.untested, .skip, .none { background: var(--skip); }
+.untested, .skip, .none { background: var(--skip); } .partial { background: #9a6700; }
+.prov { display: inline-block; border: 1px solid var(--line); border-radius: 10px;
+        padding: 0 7px; font-size: 11px; color: #57606a; margin-left: 4px; }
+.prov.core { border-color: #0969da; color: #0969da; }
+.interop { background: #fff; border: 1px solid var(--line); border-radius: 8px;
+           padding: 10px 16px; margin-bottom: 12px; }
 .tier-must { background: #0969da; } .tier-should { background: #6e40c9; }
 .tier-may { background: #8c959f; }
 .open-hint { color: var(--fail); font-size: 12px; margin-left: 6px; text-decoration: underline; }
@@ -84,15 +96,23 @@ pre { margin: 2px 0; padding: 6px; background: #f6f8fa; border: 1px solid var(--
 
 _SCRIPT = """
 const q = document.getElementById('filter'), only = document.getElementById('only-failing');
+const core = document.getElementById('only-core');
 function apply() {
   const text = q.value.toLowerCase();
-  for (const row of document.querySelectorAll('tr.rule-row')) {
+  let chapter = null, shown = 0;
+  const close = () => { if (chapter) chapter.hidden = shown === 0; };
+  for (const row of document.querySelectorAll('tr.rule-row, tr.chapter')) {
+    if (row.classList.contains('chapter')) { close(); chapter = row; shown = 0; continue; }
     const hit = !text || row.dataset.search.includes(text);
     const failing = row.dataset.failing === 'true';
-    row.hidden = !hit || (only.checked && !failing);
+    const outside = core.checked && row.dataset.core !== 'true';
+    row.hidden = !hit || (only.checked && !failing) || outside;
+    if (!row.hidden) shown++;
   }
+  close();
 }
 q.addEventListener('input', apply); only.addEventListener('change', apply);
+core.addEventListener('change', apply);
 for (const w of document.querySelectorAll('td.rule .words')) {
   w.title = 'click to show the whole rule';
   w.addEventListener('click', () => w.classList.toggle('whole'));
@@ -121,7 +141,7 @@ def _cell_status(results: Sequence[Mapping[str, Any]]) -> str:
     if statuses & {"fail", "error"}:
         return "fail"
     if "pass" in statuses:
-        return "pass"
+        return "partial" if "skip" in statuses else "pass"
     return "skip" if results else "none"
 
 
@@ -153,7 +173,8 @@ def _cell(results: Sequence[Mapping[str, Any]]) -> str:
     status = _cell_status(results)
     counts = {s: sum(1 for r in results if r.get("status") == s)
               for s in ("pass", "fail", "error", "skip")}
-    label = {"pass": "PASS", "fail": "FAIL", "skip": "SKIP", "none": "-"}[status]
+    label = {"pass": "PASS", "partial": "PARTIAL", "fail": "FAIL", "skip": "SKIP",
+             "none": "-"}[status]
     tally = (f'<span class="counts">{counts["pass"]} pass · {counts["fail"] + counts["error"]} '
              f'fail · {counts["skip"]} skip</span>' if results else "")
     head = f'<span class="status {status}">{label}</span>{tally}'
@@ -170,8 +191,13 @@ def _cell(results: Sequence[Mapping[str, Any]]) -> str:
 def _impl_card(report: Mapping[str, Any], name: str) -> str:
     impl = report["implementation"]
     lang = f" ({impl['language']})" if impl.get("language") else ""
-    badges = "".join(f'<span class="badge {_e(v)}">{_e(t.upper())} {_e(v)}</span>'
-                     for t, v in report["verdict"].items())
+    profiles = report.get("profiles") or {"loom-ref": {"verdict": report["verdict"]}}
+    judged = report.get("profile")
+    badges = "".join(
+        f'<div class="meta">{_e(p)} profile{" (judged)" if p == judged else ""}: '
+        + "".join(f'<span class="badge {_e(v)}">{_e(t.upper())} {_e(v)}</span>'
+                  for t, v in body["verdict"].items()) + "</div>"
+        for p, body in profiles.items())
     totals = report["totals"]
     line = " · ".join(f"{kind}: {c['pass']} pass, {c['fail']} fail, {c['skip']} skip, "
                       f"{c['error']} error" for kind, c in totals.items())
@@ -180,8 +206,36 @@ def _impl_card(report: Mapping[str, Any], name: str) -> str:
     return (f'<div class="impl"><h3>{_e(impl.get("name", "?"))} {_e(impl.get("version", ""))}'
             f'{_e(lang)}</h3><div class="meta">suite {_e(report["suite"].get("version", "?"))}'
             f', runner {_e(runner.get("name", "loom-ref"))} {_e(runner.get("version", "?"))}, '
-            f'file {_e(name)}</div><div>{badges}</div><div class="meta">{_e(line)}</div>'
+            f'file {_e(name)}</div>{badges}<div class="meta">{_e(line)}</div>'
             f'<div class="problems">{problems}</div></div>')
+
+
+_CORE = frozenset({"seed", "upstream", "convention"})
+
+
+def _column_labels(reports: Sequence[Mapping[str, Any]], names: Sequence[str]) -> list[str]:
+    """Each column's heading: the implementation's name and version, and the report's file
+    name too where two columns would otherwise read the same."""
+    plain = [f"{r['implementation'].get('name', '?')} {r['implementation'].get('version', '')}"
+             .strip() for r in reports]
+    return [f"{label} ({name})" if plain.count(label) > 1 else label
+            for label, name in zip(plain, names, strict=True)]
+
+
+def _interop(reports: Sequence[Mapping[str, Any]]) -> str:
+    """How many cases pass in every implementation shown (base cases, by id, among those every
+    report holds), for the whole suite and for the core profile."""
+    if len(reports) < 2:
+        return ""
+    statuses = [{c["id"]: c for c in r["cases"] if c.get("mode", "base") == "base"}
+                for r in reports]
+    shared = set.intersection(*(set(s) for s in statuses))
+    every = {i for i in shared if all(s[i]["status"] == "pass" for s in statuses)}
+    core = {i for i in shared if statuses[0][i].get("provenance") in _CORE}
+    return (f'<div class="interop"><b>Interop</b>: {len(every)} of {len(shared)} cases pass in '
+            f"all {len(reports)} implementations; core profile: {len(every & core)} of "
+            f"{len(core)}. (A case counts when every report holds it; a skip is not a pass.)"
+            "</div>")
 
 
 def render_html(reports: Sequence[Any], *, names: Sequence[str] | None = None) -> str:
@@ -203,8 +257,7 @@ def render_html(reports: Sequence[Any], *, names: Sequence[str] | None = None) -
                 tiers[case["anchor"]] = case["tier"]
         by_rule.append(cells)
     anchors = sorted(tiers, key=lambda a: (rules.get(a, {}).get("file", "~"), a))
-    heads = "".join(f"<th>{_e(r['implementation'].get('name', '?'))} "
-                    f"{_e(r['implementation'].get('version', ''))}</th>" for r in checked)
+    heads = "".join(f"<th>{_e(label)}</th>" for label in _column_labels(checked, names))
     rows: list[str] = []
     chapter = None
     for anchor in anchors:
@@ -217,12 +270,16 @@ def render_html(reports: Sequence[Any], *, names: Sequence[str] | None = None) -
         row_cells = [_cell(cells.get(anchor, [])) for cells in by_rule]
         failing = any('data-status="fail"' in c for c in row_cells)
         words = rule.get("words", "")
-        search = _e(f"{anchor} {words}".lower())
+        provenance = rule.get("provenance") or "?"
+        core = provenance in _CORE
+        search = _e(f"{anchor} {provenance} {words}".lower())
         rows.append(
             f'<tr class="rule-row" data-anchor="{_e(anchor)}" data-failing="{str(failing).lower()}"'
-            f' data-search="{search}"><td class="rule"><code>{_e(anchor)}</code> '
-            f'<span class="badge tier-{_e(tiers[anchor])}">'
-            f'{_e(tiers[anchor].upper())}</span><div class="words">{_e(words)}</div></td>'
+            f' data-core="{str(core).lower()}" data-search="{search}"><td class="rule">'
+            f'<code>{_e(anchor)}</code> <span class="badge tier-{_e(tiers[anchor])}">'
+            f'{_e(tiers[anchor].upper())}</span><span class="prov{" core" if core else ""}" '
+            f'title="where the rule comes from (INTERPRETING.md section 9a)">'
+            f'{_e(provenance)}</span><div class="words">{_e(words)}</div></td>'
             f'{"".join(row_cells)}</tr>')
     cards = "".join(_impl_card(r, n) for r, n in zip(checked, names, strict=True))
     versions = sorted({str(r["suite"].get("version")) for r in checked})
@@ -235,10 +292,11 @@ def render_html(reports: Sequence[Any], *, names: Sequence[str] | None = None) -
         f'<p class="sub">suite {_e(", ".join(versions))} · {len(anchors)} spec rules · '
         f"{len(checked)} implementation(s). Each cell sums the cases pinning that rule; "
         "click a red cell to see what was expected and what came back.</p>"
-        f'<div class="impls">{cards}</div>'
+        f'<div class="impls">{cards}</div>{_interop(checked)}'
         '<div class="tools"><input type="search" id="filter" placeholder="filter rules '
-        '(anchor or words)"><label><input type="checkbox" id="only-failing"> only rules with '
-        "failures</label></div>"
+        '(anchor, provenance or words)"><label><input type="checkbox" id="only-failing"> only '
+        'rules with failures</label><label><input type="checkbox" id="only-core"> only the '
+        "core profile's rules (what Loom requires)</label></div>"
         f'<table><colgroup><col class="rule-col">{"<col>" * len(checked)}</colgroup>'
         f"<thead><tr><th>rule</th>{heads}</tr></thead><tbody>{''.join(rows)}</tbody>"
         f"</table><script>{_SCRIPT}</script></body></html>\n")

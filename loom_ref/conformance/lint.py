@@ -1,6 +1,7 @@
 """``loom-ref conformance lint``: the checks that keep the suite honest.
 
-Rules (``conformance/INTERPRETING.md`` section 10). For every file under ``cases/``:
+Rules (``conformance/INTERPRETING.md`` section 10). Every rule anchor of ``spec/*.md`` names
+its provenance (``{#area.rule .seed}``, :mod:`.provenance`). For every file under ``cases/``:
 
 - it lives at ``<group>/<name>.json`` and its id is ``"<group>/<name>"`` (so every file is
   consumed by a run: the runner loads exactly these, and audits that each one ran);
@@ -10,6 +11,9 @@ Rules (``conformance/INTERPRETING.md`` section 10). For every file under ``cases
   expects one observation per action; patterns in expectations are well-formed;
 - no integer in it is beyond +-2**53, which a reader over IEEE-754 doubles cannot hold
   (section 7, numbers);
+- it says where its rule comes from (``provenance``), and is not stronger than its anchor's
+  rule: a case of a ``loom-ref`` or ``extension`` rule is never ``seed``, ``upstream`` or
+  ``convention`` (``loom_ref.conformance.provenance``);
 - it is no draft (a case ``conformance fuzz`` wrote keeps a ``draft`` member until a
   maintainer has decided who is right and promoted it);
 - every capability it needs (its function, ``scenario``, what it ``requires``) is named in
@@ -24,7 +28,6 @@ from __future__ import annotations
 
 import json
 import os
-import re
 from collections.abc import Mapping
 from typing import Any
 
@@ -32,11 +35,17 @@ from loom_ref.conformance.case import canonical_json, expected_id, find_case_fil
 from loom_ref.conformance.interpreter import check_body
 from loom_ref.conformance.match import check_patterns
 from loom_ref.conformance.portability import dialect_problems
+from loom_ref.conformance.provenance import (
+    ANCHOR_RE,
+    CORE,
+    Provenance,
+    spec_problems,
+    spec_provenance,
+)
 from loom_ref.conformance.schemas import SchemaSet, describe
 
 __all__ = ["ANCHOR_RE", "lint", "spec_anchors"]
 
-ANCHOR_RE = re.compile(r"\{#([A-Za-z0-9][A-Za-z0-9._-]*)\}")
 
 
 def spec_anchors(spec_dir: str) -> set[str]:
@@ -47,7 +56,7 @@ def spec_anchors(spec_dir: str) -> set[str]:
     for name in sorted(os.listdir(spec_dir)):
         if name.endswith(".md"):
             with open(os.path.join(spec_dir, name), encoding="utf-8") as f:
-                anchors.update(ANCHOR_RE.findall(f.read()))
+                anchors.update(m.group(1) for m in ANCHOR_RE.finditer(f.read()))
     return anchors
 
 
@@ -98,6 +107,21 @@ def _semantic(data: Mapping[str, Any]) -> list[str]:
     return problems
 
 
+def _provenance_problems(data: Mapping[str, Any],
+                         provenance: Mapping[str, Provenance]) -> list[str]:
+    """A case's provenance against its rule's: present, and never stronger."""
+    rule = provenance.get(data["anchor"])
+    if rule is None:
+        return [f"anchor {data['anchor']!r} says not where it comes from: give it a class in "
+                "spec/ ({#" + data["anchor"] + " .seed}, .upstream, .convention, .loom-ref "
+                "or .extension)"]
+    case = Provenance(data["provenance"])
+    if case in CORE and rule not in CORE:
+        return [f"provenance {case.value!r} is stronger than its rule's ({rule.value}): a "
+                "case of a loom-ref choice or an extension is never core"]
+    return []
+
+
 #: Capabilities that generated modes need (INTERPRETING.md section 8), not named by cases.
 MODE_CAPABILITIES = frozenset({"crash", "torn-write", "always-replay"})
 
@@ -114,7 +138,8 @@ def lint(cases_dir: str, spec_dir: str, schemas: SchemaSet, *,
     named there; and, when ``cases_dir`` is the ``whole_suite``, everything named there must
     be needed by some case."""
     anchors = spec_anchors(spec_dir)
-    problems: list[str] = []
+    provenance = spec_provenance(spec_dir)
+    problems: list[str] = list(spec_problems(spec_dir))
     needed: set[str] = set(MODE_CAPABILITIES)
     seen: dict[str, str] = {}
     files = find_case_files(cases_dir)
@@ -150,6 +175,8 @@ def lint(cases_dir: str, spec_dir: str, schemas: SchemaSet, *,
         if data["anchor"] not in anchors:
             problems.append(f"{rel}: anchor {data['anchor']!r} is not defined in "
                             f"{os.path.relpath(spec_dir)}/*.md")
+        else:
+            problems += [f"{rel}: {p}" for p in _provenance_problems(data, provenance)]
         problems += [f"{rel}: {p}" for p in _semantic(data)]
         problems += [f"{rel}: {p}" for p in _inexact_integers(dict(data), "$")]
         for name in _needs(data):

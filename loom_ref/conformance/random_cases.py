@@ -137,6 +137,9 @@ def random_case(rng: random.Random, seed: int, index: int) -> dict[str, Any]:
     case: dict[str, Any] = {
         "id": f"random.s{seed}/case-{index:04d}",
         "anchor": "kernel.recover",
+        # loom-ref's own generator and model: its programs lean on loom-ref's choices too
+        # (scripted failures' codes, try/catch, transient calls in deciders)
+        "provenance": "loom-ref",
         "tier": "must",
         "description": f"Seeded random program (seed {seed}, #{index}): the kernel agrees with "
                        "the linear model, and recovers from a crash at every event.",

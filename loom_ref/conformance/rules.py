@@ -16,23 +16,27 @@ from collections.abc import Iterator, Mapping
 
 import attrs
 
-from loom_ref.conformance.lint import ANCHOR_RE
+from loom_ref.conformance.provenance import ANCHOR_RE, Provenance, classes, is_heading
 
 __all__ = ["Rule", "spec_rules"]
 
 # an anchor as lint defines it, with the space before it
 _ANCHOR = re.compile(r"\s*" + ANCHOR_RE.pattern)
+_PROVENANCES = frozenset(p.value for p in Provenance)
 _ITEM = re.compile(r"^(\s*)(?:[-*+]|\d+[.)])\s")
 _FENCE = re.compile(r"^\s*(```|~~~)")
 
 
 @attrs.frozen(kw_only=True)
 class Rule:
-    """One anchor: the chapter that defines it (``spec/journal.md``) and its words."""
+    """One anchor: the chapter that defines it (``spec/journal.md``), its words, and where
+    it comes from (the class beside the anchor, ``{#area.rule .seed}``; ``None`` for an
+    anchor that names none, which lint reports for a rule)."""
 
     anchor: str
     file: str
     words: str
+    provenance: Provenance | None = None
 
     @property
     def link(self) -> str:
@@ -54,14 +58,15 @@ def _blocks(lines: list[str]) -> Iterator[list[str]]:
         if fenced:
             continue
         stripped = line.strip()
-        starts = (not stripped or stripped.startswith(("#", "|")) or _ITEM.match(line)
+        starts = (not stripped or is_heading(line) or stripped.startswith("|")
+                  or _ITEM.match(line)
                   is not None)
         if starts and block:
             yield block
             block = []
         if not stripped:
             continue
-        if stripped.startswith(("#", "|")):
+        if is_heading(line) or stripped.startswith("|"):
             yield [line]
             continue
         block.append(line)
@@ -86,10 +91,13 @@ def spec_rules(spec_dir: str) -> Mapping[str, Rule]:
         with open(os.path.join(spec_dir, name), encoding="utf-8") as f:
             lines = f.read().splitlines()
         for block in _blocks(lines):
-            anchors = _ANCHOR.findall(" ".join(block))
-            if not anchors:
+            found = [(m.group(1), classes(m.group(2)))
+                     for m in ANCHOR_RE.finditer(" ".join(block))]
+            if not found:
                 continue
             words = _words(block)
-            for anchor in anchors:
-                rules.setdefault(anchor, Rule(anchor=anchor, file=f"spec/{name}", words=words))
+            for anchor, names in found:
+                known = [Provenance(n) for n in names if n in _PROVENANCES]
+                rules.setdefault(anchor, Rule(anchor=anchor, file=f"spec/{name}", words=words,
+                                              provenance=known[0] if len(known) == 1 else None))
     return rules

@@ -40,6 +40,13 @@ from loom_ref.conformance.derive import derive
 from loom_ref.conformance.impl import Implementation, TransportError
 from loom_ref.conformance.match import Mismatch, match
 from loom_ref.conformance.pool import Job, run_jobs
+from loom_ref.conformance.provenance import (
+    Profile,
+    Provenance,
+    profile_of,
+    spec_provenance,
+    weakest,
+)
 from loom_ref.conformance.rules import Rule, spec_rules
 from loom_ref.conformance.schemas import SchemaSet, describe
 from loom_ref.conformance.selection import selects_variant
@@ -84,6 +91,18 @@ class CaseResult:
     base_id: str | None = None
     path: str | None = None
     sent: Mapping[str, Any] | None = None
+    provenance: Provenance = Provenance.LOOM_REF
+    delivered: bool = False  # the case went to the implementation (its reply is the verdict)
+
+    @property
+    def profile(self) -> Profile:
+        """The narrowest profile this verdict counts in (``core`` cases count in both)."""
+        return profile_of(self.provenance)
+
+    def counts_in(self, profile: Profile) -> bool:
+        """Whether this verdict is part of ``profile``'s: every case is part of the
+        loom-ref profile; only core cases are part of the core profile."""
+        return profile is Profile.LOOM_REF or self.profile is Profile.CORE
 
     @property
     def diff(self) -> tuple[str, ...]:
@@ -105,15 +124,25 @@ class SuiteResult:
     runner_version: str = __version__
     cases_dir: str | None = None
     rules: Mapping[str, Rule] = attrs.field(factory=dict)
+    profile: Profile = Profile.CORE
 
     def count(self, status: Status) -> int:
         return sum(1 for r in self.results if r.status is status)
 
+    def results_in(self, profile: Profile) -> tuple[CaseResult, ...]:
+        """The verdicts that are part of ``profile``."""
+        return tuple(r for r in self.results if r.counts_in(profile))
+
+    def ok_in(self, profile: Profile) -> bool:
+        """No failure and no error in ``profile``, and no problem with the run."""
+        return not self.problems and not any(
+            r.status in (Status.FAIL, Status.ERROR) for r in self.results_in(profile))
+
     @property
     def ok(self) -> bool:
-        """No failure, no error, no problem with the run."""
-        return not self.problems and not any(
-            r.status in (Status.FAIL, Status.ERROR) for r in self.results)
+        """The verdict of the profile judged (:attr:`profile`, INTERPRETING.md section 9a):
+        no failure and no error among its cases, and no problem with the run."""
+        return self.ok_in(self.profile)
 
 
 def _partial(error: Any) -> Any:
@@ -147,7 +176,8 @@ class Runner:
 
     def __init__(self, impl: Implementation | Sequence[Implementation], suite: Suite, *,
                  generated: bool = True, only: Sequence[str] = (),
-                 allow_all_skipped: bool = False, progress: Progress | None = None) -> None:
+                 allow_all_skipped: bool = False, progress: Progress | None = None,
+                 profile: Profile = Profile.CORE) -> None:
         self.workers: list[Implementation] = (list(impl) if isinstance(impl, Sequence)
                                               else [impl])
         self.suite = suite
@@ -161,6 +191,8 @@ class Runner:
         self.seq = 0
         self.problems: list[str] = []
         self.stores: tuple[str, ...] = ()
+        self.profile = profile
+        self.provenance = spec_provenance(suite.spec_dir)
 
     # -- messages ---------------------------------------------------------------------------------
     def message(self, kind: str, message: Mapping[str, Any]) -> Mapping[str, Any]:
@@ -229,7 +261,16 @@ class Runner:
                           tier=case.tier.value, mode=case.mode, status=status,
                           description=case.description, message=message,
                           mismatches=tuple(mismatches), details=tuple(details),
-                          base_id=case.base_id, path=case.path, sent=sent)
+                          base_id=case.base_id, path=case.path, sent=sent,
+                          provenance=self.provenance_of(case))
+
+    def provenance_of(self, case: Case) -> Provenance:
+        """A case's own provenance; a variant's is also that of its mode's rule (a crash
+        variant of a seed case under the in-doubt rule, a loom-ref choice, is loom-ref's)."""
+        if case.mode == "base":
+            return case.provenance
+        return weakest(case.provenance,
+                       self.provenance.get(case.anchor, Provenance.LOOM_REF))
 
     def prepare(self, case: Case) -> CaseResult | Mapping[str, Any]:
         """The ``run`` message for ``case``, or its verdict when it is not to be sent."""
@@ -242,6 +283,9 @@ class Runner:
 
     def judge(self, case: Case, message: Mapping[str, Any], reply: Any) -> CaseResult:
         """The verdict on ``reply`` (or the TransportError that took its place)."""
+        return attrs.evolve(self._judge(case, message, reply), delivered=True)
+
+    def _judge(self, case: Case, message: Mapping[str, Any], reply: Any) -> CaseResult:
         sent = message["case"]
         if isinstance(reply, TransportError):
             detail = reply.details.get("stderr")
@@ -319,6 +363,12 @@ class Runner:
         self.problems.extend(f"{f}: case file not consumed by the run" for f in files
                              if f not in ran)
         executed = [r for r in results if r.status is not Status.SKIP]
+        in_profile = [r for r in executed if r.counts_in(self.profile)]
+        if executed and not in_profile and not self.allow_all_skipped:
+            self.problems.append(
+                f"no case of the {self.profile.value} profile ran ({len(executed)} of the "
+                "loom-ref profile did): its verdict is untested; --profile loom-ref judges "
+                "every case (INTERPRETING.md section 9a)")
         if results and not executed and not self.allow_all_skipped:
             sent = self.seq > 0
             why = ("the implementation answered skipped to every case it was sent" if sent
@@ -337,7 +387,7 @@ class Runner:
             crashes=tuple(f"{c.case_id}: {c.what} (exit status {c.exit_status})"
                           for c in crashes),
             suite_version=self.suite.version, cases_dir=self.suite.cases_dir,
-            rules={a: rules[a] for a in sorted(used) if a in rules})
+            rules={a: rules[a] for a in sorted(used) if a in rules}, profile=self.profile)
 
     def skip_variants(self, job: Job, base: CaseResult) -> list[tuple[int, CaseResult]]:
         """The variants of a base case that did not pass, each skipped with the reason."""

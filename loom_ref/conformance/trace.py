@@ -21,20 +21,34 @@ from pathlib import Path
 
 import attrs
 
+from loom_ref.conformance.provenance import (
+    ANCHOR_RE,
+    CORE,
+    Provenance,
+    is_heading,
+    spec_provenance,
+)
+
 __all__ = ["Trace", "TraceRow", "problems", "render", "trace"]
 
-_ANCHOR = re.compile(r"\{#([a-z0-9][a-z0-9.\-]*)\}")
 # an anchor shown as an example in inline code is no rule; a code span opens with a run of
 # backticks and closes with a run of the same length (CommonMark), so ``a`b`` is one span
 _CODE_SPAN = re.compile(r"(?<!`)(`+)(?!`).*?(?<!`)\1(?!`)")
 
 
+def _anchors(line: str) -> list[str]:
+    """The anchors defined on ``line`` (not those shown in inline code)."""
+    return [m.group(1) for m in ANCHOR_RE.finditer(_CODE_SPAN.sub("", line))]
+
+
 @attrs.frozen(kw_only=True)
 class TraceRow:
-    """One rule: where it is written, where code cites it, which cases pin it."""
+    """One rule: where it is written, where it comes from, where code cites it, which cases
+    pin it."""
 
     anchor: str
     chapter: str
+    provenance: Provenance | None
     code: tuple[str, ...]
     cases: tuple[str, ...]
     exemption: str | None
@@ -55,16 +69,16 @@ def rule_anchors(spec_dir: Path) -> dict[str, str]:
     found: dict[str, str] = {}
     for path in sorted(spec_dir.glob("*.md")):
         for line in path.read_text().splitlines():
-            if line.lstrip().startswith("#"):
+            if is_heading(line):
                 continue
-            for anchor in _ANCHOR.findall(_CODE_SPAN.sub("", line)):
+            for anchor in _anchors(line):
                 found.setdefault(anchor, path.name)
     return found
 
 
 def _all_anchors(spec_dir: Path) -> set[str]:
     return {a for p in spec_dir.glob("*.md") for line in p.read_text().splitlines()
-            for a in _ANCHOR.findall(_CODE_SPAN.sub("", line))}
+            for a in _anchors(line)}
 
 
 def _citations(root: Path, anchors: set[str]) -> dict[str, list[str]]:
@@ -89,10 +103,11 @@ def trace(repo: Path) -> Trace:
     exempt: dict[str, str] = {}
     for path in sorted((repo / "conformance" / "not-pinned").glob("*.json")):
         exempt.update(json.loads(path.read_text()))
+    provenance = spec_provenance(str(spec_dir))
     code = _citations(repo / "loom_ref", set(rules))
     tests = _citations(repo / "tests", set(rules))
     rows = tuple(
-        TraceRow(anchor=a, chapter=rules[a],
+        TraceRow(anchor=a, chapter=rules[a], provenance=provenance.get(a),
                  code=tuple(p.removeprefix(repo.as_posix() + "/") for p in code[a]),
                  cases=tuple(cases.get(a, ())), exemption=exempt.get(a),
                  tests=tuple(p.removeprefix(repo.as_posix() + "/") for p in tests[a]))
@@ -108,6 +123,10 @@ def problems(t: Trace) -> list[str]:
     out += [f"conformance/not-pinned/ names {a}, which is not a rule anchor"
             for a in t.unknown_exemptions]
     for row in t.rows:
+        if row.provenance is None:
+            out.append(f"{row.anchor} ({row.chapter}) says not where it comes from: write "
+                       "{#" + row.anchor + " .seed} (or .upstream, .convention, .loom-ref, "
+                       ".extension) beside it")
         if not row.code:
             out.append(f"{row.anchor} ({row.chapter}) is not cited in loom_ref/")
         if row.exemption is None and not row.cases:
@@ -136,14 +155,29 @@ def render(t: Trace) -> str:
         "case can observe through the protocol is listed in `conformance/not-pinned/` with its",
         "reason and is proved by the tests named here instead.",
         "",
+        "*Source* is the rule's provenance (`spec/README.md`, Provenance): `seed`, `upstream`",
+        "and `convention` rules make the core profile, what any faithful Loom implementation",
+        "must do; `loom-ref` choices and `extension`s are judged in the loom-ref profile only.",
+        "",
         f"{len(t.rows)} rules; {sum(1 for r in t.rows if r.cases)} pinned by cases; "
         f"{sum(1 for r in t.rows if r.exemption)} proved by tests only.",
         "",
-        "| rule | chapter | cited in | pinned by |",
-        "|---|---|---|---|",
+        "| source | rules | of them pinned by cases |",
+        "|---|---|---|",
+    ]
+    for p in Provenance:
+        rows = [r for r in t.rows if r.provenance is p]
+        profile = "core" if p in CORE else "loom-ref"
+        lines.append(f"| `{p.value}` ({profile}) | {len(rows)} | "
+                     f"{sum(1 for r in rows if r.cases)} |")
+    lines += [
+        "",
+        "| rule | source | chapter | cited in | pinned by |",
+        "|---|---|---|---|---|",
     ]
     for r in t.rows:
         pinned = (f"{len(r.cases)} case(s): {_short(r.cases, 2)}" if r.cases
                   else f"tests only ({r.exemption}): {_short(r.tests, 2)}")
-        lines.append(f"| `{r.anchor}` | {r.chapter} | {_short(r.code)} | {pinned} |")
+        source = r.provenance.value if r.provenance else "?"
+        lines.append(f"| `{r.anchor}` | {source} | {r.chapter} | {_short(r.code)} | {pinned} |")
     return "\n".join(lines) + "\n"

@@ -103,13 +103,13 @@ COMMANDS: tuple[Command, ...] = (
     Command("journal schema", ("journal", "schema"), {}),  # takes no path: the pipe only
     # the conformance commands: a cases directory, the reports written and read, a starter
     Command("conformance --cases", ("conformance", "--cases", "{path}"), CASES_FAULTS,
-            pipe=("conformance", "--only", "journal.fold", "--quiet")),
+            pipe=("conformance", "--only", "stream.usage", "--quiet")),
     Command("conformance lint --cases", ("conformance", "lint", "--cases", "{path}"),
             CASES_FAULTS, pipe=("conformance", "lint")),
-    Command("conformance --json", ("conformance", "--only", "journal.fold", "--quiet",
+    Command("conformance --json", ("conformance", "--only", "stream.usage", "--quiet",
                                    "--json", "{path}"),
             {**WRITE_FAULTS, "empty": Sees(0, "stdout", "", one_line=False)},
-            pipe=("conformance", "--only", "journal.fold", "--quiet")),
+            pipe=("conformance", "--only", "stream.usage", "--quiet")),
     Command("conformance report", ("conformance", "report", "{path}", "--html", "out.html"), {
         fault: refused(2, "conformance.bad-report")
         for fault in ("missing", "directory", "unreadable", "empty")},

@@ -24,6 +24,7 @@ from typing import Any
 from loom_ref.conformance.case import canonical_json
 from loom_ref.conformance.inprocess import LoomRefAdapter
 from loom_ref.conformance.match import json_equal
+from tests.casefiles import stamp
 
 ROOT = os.path.join(os.path.dirname(__file__), "..", "..", "conformance", "cases")
 ADAPTER = LoomRefAdapter()
@@ -211,7 +212,7 @@ def build_all() -> dict[str, str]:
         path = os.path.join(group, name + ".json")
         if path in files:
             raise ClaimError(f"{case['id']} is defined twice")
-        files[path] = canonical_json(case)
+        files[path] = canonical_json(stamp(case))
     return files
 
 

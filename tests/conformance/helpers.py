@@ -8,6 +8,7 @@ from collections.abc import Sequence
 from loom_ref.conformance.case import Case, load_cases
 from loom_ref.conformance.impl import Implementation, InProcessImplementation
 from loom_ref.conformance.inprocess import LoomRefAdapter
+from loom_ref.conformance.provenance import Profile
 from loom_ref.conformance.runner import CaseResult, Runner, Status, SuiteResult
 from loom_ref.conformance.schemas import SchemaSet
 from loom_ref.conformance.suite import locate
@@ -30,11 +31,13 @@ def cases(only: Sequence[str] = ()) -> list[Case]:
 
 def run(impl: Implementation | Sequence[Implementation] | None = None,
         only: Sequence[str] = (), *, generated: bool = True, extra: Sequence[Case] = (),
-        allow_all_skipped: bool = True) -> SuiteResult:
+        allow_all_skipped: bool = True, profile: Profile = Profile.LOOM_REF) -> SuiteResult:
     """Run the cases ``only`` selects (and ``extra``). A run that skips everything is allowed
-    here: several tests do exactly that on purpose, and assert on the skips."""
+    here: several tests do exactly that on purpose, and assert on the skips. loom-ref's own
+    tests judge the loom-ref profile (every case) unless they say otherwise."""
     runner = Runner(impl or InProcessImplementation(LoomRefAdapter()), SUITE,
-                    generated=generated, only=only, allow_all_skipped=allow_all_skipped)
+                    generated=generated, only=only, allow_all_skipped=allow_all_skipped,
+                    profile=profile)
     return runner.run([*cases(only), *extra])
 
 

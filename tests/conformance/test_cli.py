@@ -31,7 +31,7 @@ def test_help_lists_the_subcommand(capsys: pytest.CaptureFixture[str]) -> None:
 def test_run_writes_json_and_junit(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     js, xml = tmp_path / "r.json", tmp_path / "r.xml"
     status = main(["conformance", "--only", "kernel.gates", "--only", "journal.fold",
-                   "--json", str(js), "--junit", str(xml), "--quiet"])
+                   "--json", str(js), "--junit", str(xml), "--quiet", "--profile", "loom-ref"])
     out = capsys.readouterr().out
     report = json.loads(js.read_text())
     bad = [c for c in report["cases"] if c["status"] in ("fail", "error")]
@@ -59,12 +59,12 @@ def test_a_failing_case_makes_the_exit_status_nonzero(
     data = json.loads(path.read_text())
     data["expect"]["result"]["output"] = 3
     path.write_text(json.dumps(data))
-    assert main(["conformance", "--cases", str(cases), "--quiet"]) == 1
+    assert main(["conformance", "--cases", str(cases), "--quiet", "--profile", "loom-ref"]) == 1
     out = capsys.readouterr().out
-    assert "FAIL journal.fold/completed [journal.fold] (must)" in out
+    assert "FAIL journal.fold/completed [journal.fold] (must, loom-ref)" in out
     assert "output: expected 3, got 2" in out
     (cases / "stray.txt").write_text("?")
-    assert main(["conformance", "--cases", str(cases), "--quiet"]) == 1
+    assert main(["conformance", "--cases", str(cases), "--quiet", "--profile", "loom-ref"]) == 1
     assert "PROBLEM" in capsys.readouterr().out
 
 
@@ -101,7 +101,8 @@ def test_generate_exports_cases_that_the_suite_then_runs(
     shutil.copytree(os.path.join(os.path.dirname(CASES), "schemas"),
                     tmp_path / "conformance" / "schemas")
     capsys.readouterr()
-    status = main(["conformance", "--cases", str(out_dir), "--no-generated", "--quiet"])
+    status = main(["conformance", "--cases", str(out_dir), "--no-generated", "--quiet",
+                   "--profile", "loom-ref"])
     out = capsys.readouterr().out
     assert status == 0
     assert "random.s7" in out and "3 pass, 0 fail" in out

@@ -18,6 +18,7 @@ from loom_ref.conformance.fuzz.engine import SCENARIOS, Fuzzer, write_drafts
 from loom_ref.conformance.impl import InProcessImplementation
 from loom_ref.conformance.inprocess import LoomRefAdapter
 from loom_ref.conformance.lint import lint
+from loom_ref.conformance.provenance import Profile
 from loom_ref.conformance.random_cases import random_cases
 from loom_ref.conformance.runner import Runner, Status
 
@@ -144,7 +145,8 @@ def test_random_scenarios_find_a_kernel_that_reruns_deciders_on_resume(tmp_path:
     paths = write_drafts(result, str(tmp_path), {})
     drafts, problems = load_cases(str(tmp_path))
     assert not problems and len(drafts) == len(paths)
-    suite = Runner(InProcessImplementation(), SUITE, generated=False).run(drafts)
+    suite = Runner(InProcessImplementation(), SUITE, generated=False,
+                   profile=Profile.LOOM_REF).run(drafts)
     assert suite.ok  # loom-ref passes the scenario drafts: their expectation is its answer
     fuzzer = Fuzzer(InProcessImplementation(), InProcessImplementation(), SUITE, cases())
     assert fuzzer.run([], scenarios).ok  # loom-ref agrees with itself on every one

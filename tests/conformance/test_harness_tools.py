@@ -106,7 +106,8 @@ def test_jobs_give_the_verdict_and_report_of_one_process() -> None:
 
 
 def test_jobs_through_the_cli(capsys: pytest.CaptureFixture[str]) -> None:
-    assert main(["conformance", "--jobs", "2", "--only", "journal.fold", "--quiet"]) == 0
+    assert main(["conformance", "--jobs", "2", "--only", "journal.fold", "--quiet",
+                 "--profile", "loom-ref"]) == 0
     assert "implementation loom-ref" in capsys.readouterr().out
     assert main(["conformance", "--jobs", "0"]) == 2
     assert "--jobs" in capsys.readouterr().err

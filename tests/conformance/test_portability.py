@@ -47,6 +47,7 @@ from loom_ref.conformance.portability import (
     strings,
     utf16_twin,
 )
+from loom_ref.conformance.provenance import ANCHOR_RE
 from loom_ref.conformance.runner import expectation_of
 
 from .helpers import CASES
@@ -194,8 +195,9 @@ def _rule_text(anchor: str) -> str:
             continue
         with open(os.path.join(SPEC, name), encoding="utf-8") as f:
             text = f.read()
-        at = text.find("{#" + anchor + "}")
-        if at >= 0:
+        found = next((m for m in ANCHOR_RE.finditer(text) if m.group(1) == anchor), None)
+        if found is not None:
+            at = found.start()
             start = text.rfind("\n- ", 0, at)
             return text[start:at]
     raise AssertionError(f"no rule {anchor}")

@@ -89,7 +89,7 @@ def test_the_headline_counts_cases_and_variants_apart_per_tier() -> None:
     assert report["groups"]["journal.fold"]["cases"]["fail"] == 1
     assert report["verdict"] == {"must": "fails", "should": "untested", "may": "untested"}
     text = render_text(suite)
-    assert "verdict: FAILED: MUST fails (1 failed or errored)" in text
+    assert "verdict: FAILED (loom-ref profile): MUST fails (1 failed or errored)" in text
     assert "SHOULD: no cases selected" in text
     header = next(line for line in text.splitlines() if "generated variants" in line)
     assert "cases" in header
@@ -108,7 +108,8 @@ def test_groups_where_nothing_ran_collapse_into_one_line() -> None:
 def test_a_failure_names_the_spec_file_quotes_the_rule_and_shows_values_whole() -> None:
     suite = run(InProcessImplementation(_FailsOne()), only=["journal.fold"], generated=False)
     short = render_text(suite)
-    assert "FAIL journal.fold/completed [journal.fold] (must) spec/journal.md#journal.fold" in short
+    assert ("FAIL journal.fold/completed [journal.fold] (must, loom-ref) "
+            "spec/journal.md#journal.fold") in short
     assert "rule: The state of an execution MUST be a function of its events only" in short
     assert "see it: loom-ref conformance show 'journal.fold/completed'" in short
     assert "x" * 400 not in short and "..." in short

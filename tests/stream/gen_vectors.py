@@ -21,6 +21,7 @@ from loom_ref.conformance.case import canonical_json as canonical
 from loom_ref.conformance.match import match
 from loom_ref.errors import LoomError
 from loom_ref.stream import VECTOR_FUNCTIONS
+from tests.casefiles import stamp
 
 ROOT = Path(__file__).resolve().parents[2]
 CASES_DIR = ROOT / "conformance" / "cases"
@@ -1088,7 +1089,7 @@ def write(groups: tuple[str, ...] = GROUPS, made: Callable[[], list[J]] | None =
         for stale in folder.glob("*.json"):
             stale.unlink()
     for case in (made or cases)():
-        path_of(case).write_text(canonical(case), encoding="utf-8")
+        path_of(case).write_text(canonical(stamp(case)), encoding="utf-8")
 
 
 def main(groups: tuple[str, ...] = GROUPS, made: Callable[[], list[J]] | None = None) -> None:

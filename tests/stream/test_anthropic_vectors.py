@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from .gen_anthropic import GROUP, cases, verify
-from .gen_vectors import CASES_DIR, agrees, canonical, path_of
+from .gen_vectors import CASES_DIR, agrees, canonical, path_of, stamp
 
 ON_DISK = sorted((CASES_DIR / GROUP).glob("*.json"))
 
@@ -19,7 +19,7 @@ def test_generator_cases_agree_with_their_hand_written_answers() -> None:
 
 
 def test_files_are_exactly_the_generated_cases() -> None:
-    generated = {path_of(case): canonical(case) for case in cases()}
+    generated = {path_of(case): canonical(stamp(case)) for case in cases()}
     assert sorted(generated) == ON_DISK, "run: python -m tests.stream.gen_anthropic --write"
     for path, text in generated.items():
         assert path.read_text(encoding="utf-8") == text, f"{path} drifted from the generator"

@@ -6,12 +6,13 @@ import json
 import re
 from pathlib import Path
 
+from loom_ref.conformance.provenance import ANCHOR_RE
 from loom_ref.stream import Rule
 from loom_ref.stream.rules import RULE_SUMMARIES
 
 ROOT = Path(__file__).resolve().parents[2]
 SPEC = (ROOT / "spec" / "stream.md").read_text(encoding="utf-8")
-ANCHORS = re.findall(r"\{#([a-z0-9.\-]+)\}", SPEC)
+ANCHORS = [m.group(1) for m in ANCHOR_RE.finditer(SPEC)]
 
 
 def test_anchors_are_unique() -> None:
@@ -21,7 +22,8 @@ def test_anchors_are_unique() -> None:
 def test_every_rule_id_is_a_spec_anchor_on_a_must_line() -> None:
     for rule in Rule:
         assert rule.value in ANCHORS
-        bullet = next(b for b in re.split(r"\n- |\n\n", SPEC) if f"{{#{rule.value}}}" in b)
+        bullet = next(b for b in re.split(r"\n- |\n\n", SPEC)
+                      if any(m.group(1) == rule.value for m in ANCHOR_RE.finditer(b)))
         assert "MUST" in bullet or "MAY" in bullet, bullet
     assert set(RULE_SUMMARIES) == set(Rule)
 

@@ -290,6 +290,8 @@ def draft_case(finding: Finding, result: FuzzResult, base: Case | None) -> dict[
         "id": f"{group}/{digest}",
         "anchor": base.anchor if base is not None else str(finding.case.get("anchor", "")),
         "tier": base.tier.value if base is not None else "must",
+        "provenance": (base.provenance.value if base is not None
+                       else str(finding.case.get("provenance", "loom-ref"))),
         "description": (f"DRAFT found by loom-ref conformance fuzz (seed {result.seed}): "
                         f"{_name(result.implementation)} and {_name(result.reference)} "
                         f"disagree; the expectation is {who}'s answer"),

@@ -1,0 +1,166 @@
+"""What every writer of case files adds to a case before it writes it: its ``provenance``
+(``loom_ref.conformance.provenance``, ``conformance/INTERPRETING.md`` section 9a).
+
+A case's provenance is its anchor's, the class beside the rule in ``spec/``, unless the case
+is *weaker* than its rule: the rule comes from a seed, the upstream source or a convention,
+but the case can only be observed through something loom-ref chose (a canonical form, a
+default text, a Python-style refusal of a malformed argument, a name of loom-ref's, how it
+counts characters or tokens). Such a case is ``loom-ref`` and counts in the loom-ref profile
+only, so a faithful Loom port is never failed for it. :data:`WEAKER` lists each one with the
+reason, in one reviewed place; a test checks that every id in it is a case.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from loom_ref.conformance.provenance import CORE, Provenance, spec_provenance, stamped
+
+SPEC = Path(__file__).resolve().parents[1] / "spec"
+PROVENANCE = spec_provenance(str(SPEC))
+
+_SCHEMA_SUBSET = ("which schemas the kernel's subset accepts, and a gate's own schema, are "
+                  "loom-ref's")
+_STRICT = "a refusal of a malformed argument is loom-ref's strictness, not the seed's behaviour"
+_PII = "the PII validator's patterns and its rule names are loom-ref's"
+_CANONICAL = "the exact text is loom-ref's canonical JSON (sorted keys) or a sha256 of it"
+_BUDGET_METER = "BudgetMeter's admission arithmetic is loom-ref's meter, not K8.4's (not public)"
+_KILL_SWITCH = "the kill switch's global and per-tool forms and their messages are loom-ref's"
+_GRANTS = "GrantAuthorizer's grants and wildcards are loom-ref's authorizer (K2 is not public)"
+_RETRY = "the retry middleware's retry_on and max_attempts are loom-ref's (R9 is not public)"
+_TOKENS = "the token counter ceil(len / 4) is loom-ref's (K8.4's counting rule is not public)"
+_WIRE = "stream.decode's refusals and their codes are loom-ref's strict decoder"
+_REPLAY = "read-only replay and the non-determinism error are loom-ref's"
+
+#: Cases weaker than their rule: ``{case id: why the case rests on a loom-ref choice}``.
+WEAKER: dict[str, str] = {
+    "agent.approval/config-schema-refused": _SCHEMA_SUBSET,
+    "agent.approval/default-reason": "the default refusal reason's text is loom-ref's",
+    "agent.approval/empty-reason": "the default refusal reason's text is loom-ref's",
+    "agent.approval/fail-closed": "refusing an untyped payload that is not approved: true is "
+                                  "loom-ref's fail-closed reading",
+    "agent.approval/unusable-call-not-parked": "error results without a step are loom-ref's",
+    "agent.choices/query-newest-user": "how the recall query is built is loom-ref's",
+    "agent.choices/recall-a-string": _STRICT,
+    "agent.choices/recall-not-strings": _STRICT,
+    "agent.choices/recall-null": _STRICT,
+    "agent.choices/skills-not-a-list": _STRICT,
+    "agent.choices/skills-null": _STRICT,
+    "agent.choices/unknown-skill": "failing the run on an unknown skill is loom-ref's",
+    "agent.claim-check/bare-ref": _CANONICAL,
+    "agent.claim-check/default-preview": _CANONICAL,
+    "agent.claim-check/malformed-taint-encoding": _STRICT,
+    "agent.claim-check/preview-truncated": _CANONICAL,
+    "agent.claim-check/tainted-fenced": "the tainted envelope's members are loom-ref's",
+    "agent.claim-check/tainted-origins-sorted": "the tainted envelope's members are loom-ref's",
+    "agent.compaction/at-thresholds-is-not-crossed": "reading 'crossed' as strictly greater "
+                                                     "is loom-ref's",
+    "agent.compaction/guard-keep-recent-not-below": "keepRecent's bounds are loom-ref's",
+    "agent.compaction/guard-keep-recent-zero": "keepRecent's bounds are loom-ref's",
+    "agent.compaction/guard-zero-threshold": "a threshold's lower bound is loom-ref's",
+    "agent.errors/other-failure-passes": "which failures pass through unchanged is loom-ref's",
+    "agent.loop/opaque-no-gate": "refusing these options on agent_step is loom-ref's",
+    "agent.loop/opaque-no-stream": "refusing these options on agent_step is loom-ref's",
+    "agent.loop/transcript-wire-json": "the tool message's exact form is loom-ref's",
+    "agent.router/elevate-truthy": "recording a predicate's truthiness is loom-ref's",
+    "agent.router/unknown-route": "failing the run on an unknown route is loom-ref's",
+    "agent.summary/failed-summary-call": "a failed :compact step's turn error is loom-ref's",
+    "agent.transcript/tool-result": _CANONICAL,
+    "agent.transcript/tool-result-envelope": _CANONICAL,
+    "deltas.failclosed/redaction-rule-order": "pattern_redactor is loom-ref's",
+    "deltas.failclosed/refused-call-warns": "when the warning is given is loom-ref's",
+    "deltas.guards/no-sinks-still-guarded": "guarding with no sink at all is loom-ref's",
+    "deltas.guards/pii-split": _PII,
+    "deltas.guards/token-budget": _TOKENS,
+    "deltas.record/attempt-on-text": _STRICT,
+    "deltas.record/delta-not-text": _STRICT,
+    "deltas.record/empty-text": _STRICT,
+    "deltas.record/reset-and-done": _STRICT,
+    "deltas.record/reset-attempt-one": _STRICT,
+    "deltas.record/reset-with-text": _STRICT,
+    "deltas.record/reset-without-attempt": _STRICT,
+    "deltas.record/terminal-with-text": _STRICT,
+    "deltas.record/usage-on-text": _STRICT,
+    "effects.context/fields": "the context's field set is loom-ref's",
+    "effects.metering/budget-exhausted": _BUDGET_METER,
+    "effects.metering/estimate": _BUDGET_METER,
+    "effects.metering/over-budget-between-retries": _BUDGET_METER,
+    "effects.refusals/denied-by-mode": _GRANTS,
+    "effects.refusals/no-grants-deny-all": _GRANTS,
+    "effects.refusals/wildcard-grant": _GRANTS,
+    "effects.refusals/kill-global-and-tool": _KILL_SWITCH,
+    "effects.refusals/kill-revive": _KILL_SWITCH,
+    "effects.refusals/killed-global": _KILL_SWITCH,
+    "effects.refusals/killed-other-tool": _KILL_SWITCH,
+    "effects.retry/crash-not-caught": _RETRY,
+    "effects.retry/exhausted": _RETRY,
+    "effects.retry/not-retryable": _RETRY,
+    "effects.retry/retry-on-match": _RETRY,
+    "guards.budget/exactly-at-budget": _TOKENS,
+    "guards.budget/sever-before-breach": _TOKENS,
+    "guards.delta/card-split-across-deltas": _PII,
+    "guards.delta/first-delta": _PII,
+    "guards.delta/no-redaction": _PII,
+    "guards.delta/output-only-validator-refused": _STRICT,
+    "guards.delta/prefix-delivered": _PII,
+    "guards.delta/ssn-char-by-char": _PII,
+    "guards.holdback/max-width-ignored-for-bounded": "hold-back is an extension",
+    "guards.steps/reset-clears-running-text": _PII,
+    "kernel.decide/decider-hole-diverges": _REPLAY,
+    "kernel.decide/decider-throws-replay": _REPLAY,
+    "kernel.gates/bad-gate-schema": _SCHEMA_SUBSET,
+    "kernel.gates/gate-and-workflow-schema": _SCHEMA_SUBSET,
+    "kernel.gates/gate-schema": _SCHEMA_SUBSET,
+    "kernel.steps/yield-non-command-caught": "refusing a yielded plain value is loom-ref's "
+                                             "(a generator body has no typed commands)",
+    "kernel.steps/yield-non-command-fails": "refusing a yielded plain value is loom-ref's "
+                                            "(a generator body has no typed commands)",
+    "stream.wire/aborted-needs-failure": _WIRE,
+    "stream.wire/block-chunk-needs-index": _WIRE,
+    "stream.wire/error-needs-failure": _WIRE,
+    "stream.wire/failure-code-kept": "a failure's optional code is loom-ref's",
+    "stream.wire/null-is-not-absent": _WIRE,
+    "stream.wire/snake-case-field": _WIRE,
+    "stream.wire/snake-case-kind": _WIRE,
+    "stream.wire/stop-carries-no-failure": _WIRE,
+    "stream.wire/unknown-block": _WIRE,
+    "stream.wire/unknown-block-type": _WIRE,
+    "stream.wire/unknown-kind": _WIRE,
+    "stream.wire/unknown-variant": _WIRE,
+    "stream.wire/usage-has-no-index": _WIRE,
+    "taint.guard/empty-origin": _STRICT,
+    "taint.unwrap/container-of-tainted": "refusing to unwrap an untainted value is loom-ref's",
+    "taint.unwrap/plain-value": "refusing to unwrap an untainted value is loom-ref's",
+    "validators.check/missing-delta-form-refused": _STRICT,
+    "validators.check/three-phases": _PII,
+    "validators.deny/duplicate-regex-refused": _STRICT,
+    "validators.deny/empty-rule-name": _STRICT,
+    "validators.deny/max-width-not-integer": _STRICT,
+}
+
+#: Readings of text that are loom-ref's (INTERPRETING.md section 15): a case that needs one
+#: counts in the loom-ref profile. Loom is TypeScript: its strings count UTF-16 code units.
+_READINGS = {"text.code-points": Provenance.LOOM_REF, "text.lone-surrogates": Provenance.LOOM_REF,
+             "patterns.python-re": Provenance.EXTENSION}
+
+
+def provenance_of(case: Mapping[str, Any]) -> Provenance | None:
+    """The provenance ``case`` is weaker than its rule by, or ``None`` (its rule's)."""
+    rule = PROVENANCE.get(str(case.get("anchor")))
+    if rule is not None and rule not in CORE:
+        return None
+    for capability in case.get("requires", ()):
+        if capability in _READINGS:
+            return _READINGS[capability]
+    return Provenance.LOOM_REF if case.get("id") in WEAKER else None
+
+
+def stamp(case: Mapping[str, Any]) -> dict[str, Any]:
+    """``case`` with its ``provenance`` member (as given, else as :func:`provenance_of`
+    says, else its anchor's)."""
+    weaker = provenance_of(case)
+    if weaker is not None and "provenance" not in case:
+        case = {**case, "provenance": weaker.value}
+    return stamped(case, PROVENANCE)
