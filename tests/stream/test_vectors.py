@@ -43,6 +43,7 @@ def test_case_file(path: Path) -> None:
         "function",
         "input",
         "expect",
+        "provenance",
     }
     assert case["id"] == f"{path.parent.name}/{path.stem}"
     assert case["family"] == "vector" and case["tier"] in ("must", "should", "may")
