@@ -271,8 +271,8 @@ function finishCode(chunk: any): void {
 
 async function openaiMap(input: any): Promise<Json> {
   const sse = input?.sse;
-  const pieces: unknown[] = typeof sse === "string" ? [sse] : Array.isArray(sse) ? sse : [];
-  if (!pieces.length && typeof sse !== "string" || pieces.some((p) => typeof p !== "string")) {
+  const pieces: unknown[] | null = typeof sse === "string" ? [sse] : Array.isArray(sse) ? sse : null;
+  if (pieces === null || pieces.some((p) => typeof p !== "string")) {
     throw new NoCounterpart("`sse` is not a text or a list of texts");
   }
   const { parseSse } = await load(join(DEEPSEEK, "sse.ts"));
