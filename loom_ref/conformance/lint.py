@@ -160,6 +160,10 @@ def lint(cases_dir: str, spec_dir: str, schemas: SchemaSet, *,
             continue
         if text != canonical_json(data):
             problems.append(f"{rel}: not canonical JSON (indent 2, sorted keys, final newline)")
+        if isinstance(data, Mapping) and "provenance" not in data:
+            problems.append(f"{rel}: says not where it comes from: give it a provenance member "
+                            "(seed, upstream, convention, loom-ref or extension; its anchor's, "
+                            "or loom-ref where the case rests on a loom-ref choice)")
         shape = schemas.problems("case", data)
         if shape:
             problems.append(f"{rel}: schema: {describe(shape)}")
