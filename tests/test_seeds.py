@@ -81,3 +81,18 @@ def test_the_check_can_fail() -> None:
         "seed sentence d: unknown seed 'ADR 9999'",
         "seed sentence e is listed twice",
     ]
+
+
+def test_the_table_tells_core_cases_from_loom_ref_ones() -> None:
+    """A sentence whose rule is pinned only by cases of the loom-ref profile says "0 core"
+    (the core verdict does not judge it); one with a core case counts it."""
+    t = trace(REPO)
+    weak = next(row for row in t.rows if row.cases and not row.core_cases)
+    strong = next(row for row in t.rows if row.core_cases)
+    table = render([SeedSentence(id="0119.x", seed="ADR 0119", where="w", text="weak",
+                                 rules=(weak.anchor,)),
+                    SeedSentence(id="0119.y", seed="ADR 0119", where="w", text="strong",
+                                 rules=(strong.anchor,))], t)
+    assert f"| {len(weak.cases)} case(s), 0 core: " in table
+    assert f"| {len(strong.cases)} case(s), {len(strong.core_cases)} core: " in table
+    assert "2 pinned by cases (1 of them by core cases, 1 by loom-ref-profile cases only)" in table
