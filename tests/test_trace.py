@@ -66,6 +66,8 @@ def test_every_must_and_should_carries_an_anchor() -> None:
 
     missing = []
     for chapter in sorted((REPO / "spec").glob("*.md")):
+        if chapter.name == "SEEDS.md":  # generated: it quotes the seeds' own MUSTs
+            continue
         for block in _blocks(chapter.read_text()):
             plain = re.sub(r'`[^`]*`|"[^"]*"|“[^”]*”', "", block)
             if "RFC 2119" in plain or not re.search(r"\b(MUST|SHOULD)\b", plain):

@@ -8,7 +8,9 @@ Rules (``spec/README.md``, Provenance):
   quoted, shortened only with an ellipsis) and the rule anchors that carry it (``rules``).
 - A sentence is *pinned* when some case of one of its rules is; one that no case pins gives
   its ``reason`` (a rule proved by tests only, a sentence that states no observable
-  behaviour, a Loom internal loom-ref does not model).
+  behaviour, a Loom internal loom-ref does not model). The table says how many of those
+  cases are core (``conformance/INTERPRETING.md`` section 9a): a sentence pinned only by
+  cases of the loom-ref profile is not judged by the core verdict.
 - ``spec/SEEDS.md`` is rendered from the list and the cases (``loom-ref conformance trace
   --write``, as ``spec/TRACE.md``); a test checks it is current and that every rule named
   exists and every unpinned sentence says why.
@@ -58,6 +60,10 @@ def _cases(t: Trace) -> dict[str, tuple[str, ...]]:
     return {row.anchor: row.cases for row in t.rows}
 
 
+def _core(t: Trace) -> dict[str, tuple[str, ...]]:
+    return {row.anchor: row.core_cases for row in t.rows}
+
+
 def problems(sentences: Sequence[SeedSentence], t: Trace) -> list[str]:
     """Everything wrong with the seed table (empty when it is whole)."""
     out: list[str] = []
@@ -92,8 +98,10 @@ def _cell(text: str) -> str:
 def render(sentences: Sequence[SeedSentence], t: Trace) -> str:
     """``spec/SEEDS.md``: per seed, one row per sentence."""
     cases = _cases(t)
+    core = _core(t)
     provenance: Mapping[str, Any] = {row.anchor: row.provenance for row in t.rows}
     pinned = [s for s in sentences if any(cases.get(r) for r in s.rules)]
+    in_core = [s for s in pinned if any(core.get(r) for r in s.rules)]
     lines = [
         "# The seeds, sentence by sentence: rule -> cases",
         "",
@@ -101,9 +109,12 @@ def render(sentences: Sequence[SeedSentence], t: Trace) -> str:
         "`spec/*.md` and `conformance/cases/`; do not edit by hand (a test checks it is current).",
         "Every sentence of the three seeds that states behaviour is listed with the rules that",
         "carry it (and their provenance, `spec/README.md`) and the cases that pin it; a sentence",
-        "no case pins says why.",
+        "no case pins says why. *core* counts the cases of the core profile",
+        "(`conformance/INTERPRETING.md` section 9a); a sentence whose cases are all loom-ref's",
+        "is judged in the loom-ref profile only.",
         "",
-        f"{len(sentences)} sentences; {len(pinned)} pinned by cases; "
+        f"{len(sentences)} sentences; {len(pinned)} pinned by cases ({len(in_core)} of them by "
+        f"core cases, {len(pinned) - len(in_core)} by loom-ref-profile cases only); "
         f"{len(sentences) - len(pinned)} not, each with its reason.",
     ]
     for seed, title in _SEEDS.items():
@@ -117,7 +128,8 @@ def render(sentences: Sequence[SeedSentence], t: Trace) -> str:
                 f"`{r}` ({provenance[r].value if provenance.get(r) else '?'})" for r in s.rules
             ) or "-"
             found = [c for r in s.rules for c in cases.get(r, ())]
-            pin = (f"{len(found)} case(s): {_short(found, 2)}" if found
+            n_core = sum(len(core.get(r, ())) for r in s.rules)
+            pin = (f"{len(found)} case(s), {n_core} core: {_short(found, 2)}" if found
                    else f"no case: {s.reason or '?'}")
             lines.append(f"| {s.id} | {_cell(s.where)} | {_cell(s.text)} | {rules} | "
                          f"{_cell(pin)} |")

@@ -53,6 +53,8 @@ class TraceRow:
     cases: tuple[str, ...]
     exemption: str | None
     tests: tuple[str, ...]
+    #: Those of ``cases`` whose own provenance is core (a case may be weaker than its rule).
+    core_cases: tuple[str, ...] = ()
 
 
 @attrs.frozen(kw_only=True)
@@ -97,9 +99,14 @@ def trace(repo: Path) -> Trace:
     rules = rule_anchors(spec_dir)
     every = _all_anchors(spec_dir)
     cases: dict[str, list[str]] = {}
+    core: dict[str, list[str]] = {}
+    known = {p.value for p in Provenance}
     for path in sorted((repo / "conformance" / "cases").rglob("*.json")):
         case = json.loads(path.read_text())
         cases.setdefault(case["anchor"], []).append(case["id"])
+        given = case.get("provenance")
+        if given in known and Provenance(given) in CORE:
+            core.setdefault(case["anchor"], []).append(case["id"])
     exempt: dict[str, str] = {}
     for path in sorted((repo / "conformance" / "not-pinned").glob("*.json")):
         exempt.update(json.loads(path.read_text()))
@@ -110,7 +117,8 @@ def trace(repo: Path) -> Trace:
         TraceRow(anchor=a, chapter=rules[a], provenance=provenance.get(a),
                  code=tuple(p.removeprefix(repo.as_posix() + "/") for p in code[a]),
                  cases=tuple(cases.get(a, ())), exemption=exempt.get(a),
-                 tests=tuple(p.removeprefix(repo.as_posix() + "/") for p in tests[a]))
+                 tests=tuple(p.removeprefix(repo.as_posix() + "/") for p in tests[a]),
+                 core_cases=tuple(core.get(a, ())))
         for a in sorted(rules, key=lambda a: (rules[a], a))
     )
     return Trace(rows=rows, unknown_case_anchors=tuple(sorted(set(cases) - every)),

@@ -12,9 +12,11 @@ import math
 from collections.abc import Mapping
 from typing import Any
 
+from loom_ref.effects.call import Mode
+from loom_ref.effects.effect import ALL_MODES
 from loom_ref.errors import InvalidArgument, LoomError
 
-__all__ = ["boolean", "error_json", "integer", "items", "number", "obj", "string"]
+__all__ = ["boolean", "error_json", "integer", "items", "modes", "number", "obj", "string"]
 
 
 def obj(value: object, what: str, allowed: frozenset[str]) -> Mapping[str, Any]:
@@ -25,6 +27,16 @@ def obj(value: object, what: str, allowed: frozenset[str]) -> Mapping[str, Any]:
     if unknown:
         raise InvalidArgument(f"{what}: unknown key(s) {unknown}")
     return value
+
+
+def modes(value: object, what: str) -> frozenset[Mode]:
+    """A list of modes (``"durable"``, ``"transient"``; absent, i.e. ``None``: both)."""
+    if value is None:
+        return ALL_MODES
+    if not isinstance(value, list) or not value or any(m not in ("durable", "transient")
+                                                        for m in value):
+        raise InvalidArgument(f'{what} must be a non-empty list of "durable" / "transient"')
+    return frozenset(Mode(m) for m in value)
 
 
 def items(data: Mapping[str, Any], key: str, what: str) -> list[Any]:

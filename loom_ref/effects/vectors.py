@@ -25,7 +25,9 @@ Input (every key but ``attempts`` optional)::
      "late": [<str>], "kill": <reason>, "input": <json>,
      "rewrite": {"replace": [<old>, <new>], "inspectsOutput": <bool>},
      "rateLimit": {"capacity": <n>, "rate": <n>, "per"?: "tool"},
-     "order": [<middleware name>], "scope": false}
+     "order": [<middleware name>], "scope": false,
+     "deny": <reason>, "refuse": <reason>, "modes": ["durable" | "transient"],
+     "overBudget": <reason>, "aborted": <reason>, "sequence": false}
 
 ``kill`` engages the runtime's kill switch for the tool before the call (a refused call).
 ``rewrite`` adds a middleware that rewrites a ``str`` output after ``next``, marked
@@ -36,12 +38,21 @@ Input (every key but ``attempts`` optional)::
 ``scope`` the call goes through a ``DecideScope`` (execution ``x1``), and ``{"abort": reason,
 "source": "execution"}`` aborts the execution's cancel signal instead of the caller's.
 
+The stages of the route each refuse a call when asked (spec: deltas.refused-call): ``deny``
+gives the runtime an authorizer that denies every call with that reason; ``refuse`` adds a
+middleware (``refuse`` in ``order``) that raises ``effect.refused`` with that reason without
+calling ``next``; ``modes`` are the modes the effect allows; ``overBudget`` gives the runtime a
+meter that admits nothing (that reason); ``aborted`` aborts the caller's signal before the call.
+With ``sequence`` the result also lists every delivery to either sink, in the order made
+(spec: deltas.channel -- "Both sinks still fire, per-call first").
+
 Result::
 
     {"perCall": [<delta json>] | null, "configured": [<delta json>] | null,
      "warnings": [<code>], "executions": <n>,
      "outcome": {"ok": true, "output": <json>}
-                | {"ok": false, "code": <code>, "reason"?: <abort reason>}}
+                | {"ok": false, "code": <code>, "reason"?: <abort reason>},
+     "sequence"?: [{"sink": "perCall" | "configured", "chunk": <delta json>}]}
 
 ``<validator>`` is the governance encoding (``loom_ref.governance.vectors.decode_validator``);
 ``<usage>`` the stream wire form of ``TokenUsage``; a ``<delta json>`` is
@@ -56,9 +67,10 @@ from typing import Any
 from loom_ref.effects.call import EffectCall, Mode
 from loom_ref.effects.clock import ManualClock
 from loom_ref.effects.context import EffectContext
+from loom_ref.effects.decision import Decision
 from loom_ref.effects.deltas import SINK_RAISED, EffectDelta, delta_to_json
 from loom_ref.effects.effect import Effect
-from loom_ref.effects.errors import AbortedError
+from loom_ref.effects.errors import AbortedError, EffectRefusal
 from loom_ref.effects.kill_switch import KillSwitch
 from loom_ref.effects.middleware.base import Middleware, Next
 from loom_ref.effects.middleware.rate_limit import RateLimitMiddleware
@@ -69,10 +81,12 @@ from loom_ref.effects.runtime import STREAMING_DISABLED, EffectRuntime
 from loom_ref.effects.scope import DecideScope
 from loom_ref.effects.vector_input import boolean as _bool
 from loom_ref.effects.vector_input import integer as _int
+from loom_ref.effects.vector_input import modes
 from loom_ref.effects.vector_input import number as _number
 from loom_ref.effects.vector_input import obj as _obj
 from loom_ref.effects.vectors_llm import VECTOR_FUNCTIONS_LLM
 from loom_ref.effects.vectors_route import vector_effects_route
+from loom_ref.effects.vectors_route_world import reason_of
 from loom_ref.errors import EffectError, InvalidArgument, LoomError
 from loom_ref.governance.guards import DEFAULT_WINDOW
 from loom_ref.governance.vectors import decode_validator
@@ -100,10 +114,11 @@ _TOP = frozenset(
     {
         "toolId", "mode", "attempts", "retry", "validators", "deltaWindow", "holdBack",
         "maxStreamTokens", "inspectsOutput", "redact", "perCall", "configured", "late",
-        "kill", "input", "rewrite", "order", "scope", "rateLimit",
+        "kill", "input", "rewrite", "order", "scope", "rateLimit", "deny", "refuse", "modes",
+        "overBudget", "aborted", "sequence",
     }
 )
-_CHAIN = ("retry", "redact", "safety", "budget", "inspector", "rewrite", "rateLimit")
+_CHAIN = ("retry", "redact", "safety", "budget", "inspector", "rewrite", "rateLimit", "refuse")
 _SOURCES = ("call", "execution")
 _ATTEMPT = frozenset({"deltas", "end", "usage", "outcome", "output", "catchSever"})
 _SINK_MODES = ("collect", "raise", "none")
@@ -143,6 +158,37 @@ class _Rewriter:
     def handle(self, ctx: EffectContext, input: Any, next: Next) -> Any:
         output = next(ctx, input)
         return output.replace(self.old, self.new) if isinstance(output, str) else output
+
+
+class _Refuser:
+    """A middleware that refuses every call before ``next`` (spec: deltas.refused-call)."""
+
+    inspects_output = False
+    delta_guard = None
+
+    def __init__(self, reason: str) -> None:
+        self.reason = reason
+
+    def handle(self, ctx: EffectContext, input: Any, next: Next) -> Any:
+        raise EffectRefusal(self.reason)
+
+
+class _Denier:
+    """An authorizer and a meter that refuse every call with ``reason``
+    (spec: effects.authorizer, effects.metering-admission)."""
+
+    def __init__(self, reason: str) -> None:
+        self.decision = Decision.deny(reason)
+
+    def authorize(self, principal: str, tool_id: str, mode: Mode) -> Decision:
+        return self.decision
+
+    def admit(self, call: EffectCall) -> Decision:
+        return self.decision
+
+    def record(self, call: EffectCall, usage: Mapping[str, int], advisory: bool) -> None:
+        """Nothing to keep: a call this meter refused never reaches the effect, so it is
+        never recorded (spec: effects.metering-record); the result shows whether it ran."""
 
 
 def _is_write(item: object) -> bool:
@@ -188,7 +234,8 @@ def _attempt(value: object, i: int) -> dict[str, Any]:
     }
 
 
-def _sink(mode: object, seen: list[dict[str, Any]]) -> Callable[[EffectDelta], None] | None:
+def _sink(mode: object, seen: list[dict[str, Any]], name: str,
+          sequence: list[dict[str, Any]]) -> Callable[[EffectDelta], None] | None:
     if mode not in _SINK_MODES:
         raise InvalidArgument(f"a sink mode is one of {_SINK_MODES}, got {mode!r}")
     if mode == "none":
@@ -196,6 +243,7 @@ def _sink(mode: object, seen: list[dict[str, Any]]) -> Callable[[EffectDelta], N
 
     def sink(chunk: EffectDelta) -> None:
         seen.append(delta_to_json(chunk))
+        sequence.append({"sink": name, "chunk": seen[-1]})
         if mode == "raise":
             raise RuntimeError("sink failure")
 
@@ -240,6 +288,8 @@ def _middleware(data: Mapping[str, Any], retry: int) -> list[Middleware]:
             capacity=_number(limit, "capacity", None), rate=_number(limit, "rate", None),
             per=limit.get("per", "tool"),
         )
+    if "refuse" in data:
+        chain["refuse"] = _Refuser(reason_of(data["refuse"], '"refuse"'))
     order = data.get("order", [name for name in _CHAIN if name in chain])
     if (not isinstance(order, list) or not all(isinstance(n, str) for n in order)
             or sorted(order) != sorted(chain)):
@@ -288,9 +338,17 @@ def vector_deltas_run(data: object) -> dict[str, Any]:
     call_input = data.get("input")
     per_call_seen: list[dict[str, Any]] = []
     configured_seen: list[dict[str, Any]] = []
-    per_call = _sink(per_call_mode, per_call_seen)
-    configured = _sink(data.get("configured", "none"), configured_seen)
+    sequence: list[dict[str, Any]] = []
+    per_call = _sink(per_call_mode, per_call_seen, "perCall", sequence)
+    configured = _sink(data.get("configured", "none"), configured_seen, "configured", sequence)
+    show_sequence = _bool(data, "sequence", False)
+    effect_modes = modes(data.get("modes"), '"modes"')
+    deny = None if "deny" not in data else _Denier(reason_of(data["deny"], '"deny"'))
+    over_budget = (None if "overBudget" not in data
+                   else _Denier(reason_of(data["overBudget"], '"overBudget"')))
     signal = Signal()
+    if "aborted" in data:  # aborted before the call: the route's last stage refuses it
+        signal.abort(reason_of(data["aborted"], '"aborted"'))
     execution = Signal()
     channels: list[Any] = []
 
@@ -325,8 +383,10 @@ def vector_deltas_run(data: object) -> dict[str, Any]:
         kill_switch = KillSwitch()
         kill_switch.kill(data["kill"], tool_id=tool_id)
     runtime = EffectRuntime(
-        [Effect(tool_id=tool_id, execute=execute, delta_sink=configured)],
+        [Effect(tool_id=tool_id, execute=execute, delta_sink=configured, modes=effect_modes)],
+        authorizer=deny,
         middleware=_middleware(data, retry),
+        meter=over_budget,
         clock=ManualClock(),
         on_warn=warnings.append,
         kill_switch=kill_switch,
@@ -355,13 +415,16 @@ def vector_deltas_run(data: object) -> dict[str, Any]:
     for text in late:  # spec: deltas.live-window -- a write after settlement reaches nobody
         for write in channels:
             write(text)
-    return {
+    result: dict[str, Any] = {
         "perCall": None if per_call is None else per_call_seen,
         "configured": None if configured is None else configured_seen,
         "warnings": [_warning_code(w) for w in warnings],
         "executions": len(channels),
         "outcome": outcome,
     }
+    if show_sequence:  # spec: deltas.channel -- both sinks' deliveries, interleaved
+        result["sequence"] = sequence
+    return result
 
 
 _BACKOFF = frozenset({"attempt", "base_delay", "multiplier", "max_delay", "jitter", "key"})

@@ -11,11 +11,11 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from loom_ref.effects.authorizer import Grant
-from loom_ref.effects.call import EffectCall, Mode
+from loom_ref.effects.call import EffectCall
 from loom_ref.effects.clock import ManualClock
 from loom_ref.effects.context import EffectContext
 from loom_ref.effects.decision import Decision
-from loom_ref.effects.effect import ALL_MODES, Effect
+from loom_ref.effects.effect import Effect
 from loom_ref.effects.kill_switch import KillSwitch
 from loom_ref.effects.metering import BudgetMeter
 from loom_ref.effects.middleware.base import Middleware, Next
@@ -26,6 +26,7 @@ from loom_ref.effects.scope import DecideScope
 from loom_ref.effects.vector_input import (
     boolean,
     integer,
+    modes,
     number,
     obj,
     string,
@@ -78,15 +79,6 @@ class ScriptedCrash(BaseException):
 class BadScript(BaseException):
     """A script that cannot run as written (found while running); it passes through every
     middleware untouched and becomes ``argument.invalid`` for the whole input."""
-
-
-def _modes(value: object, what: str) -> frozenset[Mode]:
-    if value is None:
-        return ALL_MODES
-    if not isinstance(value, list) or not value or any(m not in ("durable", "transient")
-                                                        for m in value):
-        raise InvalidArgument(f'{what} must be a non-empty list of "durable" / "transient"')
-    return frozenset(Mode(m) for m in value)
 
 
 def reason_of(value: object, what: str) -> str:
@@ -322,7 +314,7 @@ def build_effect(value: object, i: int, world: World) -> Effect:
 
     # Effect refuses a tool id that is not a non-empty string (effects.route-vector)
     tool_id: Any = data.get("toolId")
-    return Effect(tool_id=tool_id, execute=execute, modes=_modes(data.get("modes"), "modes"),
+    return Effect(tool_id=tool_id, execute=execute, modes=modes(data.get("modes"), "modes"),
                   idempotent=boolean(data, "idempotent", False))
 
 
@@ -332,4 +324,4 @@ def build_grant(value: object, i: int) -> Grant:
     principal: Any = data.get("principal")
     tool_id: Any = data.get("toolId")
     return Grant(principal=principal, tool_id=tool_id,
-                 modes=_modes(data.get("modes"), f"grants[{i}].modes"))
+                 modes=modes(data.get("modes"), f"grants[{i}].modes"))

@@ -113,6 +113,46 @@ case("deltas.sinks", "refused-call", anchor="deltas.refused-call",
      input={"attempts": [{"deltas": ["a"]}], "configured": "collect", "kill": "maintenance"},
      intent={"perCall": [], "configured": [], "executions": 0,
              "outcome": err("effect.killed")})
+case("deltas.sinks", "per-call-first", anchor="deltas.channel",
+     description="Decision 4: \"Both sinks still fire, per-call first\": every text chunk "
+     "and every reset chunk reaches the per-call sink before the configured sink, read as "
+     "one interleaved sequence of deliveries; the terminal chunk goes to the per-call sink "
+     "only, last.",
+     input={"attempts": [{"deltas": ["a", "b"], "outcome": "raise"}, {"deltas": ["c"]}],
+            "configured": "collect", "sequence": True},
+     intent={"sequence": [{"sink": "perCall", "chunk": t("a")},
+                          {"sink": "configured", "chunk": t("a")},
+                          {"sink": "perCall", "chunk": t("b")},
+                          {"sink": "configured", "chunk": t("b")},
+                          {"sink": "perCall", "chunk": reset(2)},
+                          {"sink": "configured", "chunk": reset(2)},
+                          {"sink": "perCall", "chunk": t("c")},
+                          {"sink": "configured", "chunk": t("c")},
+                          {"sink": "perCall", "chunk": done()}],
+             "executions": 2, "outcome": ok("c")})
+# Decision 2: a call with a per-call sink "takes the identical path -- authorizer, middleware
+# chain, effect-mode check, metering admission, kill switch, signal", and "A refused call
+# never reaches the effect, so its sink is never called": one case per stage, both sinks
+# attached (the kill switch's is refused-call above).
+for name, stage, refusal, code in (
+        ("refused-by-authorizer", "the authorizer", {"deny": "no grant"}, "effect.denied"),
+        ("refused-by-middleware", "a middleware that refuses before next",
+         {"refuse": "not now"}, "effect.refused"),
+        ("refused-by-mode", "the effect-mode check (the effect allows durable calls only)",
+         {"modes": ["durable"]}, "effect.mode-refused"),
+        ("refused-by-meter", "metering admission", {"overBudget": "budget spent"},
+         "effect.over-budget"),
+        ("refused-aborted-signal", "the signal (aborted before the call)",
+         {"aborted": "user left"}, "effect.aborted")):
+    case("deltas.sinks", name, anchor="deltas.refused-call",
+         description=f"Decision 2: a call with a per-call sink takes the identical route; "
+         f"refused by {stage}, it never reaches the effect, and neither the per-call nor "
+         "the configured sink is ever called, not even with a terminal chunk.",
+         input={"attempts": [{"deltas": ["a"]}], "configured": "collect", "sequence": True,
+                **refusal},
+         intent={"perCall": [], "configured": [], "sequence": [], "executions": 0,
+                 "outcome": {**err(code), **({"reason": "user left"}
+                                             if code == "effect.aborted" else {})}})
 case("deltas.sinks", "non-text-refused-unheard", anchor="deltas.writer",
      description="A non-string written to ctx.on_delta is argument.invalid even when no sink "
      "listens and no guard runs (the silent channel checks what it drops).",
@@ -398,6 +438,17 @@ case("deltas.input", "unknown-mode", anchor="deltas.vector-run",
 case("deltas.input", "unknown-key", anchor="deltas.vector-run",
      description="Unknown input keys are refused, not ignored.",
      input={"attempts": [{"deltas": ["a"]}], "sinks": {}}, intent={"error": "argument.invalid"})
+
+case("deltas.input", "empty-refusal-reason", anchor="deltas.vector-run",
+     description="A refusal a stage is asked for (deny, refuse, overBudget, aborted) gives its "
+     "reason, a non-empty string.",
+     input={"attempts": [{"deltas": ["a"]}], "deny": ""}, intent={"error": "argument.invalid"})
+case("deltas.input", "empty-modes", anchor="deltas.vector-run",
+     description="The effect's modes are a non-empty list of \"durable\" / \"transient\".",
+     input={"attempts": [{"deltas": ["a"]}], "modes": []}, intent={"error": "argument.invalid"})
+case("deltas.input", "sequence-not-boolean", anchor="deltas.vector-run",
+     description="\"sequence\" is a boolean.",
+     input={"attempts": [{"deltas": ["a"]}], "sequence": 1}, intent={"error": "argument.invalid"})
 
 case("deltas.input", "empty-validators-configured", anchor="deltas.vector-run",
      description="A present key configures its middleware, even \"validators\": []: the order "

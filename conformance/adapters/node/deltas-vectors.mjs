@@ -46,13 +46,15 @@ const posInt = (v, what) => {
 const warningCode = (m) => (m.startsWith("streaming disabled") ? "deltas.streaming-disabled"
   : m.startsWith("delta sink raised") ? "deltas.sink-raised" : m);
 
-/** A "collect" / "raise" / "none" sink and what it recorded. */
-function sink(kind, what, raise = () => new Error("scripted sink failure")) {
+/** A "collect" / "raise" / "none" sink and what it recorded; `sequence`, when given, gets
+ * every delivery as {sink: what, chunk} (deltas.run's interleaved sequence). */
+function sink(kind, what, raise = () => new Error("scripted sink failure"), sequence = null) {
   oneOf(kind, ["collect", "raise", "none"], what);
   if (kind === "none") return { fn: null, seen: null };
   const seen = [];
   return { seen, fn: (chunk) => {
     seen.push(chunk.toJSON());
+    if (sequence) sequence.push({ sink: what, chunk: chunk.toJSON() });
     if (kind === "raise") throw raise();
   } };
 }
@@ -69,9 +71,9 @@ function outcomeOf(run, extra = () => ({})) {
 // -- deltas.run (§3a.9) ---------------------------------------------------------------------
 const RUN_KEYS = ["attempts", "input", "scope", "toolId", "mode", "retry", "redact", "validators",
   "deltaWindow", "holdBack", "maxStreamTokens", "inspectsOutput", "rewrite", "order", "perCall",
-  "configured", "late", "kill", "rateLimit"];
+  "configured", "late", "kill", "rateLimit", "deny", "refuse", "modes", "overBudget", "aborted", "sequence"];
 const ATTEMPT_KEYS = ["deltas", "end", "usage", "outcome", "output", "catchSever"];
-const CHAIN = ["retry", "redact", "safety", "budget", "inspector", "rewrite", "rateLimit"];
+const CHAIN = ["retry", "redact", "safety", "budget", "inspector", "rewrite", "rateLimit", "refuse"];
 
 function decodeAttempt(a, scoped) {
   keysOf(a, ATTEMPT_KEYS, "attempt");
@@ -108,9 +110,25 @@ function runVector(input) {
   if (!toolId) throw invalid("toolId is non-empty");
   const mode = oneOf(opt(input.mode, "transient"), ["transient", "durable"], "mode");
   if (scoped && mode === "durable") throw invalid("the scope is transient only");
-  const perCall = sink(opt(input.perCall, (mode === "durable" ? "none" : "collect")), "perCall");
+  const sequence = [];
+  const perCall = sink(opt(input.perCall, (mode === "durable" ? "none" : "collect")), "perCall", undefined, sequence);
   if (mode === "durable" && perCall.fn) throw invalid("a durable call has no per-call sink");
-  const configured = sink(opt(input.configured, "none"), "configured");
+  const configured = sink(opt(input.configured, "none"), "configured", undefined, sequence);
+  const showSequence = want(opt(input.sequence, false), "boolean", "sequence");
+  // the stages of the route, each asked to refuse (#deltas.refused-call)
+  const reason = (key) => {
+    if (!(key in input)) return null;
+    if (typeof input[key] !== "string" || input[key] === "") throw invalid(`${key} is a non-empty reason`);
+    return input[key];
+  };
+  const [denyReason, refuseReason, budgetReason, abortReason] = ["deny", "refuse", "overBudget", "aborted"].map(reason);
+  let modes = ["durable", "transient"];
+  if ("modes" in input) {
+    modes = want(input.modes, "array", "modes");
+    if (!modes.length || modes.some((m) => m !== "durable" && m !== "transient")) {
+      throw invalid('modes is a non-empty list of "durable" / "transient"');
+    }
+  }
   const retry = posInt(opt(input.retry, attempts.length), "retry");
   if (retry > attempts.length) throw invalid("retry is at most len(attempts)");
   const late = want(opt(input.late, []), "array", "late");
@@ -154,6 +172,10 @@ function runVector(input) {
     built.rateLimit = new RateLimitMiddleware({ capacity: rl.capacity, rate: rl.rate,
       per: rl.per === undefined ? "tool" : rl.per });
   }
+  if (refuseReason !== null) { // a middleware that refuses before next
+    built.refuse = { inspectsOutput: false, deltaGuard: null,
+      handle: () => { throw new LoomError("effect.refused", refuseReason); } };
+  }
   let order = CHAIN.filter((n) => n in built);
   if ("order" in input) {
     const given = want(input.order, "array", "order");
@@ -164,12 +186,16 @@ function runVector(input) {
   }
 
   const warnings = [];
-  const rt = new EffectRuntime({ middleware: order.map((n) => built[n]), onWarn: (m) => warnings.push(warningCode(m)) });
+  const refuseAll = (r) => (r === null ? null : { allowed: false, reason: r });
+  const rt = new EffectRuntime({ middleware: order.map((n) => built[n]), onWarn: (m) => warnings.push(warningCode(m)),
+    authorizer: denyReason === null ? null : { authorize: () => refuseAll(denyReason) },
+    meter: budgetReason === null ? null : { admit: () => refuseAll(budgetReason), record: () => {} } });
   const callSignal = new Signal();
+  if (abortReason !== null) callSignal.abort(abortReason); // aborted before the call
   const executionSignal = new Signal();
   const channels = [];
   let executions = 0;
-  rt.register({ toolId, deltaSink: configured.fn, execute: (ctx) => {
+  rt.register({ toolId, modes, deltaSink: configured.fn, execute: (ctx) => {
     const script = attempts[executions];
     executions += 1;
     channels.push(ctx.onDelta);
@@ -207,7 +233,9 @@ function runVector(input) {
     return rt.callTransient(toolId, callInput, { principal: "p", signal: callSignal, onDelta: perCall.fn });
   }, (e) => (e.code === "effect.aborted" ? { reason: e.details.reason } : {}));
   for (const write of channels) for (const s of late) write(s); // spec: deltas.live-window
-  return { perCall: perCall.seen, configured: configured.seen, warnings, executions, outcome };
+  const result = { perCall: perCall.seen, configured: configured.seen, warnings, executions, outcome };
+  if (showSequence) result.sequence = sequence; // both sinks' deliveries, interleaved (#deltas.channel)
+  return result;
 }
 
 // -- deltas.record (§3a.10) -----------------------------------------------------------------

@@ -215,9 +215,10 @@ class Host {
 }
 
 export class EffectRuntime extends Host {
-  constructor({ middleware = [], meter = null, onWarn = (m) => console.error(m), clock = new ManualClock() } = {}) {
+  constructor({ authorizer = null, middleware = [], meter = null, onWarn = (m) => console.error(m),
+    clock = new ManualClock() } = {}) {
     super();
-    Object.assign(this, { middleware, meter, onWarn, clock, killSwitch: new KillSwitch(), effects: new Map() });
+    Object.assign(this, { authorizer, middleware, meter, onWarn, clock, killSwitch: new KillSwitch(), effects: new Map() });
     // spec: deltas.fail-closed — inspects output with no delta guard
     this.streamingBlockedBy = middleware.filter((m) => m.inspectsOutput && !m.deltaGuard);
   }
@@ -229,6 +230,12 @@ export class EffectRuntime extends Host {
   route(call) {
     const effect = this.effects.get(call.toolId);
     if (!effect) throw new LoomError("effect.unknown-tool", `no effect ${call.toolId}`); // spec: effects.unknown-tool
+    if (this.authorizer) { // spec: effects.authorizer — once per call, before the channel opens
+      const d = this.authorizer.authorize(call.principal, call.toolId, call.mode);
+      if (!d.allowed) {
+        throw new LoomError("effect.denied", d.reason, { toolId: call.toolId, principal: call.principal, mode: call.mode });
+      }
+    }
     const signal = call.signal ?? NEVER;
     const channel = new Channel(this, call, effect, signal);
     const ctx = { call, toolId: call.toolId, mode: call.mode, principal: call.principal,
