@@ -316,6 +316,7 @@ def scenario_cases(
     case: dict[str, Any] = {
         "id": f"{group}/case-{draw(st.integers(0, 9999)):04d}",
         "anchor": "kernel.recover",
+        "provenance": "loom-ref",  # a generated program leans on loom-ref's choices too
         "tier": "must",
         "description": "A generated program: the kernel agrees with the linear model.",
         "family": "scenario",
