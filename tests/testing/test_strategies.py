@@ -10,6 +10,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from loom_ref.conformance.case import Case
 from loom_ref.conformance.inprocess import LoomRefAdapter
 from loom_ref.conformance.match import match
 from loom_ref.effects import RetryMiddleware, backoff_delay
@@ -218,7 +219,7 @@ def test_scenarios_are_valid_cases_and_the_kernel_agrees_with_the_model(
 ) -> None:
     docs = _schemas()
     assert validate(case, docs["case.json"], registry=docs) == []
-    run = {k: v for k, v in case.items() if k != "expect"}
+    run = Case(data=case).to_run()  # what an implementation receives: no expect, no provenance
     assert validate(run, {"$ref": "defs.json#/$defs/scenarioRun"}, registry=docs) == []
     reply = LoomRefAdapter().run(json.loads(json.dumps(run)))
     assert "observations" in reply, reply
@@ -236,7 +237,7 @@ def test_a_crash_at_any_point_then_recover_ends_where_the_run_would(
     first = case["expect"]["actions"][0]
     events = [e for e in first["trace"] if "event" in e]
     point = data.draw(crash_points(len(events)), label="crash")
-    crashed = {k: v for k, v in case.items() if k != "expect"}
+    crashed = Case(data=case).to_run()
     crashed["actions"] = [{**case["actions"][0], "crash": point}, {"do": "recover"}]
     docs = _schemas()
     assert validate(crashed, {"$ref": "defs.json#/$defs/scenarioRun"}, registry=docs) == []
