@@ -248,6 +248,14 @@ class Runner:
             return self._result(case, Status.ERROR, reply.message, sent=sent,
                                 details=[f"stderr: {detail[-500:]}"] if detail else ())
         try:
+            return self._judge_reply(case, message, reply)
+        except RecursionError:  # a reply the transport let through, too deep to compare
+            return self._result(case, Status.ERROR, "the reply nests too deeply to be "
+                                "checked", sent=sent)
+
+    def _judge_reply(self, case: Case, message: Mapping[str, Any], reply: Any) -> CaseResult:
+        sent = message["case"]
+        try:
             self.check_reply("run", reply)
         except TransportError as exc:
             return self._result(case, Status.ERROR, exc.message, sent=sent)
@@ -334,8 +342,7 @@ class Runner:
         used = {r.anchor for r in results}
         return SuiteResult(
             implementation=self.info, results=tuple(results), problems=tuple(self.problems),
-            crashes=tuple(f"{c.case_id}: {c.what} (exit status {c.exit_status})"
-                          for c in crashes),
+            crashes=tuple(f"{c.case_id}: {c.what}; {c.ending}" for c in crashes),
             suite_version=self.suite.version, cases_dir=self.suite.cases_dir,
             rules={a: rules[a] for a in sorted(used) if a in rules})
 

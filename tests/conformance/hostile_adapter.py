@@ -1,0 +1,102 @@
+"""An implementation that misbehaves in one chosen way, on the case whose id ends in
+``/misbehave``, to prove that the runner treats what it drives as untrusted input. Otherwise
+it is loom_ref's adapter.
+
+    python -m tests.conformance.hostile_adapter MODE [ARG]
+
+Modes:
+
+- ``stderr-flood MB``: write MB mebibytes to stderr, then ``the end of the flood``, then exit
+  with status 3 (the runner must keep a bounded tail, and read all of it);
+- ``stderr-chatter MB``: write MB mebibytes to stderr, then answer the case correctly (the
+  runner must drain stderr while it waits, or the adapter blocks on a full pipe);
+- ``no-newline``: become ``cat /dev/zero`` (a reply line that never ends);
+- ``trickle``: write one byte without a newline every 10 ms, forever (the pipe is always
+  busy; only the deadline can end it);
+- ``deep N``: a reply nested N levels deep;
+- ``not-utf8``: a reply line that is not UTF-8;
+- ``fork-and-exit PIDFILE``: fork a child that keeps the output open and sleeps, write its
+  pid to PIDFILE, and exit by itself with status 0;
+- ``hang``: sleep forever, ignoring SIGTERM;
+- ``deaf``: read no request after ``start`` (a large request fills the pipe);
+- ``abort``: end by SIGABRT.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import sys
+import time
+
+from loom_ref.conformance.inprocess import LoomRefAdapter
+
+
+def _write(data: bytes) -> None:
+    os.write(1, data)
+
+
+def misbehave(mode: str, arg: str, seq: int) -> None:
+    if mode == "stderr-flood":
+        block = (b"x" * 1023 + b"\n") * 64
+        for _ in range(int(arg) * 16):
+            os.write(2, block)
+        os.write(2, b"the end of the flood\n")
+        os._exit(3)
+    if mode == "no-newline":
+        os.execvp("cat", ["cat", "/dev/zero"])
+    if mode == "trickle":
+        while True:
+            _write(b" ")
+            time.sleep(0.01)
+    if mode == "deep":
+        depth = int(arg)
+        _write(b'{"seq": %d, "observations": {"result": ' % seq + b"[" * depth
+               + b"]" * depth + b"}}\n")
+        return
+    if mode == "not-utf8":
+        _write(b'{"seq": %d, "observations": {"result": "\xff\xfe"}}\n' % seq)
+        return
+    if mode == "fork-and-exit":
+        child = os.fork()
+        if child == 0:
+            time.sleep(3600)
+            os._exit(0)
+        with open(arg, "w", encoding="utf-8") as f:
+            f.write(str(child))
+        os._exit(0)
+    if mode == "hang":
+        signal.signal(signal.SIGTERM, signal.SIG_IGN)
+        time.sleep(3600)
+    if mode == "abort":
+        os.abort()
+    raise SystemExit(f"hostile_adapter: unknown mode {mode!r}")
+
+
+def main() -> int:
+    mode = sys.argv[1]
+    arg = sys.argv[2] if len(sys.argv) > 2 else ""
+    adapter = LoomRefAdapter(name="hostile")
+    for line in sys.stdin:
+        message = json.loads(line)
+        case = message.get("case") or {}
+        if str(case.get("id", "")).endswith("/misbehave"):
+            if mode == "stderr-chatter":
+                block = (b"y" * 1023 + b"\n") * 64
+                for _ in range(int(arg) * 16):
+                    os.write(2, block)
+            else:
+                misbehave(mode, arg, int(message["seq"]))
+                continue
+        reply = adapter.handle(message)
+        _write(json.dumps(reply).encode() + b"\n")
+        if message.get("cmd") == "stop":
+            return 0
+        if mode == "deaf" and message.get("cmd") == "start":
+            time.sleep(3600)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
