@@ -131,19 +131,19 @@ class LineReader:
 
 
 def nesting_depth(value: Any) -> int:
-    """How deeply arrays and objects nest in ``value`` (a scalar: 0), without recursion."""
-    deepest = 0
-    stack: list[tuple[Any, int]] = [(value, 0)]
-    while stack:
-        item, depth = stack.pop()
-        if isinstance(item, dict):
-            depth += 1
-            stack.extend((v, depth) for v in item.values())
-        elif isinstance(item, list):
-            depth += 1
-            stack.extend((v, depth) for v in item)
-        deepest = max(deepest, depth)
-    return deepest
+    """How deeply arrays and objects nest in ``value`` (a scalar: 0), level by level,
+    without recursion."""
+    depth = 0
+    level = [value] if isinstance(value, (dict, list)) else []
+    while level:
+        depth += 1
+        below: list[Any] = []
+        for item in level:
+            for child in (item.values() if isinstance(item, dict) else item):
+                if isinstance(child, (dict, list)):
+                    below.append(child)
+        level = below
+    return depth
 
 
 def decode_reply(line: bytes, max_depth: int = MAX_REPLY_DEPTH) -> Any:
@@ -160,6 +160,9 @@ def decode_reply(line: bytes, max_depth: int = MAX_REPLY_DEPTH) -> Any:
                                f"levels (too deep to parse): {line[:80]!r}...") from None
     except ValueError as exc:
         raise UndecodableReply(f"the reply is not JSON ({exc}): {line[:200]!r}") from None
+    # a line with no more brackets than the limit cannot nest deeper (the cheap common case)
+    if line.count(b"[") + line.count(b"{") <= max_depth:
+        return value
     depth = nesting_depth(value)
     if depth > max_depth:
         raise UndecodableReply(f"the reply nests arrays or objects {depth} levels deep, deeper "
