@@ -30,7 +30,7 @@ from loom_ref.conformance.random_cases import random_cases
 from loom_ref.conformance.report import dump_json, render_text, to_junit
 from loom_ref.conformance.runner import Runner
 from loom_ref.conformance.schemas import SchemaSet
-from loom_ref.conformance.selection import selects_case, unmatched
+from loom_ref.conformance.selection import selects_case, split_patterns, unmatched
 from loom_ref.conformance.suite import Suite, select_suite
 from loom_ref.conformance.trace import problems, render, trace
 from loom_ref.errors import ConformanceError, InvalidArgument
@@ -48,8 +48,9 @@ where it is), for example:
   loom-ref conformance --impl "python -m loom_ref.conformance.adapter" --jobs 2
   loom-ref conformance --impl "./my-adapter" --only 'journal.*/crc-*' --full
 
-Exit status: 0 when every case that ran passed (and something ran), 1 on any failure,
-error or problem with the run, 2 on a usage error.
+A run is 0 when every case that ran passed (and something ran), 1 on any failure, error or
+problem with the run, 2 on a usage error, 130 when interrupted (Ctrl-C: the implementations
+are stopped and the summary of what ran is printed).
 """
 
 _EPILOG = """\
@@ -87,7 +88,8 @@ def register(subparsers: Any) -> None:
     _add_impl_args(p)
     p.add_argument("--only", metavar="PATTERN", action="append", default=[],
                    help="run only what this selects: a group, a dotted group prefix, a case "
-                        "id, or a glob over either ('journal.*/crc-*'); repeatable")
+                        "id, or a glob over either ('journal.*/crc-*'); several at once "
+                        "comma-separated (journal.format,kernel.gates) or repeated")
     p.add_argument("--jobs", type=int, default=1, metavar="N",
                    help="run N implementation processes at once (same verdict and report)")
     p.add_argument("--full", action="store_true",
@@ -145,8 +147,15 @@ class _Progress:
         self.stream.write("\r" + line.ljust(self.width))
         self.width = len(line)
         if not case_id:
-            self.stream.write("\r" + " " * self.width + "\r")
+            self.clear()
         self.stream.flush()
+
+    def clear(self) -> None:
+        """Wipe the progress line (the run ended, or was interrupted)."""
+        if self.enabled and self.width:
+            self.stream.write("\r" + " " * self.width + "\r")
+            self.stream.flush()
+            self.width = 0
 
 
 def _generate(args: argparse.Namespace) -> int:
@@ -188,6 +197,7 @@ def run(args: argparse.Namespace) -> int:
     """``loom-ref conformance``."""
     if args.generate:
         return _generate(args)
+    args.only = split_patterns(args.only)
     try:
         suite = suite_of(args)
         impls = implementations(args)
@@ -209,20 +219,27 @@ def run(args: argparse.Namespace) -> int:
                                       code="conformance.no-cases"))
     files = [] if args.only else find_case_files(suite.cases_dir)
     extra: list[Case] = random_cases(args.random, args.seed) if args.random else []
+    progress = _Progress(sys.stderr, not args.quiet)
     runner = Runner(impls, suite, generated=not args.no_generated, only=args.only,
-                    allow_all_skipped=args.allow_all_skipped,
-                    progress=_Progress(sys.stderr, not args.quiet))
+                    allow_all_skipped=args.allow_all_skipped, progress=progress)
     try:
         result = runner.run([*cases, *extra], files=files, file_problems=file_problems)
     except TransportError as exc:
         sys.stderr.write(f"loom-ref: {exc}\n")
         return 1
+    finally:
+        progress.clear()
+    if result.interrupted:
+        sys.stderr.write("loom-ref: interrupted: the implementation was stopped; the summary "
+                         "of what ran follows\n")
     sys.stdout.write(render_text(result, full=args.full))
     sys.stdout.flush()
     if args.json:
         _write(args.json, dump_json(result).encode())
     if args.junit:
         _write(args.junit, to_junit(result))
+    if result.interrupted:
+        return 130
     return 0 if result.ok else 1
 
 

@@ -20,7 +20,7 @@ from loom_ref.conformance.impl import (
     SubprocessImplementation,
 )
 from loom_ref.conformance.random_cases import random_cases
-from loom_ref.conformance.selection import selects_case
+from loom_ref.conformance.selection import selects_case, split_patterns
 from loom_ref.conformance.suite import select_suite
 from loom_ref.errors import ConformanceError
 
@@ -82,6 +82,7 @@ class _Progress:
 
 def fuzz_command(args: argparse.Namespace) -> int:
     """Run ``loom-ref conformance fuzz`` with parsed ``args``."""
+    args.only = split_patterns(args.only)
     try:
         if args.examples < 1 or args.time_limit <= 0 or args.scenarios < 0:
             raise ConformanceError("--examples and --time-limit take positive numbers, "

@@ -75,7 +75,8 @@ def register(sub: Any, add_suite_args: AddArgs, add_impl_args: AddArgs) -> None:
     fz.add_argument("--against", metavar="CMD",
                     help="the reference to compare with (default: loom-ref in-process)")
     fz.add_argument("--only", metavar="PATTERN", action="append", default=[],
-                    help="fuzz only the functions (or case groups) this selects; repeatable")
+                    help="fuzz only the functions (or case groups) this selects; several "
+                         "comma-separated, or repeated")
     fz.add_argument("--examples", type=int, default=1000, metavar="N",
                     help="inputs per function at most (default 1000)")
     fz.add_argument("--seed", type=int, default=0, metavar="S",

@@ -24,6 +24,7 @@ The transport does not judge messages; the runner validates every one against it
 
 from __future__ import annotations
 
+import atexit
 import json
 import math
 import os
@@ -31,6 +32,7 @@ import select
 import signal
 import subprocess
 import time
+import weakref
 from collections.abc import Mapping, Sequence
 from typing import Any, Protocol
 
@@ -111,6 +113,10 @@ class Implementation(Protocol):
         """End the conversation (after ``stop``, or to abandon it)."""
         ...
 
+    def abandon(self) -> None:
+        """End the implementation now, whatever it is doing (an interrupted run)."""
+        ...
+
     def request(self, message: Mapping[str, Any]) -> Any:
         """:meth:`send`, then :meth:`wait`."""
         ...
@@ -172,9 +178,24 @@ class InProcessImplementation:
     def close(self) -> None:
         pass
 
+    def abandon(self) -> None:
+        pass
+
     def request(self, message: Mapping[str, Any]) -> Any:
         self.send(message)
         return self.wait()
+
+
+#: Every SubprocessImplementation with a process running: the ones still running when the
+#: interpreter exits (an error or a Ctrl-C that left no time for ``close``) are ended with
+#: their process groups, so no implementation outlives the runner.
+_LIVE: weakref.WeakSet[SubprocessImplementation] = weakref.WeakSet()
+
+
+@atexit.register
+def _end_all() -> None:
+    for impl in list(_LIVE):
+        impl.abandon()
 
 
 class SubprocessImplementation:
@@ -217,6 +238,7 @@ class SubprocessImplementation:
         self._proc = proc
         self._lines.clear()
         self._tail.clear()
+        _LIVE.add(self)
         return proc
 
     def _drain_stderr(self, budget: int = 4 * READ_BYTES) -> None:
@@ -409,6 +431,13 @@ class SubprocessImplementation:
                     pass
             self._await_exit(self.timeout)
             self._end()
+        _LIVE.discard(self)
+
+    def abandon(self) -> None:
+        """End the process group now, without ``stop`` and without waiting."""
+        if self._proc is not None:
+            self._end()
+        _LIVE.discard(self)
 
     def request(self, message: Mapping[str, Any]) -> Any:
         self.send(message)

@@ -19,7 +19,9 @@ Modes:
   pid to PIDFILE, and exit by itself with status 0;
 - ``hang``: sleep forever, ignoring SIGTERM;
 - ``deaf``: read no request after ``start`` (a large request fills the pipe);
-- ``abort``: end by SIGABRT.
+- ``abort``: end by SIGABRT;
+- ``slow PIDFILE``: answer every case correctly, each after 50 ms, and write its pid to
+  PIDFILE once three cases are answered (a run long enough to be interrupted).
 """
 
 from __future__ import annotations
@@ -78,8 +80,15 @@ def main() -> int:
     mode = sys.argv[1]
     arg = sys.argv[2] if len(sys.argv) > 2 else ""
     adapter = LoomRefAdapter(name="hostile")
+    answered = 0
     for line in sys.stdin:
         message = json.loads(line)
+        if mode == "slow" and message.get("cmd") == "run":
+            time.sleep(0.05)
+            answered += 1
+            if answered == 3:
+                with open(arg, "w", encoding="utf-8") as f:
+                    f.write(str(os.getpid()))
         case = message.get("case") or {}
         if str(case.get("id", "")).endswith("/misbehave"):
             if mode == "stderr-chatter":

@@ -222,3 +222,30 @@ def test_an_implementation_that_stops_reading_cannot_hold_a_write() -> None:
     results = _run(impl, big)
     assert results["misbehave"].status is Status.ERROR
     assert "read no request within 2s" in results["misbehave"].message
+
+
+def test_ctrl_c_stops_the_implementation_and_prints_what_ran(tmp_path: Path) -> None:
+    """Ctrl-C in the middle of a run: the implementation (in a process group of its own, so
+    the terminal's SIGINT never reaches it) is ended by the runner, the summary of the cases
+    that finished is printed, and the exit status is 130, with no traceback."""
+    import signal
+    import time
+
+    pidfile = tmp_path / "adapter.pid"
+    impl = f"{sys.executable} -m tests.conformance.hostile_adapter slow {pidfile}"
+    runner = subprocess.Popen([sys.executable, "-m", "loom_ref.cli.main", "conformance",
+                               "--impl", impl, "--only", "journal,kernel", "--quiet"],
+                              cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                              text=True)
+    for _ in range(600):  # until three cases were answered (at most a minute)
+        if pidfile.exists() and pidfile.read_text():
+            break
+        time.sleep(0.1)
+    adapter = int(pidfile.read_text())
+    runner.send_signal(signal.SIGINT)
+    out, err = runner.communicate(timeout=60)
+    assert runner.returncode == 130, (out, err)
+    assert "Traceback" not in out + err
+    assert "loom-ref: interrupted" in err
+    assert "ran " in out and "interrupted (Ctrl-C) after " in out
+    assert not _alive(adapter)
