@@ -87,6 +87,8 @@ def register(sub: Any, add_suite_args: AddArgs, add_impl_args: AddArgs) -> None:
                     help="also compare N seeded random scenarios")
     fz.add_argument("--out", metavar="DIR", help="write each disagreement here as a draft case")
     fz.add_argument("--quiet", action="store_true", help="no progress line")
+    fz.add_argument("--all", action="store_true",
+                    help="list every function in the table, those not fuzzed too")
     fz.set_defaults(func=run_fuzz)
     wp = sub.add_parser("where", help="where the suite this loom-ref carries is",
                         description="Print the suite's directory, version, and the paths of "
