@@ -57,7 +57,7 @@ _EPILOG = """\
 actions:
   smoke --impl CMD      check a harness in seconds (start, one case per capability, stop)
   show CASE [--lines]   one case, the rule's words, and the exact protocol lines
-  init --lang L DIR     write a starter adapter (python or node) to fill in
+  init --lang L DIR     write a starter adapter (python, node, go or rust) to fill in
   report A.json [B.json ...] --html OUT
                         one HTML page comparing implementations rule by rule
   lint                  check the suite's own files

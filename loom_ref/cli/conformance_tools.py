@@ -51,7 +51,10 @@ def register(sub: Any, add_suite_args: AddArgs, add_impl_args: AddArgs) -> None:
     init = sub.add_parser("init", help="write a starter adapter to fill in",
                           description="Write a small, commented adapter that speaks the "
                                       "protocol and answers skipped for every capability, to "
-                                      "fill in one function at a time.")
+                                      "fill in one function at a time: Python or Node (one "
+                                      "file, standard library), Go (a module on the "
+                                      "standard library) or Rust (a Cargo package on "
+                                      "serde_json).")
     add_suite_args(init)
     init.add_argument("--lang", required=True, choices=sorted(LANGUAGES))
     init.add_argument("dir", metavar="DIR", help="where to write it (made if missing)")
@@ -144,9 +147,16 @@ def run_init(args: argparse.Namespace) -> int:
         path = write_starter(args.lang, args.dir, select_suite(args.cases))
     except ConformanceError as exc:
         return _fail("init", exc)
-    command = "python3" if args.lang == "python" else "node"
-    print(f"wrote {path}\nrun the suite against it:\n  loom-ref conformance --impl "
-          f"{shlex.quote(command + ' ' + path)} --allow-all-skipped")
+    starter = LANGUAGES[args.lang]
+    where = shlex.quote(args.dir.rstrip("/") or "/")
+    lines = [f"wrote {path}" + (f" (and {', '.join(p for _, p in starter.files[1:])})"
+                                if len(starter.files) > 1 else "")]
+    if starter.build is not None:
+        lines += ["build it:", "  " + starter.build.format(dir=where)]
+    impl = starter.run.format(dir=args.dir.rstrip("/") or "/")
+    lines += ["run the suite against it:",
+              f"  loom-ref conformance --impl {shlex.quote(impl)} --allow-all-skipped"]
+    print("\n".join(lines))
     return 0
 
 
