@@ -19,6 +19,7 @@ from typing import Any
 from loom_ref.cli.conformance_tools import usage
 from loom_ref.cli.inputs import check_output_file
 from loom_ref.conformance.case import Case, canonical_json, find_case_files, load_cases
+from loom_ref.conformance.function_table import function_table, interpreting, table_in, with_table
 from loom_ref.conformance.impl import (
     Implementation,
     InProcessImplementation,
@@ -31,7 +32,7 @@ from loom_ref.conformance.report import dump_json, render_text, to_junit
 from loom_ref.conformance.runner import Runner
 from loom_ref.conformance.schemas import SchemaSet
 from loom_ref.conformance.selection import selects_case, split_patterns, unmatched
-from loom_ref.conformance.suite import Suite, select_suite
+from loom_ref.conformance.suite import Suite, select_suite, suite_at
 from loom_ref.conformance.trace import problems, render, trace
 from loom_ref.errors import ConformanceError, InvalidArgument
 
@@ -122,8 +123,10 @@ def register(subparsers: Any) -> None:
     tp = sub.add_parser("trace", help="rule -> code -> cases table (spec/TRACE.md)",
                         description="Check that every rule anchor of spec/ is cited in "
                                     "loom_ref/ and pinned by a case (or exempted with a "
-                                    "reason); --write regenerates spec/TRACE.md. Needs a "
-                                    "checkout.")
+                                    "reason), and that the generated tables are current; "
+                                    "--write regenerates spec/TRACE.md and the function "
+                                    "table of INTERPRETING.md section 3 (from "
+                                    "capabilities.json). Needs a checkout.")
     tp.add_argument("--repo", metavar="DIR", default=".", help="the checkout (default: .)")
     tp.add_argument("--write", action="store_true", help="write spec/TRACE.md")
     tp.set_defaults(func=run_trace)
@@ -264,15 +267,24 @@ def run_lint(args: argparse.Namespace) -> int:
 
 
 def run_trace(args: argparse.Namespace) -> int:
-    """``loom-ref conformance trace [--write]``: 0 when traceability is complete."""
+    """``loom-ref conformance trace [--write]``: 0 when traceability is complete and the
+    generated tables (``spec/TRACE.md``, ``INTERPRETING.md`` section 3) are current."""
     repo = Path(args.repo).resolve()
     if not (repo / "spec").is_dir() or not (repo / "loom_ref").is_dir():
         return usage(ConformanceError(f"{repo} is not a loom-ref checkout (no spec/ and "
                                       "loom_ref/ in it)", code="conformance.no-checkout"))
     table = trace(repo)
+    guide = interpreting(repo)
+    capabilities = suite_at(str(repo / "conformance")).capabilities
+    text = guide.read_text(encoding="utf-8")
     if args.write:
         (repo / "spec" / "TRACE.md").write_text(render(table))
+        guide.write_text(with_table(text, capabilities), encoding="utf-8")
+        text = guide.read_text(encoding="utf-8")
     found = problems(table)
+    if table_in(text) != function_table(capabilities):
+        found.append("conformance/INTERPRETING.md section 3: the function table is not "
+                     "current (loom-ref conformance trace --write)")
     for problem in found:
         print(problem)
     print(f"trace: {len(table.rows)} rules, {len(found)} problem(s)")
