@@ -72,7 +72,7 @@ def register(sub: Any, add_suite_args: AddArgs, add_impl_args: AddArgs) -> None:
                                     "the suite's matching rules; a disagreement is shrunk and "
                                     "written under --out as a draft case (INTERPRETING.md "
                                     "section 14). Needs hypothesis: pip install "
-                                    "'loom-ref[fuzz]'.")
+                                    "hypothesis.")
     add_suite_args(fz)
     add_impl_args(fz, required=True)
     fz.add_argument("--against", metavar="CMD",
