@@ -364,7 +364,8 @@ class Runner:
         used = {r.anchor for r in results}
         return SuiteResult(
             implementation=self.info, results=tuple(results), problems=tuple(self.problems),
-            crashes=tuple(f"{c.case_id}: {c.what}; {c.ending}" for c in crashes),
+            crashes=tuple(f"{c.case_id or '(start or stop)'}: {c.what}; {c.ending}"
+                          for c in crashes),
             suite_version=self.suite.version, cases_dir=self.suite.cases_dir,
             rules={a: rules[a] for a in sorted(used) if a in rules}, interrupted=interrupted)
 
