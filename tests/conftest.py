@@ -33,7 +33,20 @@ FULL_MATRIX: dict[str, str] = {
         "real processes killed at random moments",
     "tests/journal/test_store_kit.py::*::test_the_power_loss_invariants*":
         "power loss after every write, every kit store",
+    "tests/journal/test_powerloss.py::test_a_store_that_leaves_out_a_sync_is_caught*":
+        "power loss after every write, against each wrong store",
+    "tests/journal/test_powerloss.py::test_write_ahead_needs_the_sync_before_the_effect":
+        "power loss after every write",
     "tests/journal/test_kills.py::*": "real processes killed at random moments",
+    "tests/cli/test_walk.py::*":
+        "every command and every wrong path, each in a fresh interpreter, as a user runs it",
+    "tests/conformance/test_node.py::*": "the Node adapter through whole groups",
+    "tests/conformance/test_harness_tools.py::test_jobs_give_the_verdict_*":
+        "the same run through one process and through two, compared",
+    "tests/conformance/test_fuzz.py::test_the_time_limit_bounds_the_run": "long fuzz runs",
+    "tests/conformance/test_fuzz.py::test_a_seed_reproduces_*": "long fuzz runs",
+    "tests/conformance/test_fuzz.py::test_the_cli_writes_drafts_*": "long fuzz runs",
+    "tests/conformance/test_fuzz.py::test_random_scenarios_find_*": "long fuzz runs",
     "tests/cli/test_browser.py::*": "the HTML pages in headless Chromium",
     "tests/conformance/test_html_report.py::test_in_a_browser_*":
         "the HTML report in headless Chromium",

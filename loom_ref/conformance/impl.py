@@ -200,17 +200,21 @@ def _end_all() -> None:
 
 class SubprocessImplementation:
     """An implementation run as ``argv``, speaking JSON lines on its stdin and stdout, in a
-    process group of its own. ``max_reply_bytes`` and ``max_reply_depth`` bound one reply
-    line (:mod:`.pipes`)."""
+    process group of its own. ``timeout`` bounds each reply; ``start_timeout`` (default: the
+    same) the reply to ``start``, which includes the process's own start-up.
+    ``max_reply_bytes`` and ``max_reply_depth`` bound one reply line (:mod:`.pipes`)."""
 
     def __init__(self, argv: Sequence[str], *, timeout: float = 10.0,
                  cwd: str | None = None, max_reply_bytes: int = MAX_REPLY_BYTES,
-                 max_reply_depth: int = MAX_REPLY_DEPTH) -> None:
+                 max_reply_depth: int = MAX_REPLY_DEPTH,
+                 start_timeout: float | None = None) -> None:
         if not argv:
             raise ConformanceError("an implementation command is required",
                                    code="conformance.no-command")
         self.argv = list(argv)
         self.timeout = timeout
+        self.start_timeout = timeout if start_timeout is None else start_timeout
+        self._limit = timeout  # the bound of the reply awaited
         self.cwd = cwd
         self.max_reply_depth = max_reply_depth
         self.crashes: list[ImplementationCrash] = []
@@ -336,7 +340,8 @@ class SubprocessImplementation:
         input cannot hold the runner), draining stderr while the pipe is full."""
         assert self._proc is not None
         data = memoryview(protocol_line(message))
-        deadline = time.monotonic() + self.timeout
+        self._limit = self.start_timeout if message.get("cmd") == "start" else self.timeout
+        deadline = time.monotonic() + self._limit
         while data:
             try:
                 data = data[os.write(self._stdin, data):]
@@ -348,11 +353,11 @@ class SubprocessImplementation:
             remaining = deadline - time.monotonic()
             if remaining <= 0:
                 raise self._fail(f"the implementation read no request within "
-                                 f"{self.timeout:g}s")
+                                 f"{self._limit:g}s")
             watch = [self._stderr] if self._stderr >= 0 else []
             select.select(watch, [self._stdin], [], remaining)
             self._drain_stderr()
-        self._deadline = time.monotonic() + self.timeout
+        self._deadline = time.monotonic() + self._limit
 
     def send(self, message: Mapping[str, Any]) -> None:
         if message.get("cmd") == "start":
@@ -374,7 +379,7 @@ class SubprocessImplementation:
         return self._deadline
 
     def expire(self) -> TransportError:
-        return self._fail(f"no reply within {self.timeout:g}s")
+        return self._fail(f"no reply within {self._limit:g}s")
 
     def poll(self) -> Any:
         """Read what has arrived, without blocking; the reply once its line is whole, else
