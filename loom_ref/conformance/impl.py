@@ -267,6 +267,8 @@ class SubprocessImplementation:
         assert proc is not None
         if proc.returncode is not None:
             return proc.returncode
+        if not hasattr(os, "waitid"):  # a platform without it: reap (the group id is freed)
+            return proc.poll()
         try:
             info = os.waitid(os.P_PID, proc.pid, os.WEXITED | os.WNOHANG | os.WNOWAIT)
         except ChildProcessError:
