@@ -47,6 +47,20 @@ FULL_MATRIX: dict[str, str] = {
     "tests/conformance/test_fuzz.py::test_a_seed_reproduces_*": "long fuzz runs",
     "tests/conformance/test_fuzz.py::test_the_cli_writes_drafts_*": "long fuzz runs",
     "tests/conformance/test_fuzz.py::test_random_scenarios_find_*": "long fuzz runs",
+    "tests/conformance/test_fuzz.py::test_the_disagreement_is_shrunk": "long fuzz runs",
+    "tests/conformance/test_fuzz.py::test_a_wrong_adapter_is_found_*[[]ZeroBudget*":
+        "long fuzz runs",
+    "tests/conformance/test_wrong_impls.py::test_suite_fails_the_wrong_implementation[["
+    "]reinvoke[]]": "the whole crash matrix against a wrong kernel (the crash-matrix test of "
+                 "it runs in the fast run)",
+    "tests/conformance/test_wrong_impls.py::test_suite_fails_the_wrong_implementation[["
+    "]decider-on-replay[]]": "the whole suite against a wrong kernel",
+    "tests/conformance/test_wrong_impls.py::test_suite_fails_the_wrong_implementation[["
+    "]torn-ignored[]]": "the whole suite against a wrong kernel",
+    "tests/conformance/test_random.py::test_random_program_passes_with_its_variants":
+        "seeded random programs with their crash matrix",
+    "tests/cli/test_rough_edges.py::*": "the demo and the journal commands, each in a fresh "
+                                        "interpreter",
     "tests/cli/test_browser.py::*": "the HTML pages in headless Chromium",
     "tests/conformance/test_html_report.py::test_in_a_browser_*":
         "the HTML report in headless Chromium",

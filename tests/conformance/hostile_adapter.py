@@ -1,8 +1,12 @@
 """An implementation that misbehaves in one chosen way, on the case whose id ends in
 ``/misbehave``, to prove that the runner treats what it drives as untrusted input. Otherwise
-it is loom_ref's adapter.
+it answers as a sound implementation of ``journal.fold`` alone would, from the standard
+library only (it starts in milliseconds, so a loaded machine does not turn start-up into the
+timeout under test): the observations it gives every other case are the JSON in the
+environment variable ``HOSTILE_OBSERVATIONS``, which the test computes with loom-ref. Mode
+``slow`` is loom_ref's own adapter instead.
 
-    python -m tests.conformance.hostile_adapter MODE [ARG]
+    HOSTILE_OBSERVATIONS='{"result": ...}' python -m tests.conformance.hostile_adapter MODE [ARG]
 
 Modes:
 
@@ -31,8 +35,22 @@ import os
 import signal
 import sys
 import time
+from typing import Any
 
-from loom_ref.conformance.inprocess import LoomRefAdapter
+START_REPLY = {"protocol": 1, "implementation": {"name": "hostile", "version": "0",
+                                                 "language": "python",
+                                                 "capabilities": ["journal.fold"]}}
+
+
+def _answer(message: dict[str, Any]) -> dict[str, Any]:
+    """The reply of a sound implementation of journal.fold to a case it is sent."""
+    cmd = message.get("cmd")
+    if cmd == "start":
+        return START_REPLY
+    if cmd == "stop":
+        return {"ok": True}
+    return {"seq": message["seq"],
+            "observations": json.loads(os.environ["HOSTILE_OBSERVATIONS"])}
 
 
 def _write(data: bytes) -> None:
@@ -79,7 +97,11 @@ def misbehave(mode: str, arg: str, seq: int) -> None:
 def main() -> int:
     mode = sys.argv[1]
     arg = sys.argv[2] if len(sys.argv) > 2 else ""
-    adapter = LoomRefAdapter(name="hostile")
+    handle = _answer
+    if mode == "slow":
+        from loom_ref.conformance.inprocess import LoomRefAdapter
+
+        handle = LoomRefAdapter(name="hostile").handle
     answered = 0
     for line in sys.stdin:
         message = json.loads(line)
@@ -98,7 +120,7 @@ def main() -> int:
             else:
                 misbehave(mode, arg, int(message["seq"]))
                 continue
-        reply = adapter.handle(message)
+        reply = handle(message)
         _write(json.dumps(reply).encode() + b"\n")
         if message.get("cmd") == "stop":
             return 0

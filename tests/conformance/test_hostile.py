@@ -32,6 +32,17 @@ from .helpers import cases, run
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 
+@pytest.fixture(autouse=True)
+def _observations(monkeypatch: pytest.MonkeyPatch) -> None:
+    """What the hostile adapter answers to a case it does not misbehave on: loom-ref's own
+    observations of journal.fold/empty (every case these tests send is that one, renamed)."""
+    from loom_ref.conformance.inprocess import LoomRefAdapter
+
+    base = next(c for c in cases(["journal.fold"]) if c.id == "journal.fold/empty")
+    reply = LoomRefAdapter().handle({"cmd": "run", "seq": 1, "case": base.to_run()})
+    monkeypatch.setenv("HOSTILE_OBSERVATIONS", json.dumps(reply["observations"]))
+
+
 def _renamed(name: str, **extra: object) -> Case:
     base = next(c for c in cases(["journal.fold"]) if c.id == "journal.fold/empty")
     return Case(data={**base.data, **extra, "id": f"journal.fold/{name}"})
