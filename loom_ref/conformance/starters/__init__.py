@@ -54,7 +54,8 @@ LANGUAGES: dict[str, Starter] = {
                   run="{dir}/loom-adapter"),
     "rust": Starter(files=(("rust.main.txt", os.path.join("src", "main.rs")),
                            ("rust.cargo.txt", "Cargo.toml")),
-                    line='    // {spec}: {description}\n    table.insert("{name}", Box::new(not_yet));',
+                    line=('    // {spec}: {description}\n'
+                          '    table.insert("{name}", Box::new(not_yet));'),
                     build="cd {dir} && cargo build --release",
                     run="{dir}/target/release/loom-adapter"),
 }
