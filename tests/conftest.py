@@ -1,5 +1,5 @@
-"""The two test runs: the fast one (the README's ``python -m pytest``, about two minutes on
-two quiet cores) and the full matrix (``LOOM_REF_FULL=1 python -m pytest``, or
+"""The two test runs: the fast one (the README's ``python -m pytest``, two to three minutes
+on two quiet cores) and the full matrix (``LOOM_REF_FULL=1 python -m pytest``, or
 ``python -m pytest --full-matrix``), which ``.ci/run`` runs too.
 
 The full matrix adds what is long by nature, listed in :data:`FULL_MATRIX` with the reason
