@@ -7,7 +7,10 @@ process through each adapter, measured in the same run. Printed, never asserted.
 
 Targets: the full suite with the crash matrix under 30 s in-process on 2 cores (issue 3);
 ``--jobs 2`` faster than one process through the subprocess and Node adapters on 2 cores
-(issue 15; the report is identical either way, which tests/conformance/test_jobs.py proves).
+(issue 15; the report is identical either way, which tests/conformance/test_jobs.py proves);
+the full suite through the subprocess adapter (one process) within 2x its in-process time
+(issue 31: every message is still validated, through schemas compiled once,
+``loom_ref.schema.compile_check``).
 """
 
 from __future__ import annotations
@@ -30,6 +33,8 @@ from loom_ref.conformance.runner import Runner, Status
 from loom_ref.conformance.suite import locate
 
 TARGET_S = 30.0
+#: subprocess adapter (one process) / in-process, at most (issue 31)
+TARGET_RATIO = 2.0
 
 
 def measure(label: str, make: Callable[[], Sequence[Implementation]],
@@ -73,8 +78,9 @@ def main() -> None:
                        lambda argv=argv: [SubprocessImplementation(argv, cwd=repo)
                                           for _ in range(args.jobs)], cases)
         print(f"  --jobs {args.jobs} speed-up through the {label}: {one[label] / many:.2f}x")
-    print(f"in-process / target ({TARGET_S:g} s): {inproc / TARGET_S:.2f}; "
-          f"subprocess / in-process: {one['subprocess adapter'] / inproc:.2f}")
+    print(f"in-process / target ({TARGET_S:g} s): {inproc / TARGET_S:.2f}")
+    print(f"subprocess adapter / in-process: {one['subprocess adapter'] / inproc:.2f} "
+          f"(target at most {TARGET_RATIO:.2f})")
 
 
 if __name__ == "__main__":

@@ -20,6 +20,7 @@ from loom_ref.cli.conformance_tools import usage
 from loom_ref.cli.inputs import check_output_file
 from loom_ref.conformance import seeds
 from loom_ref.conformance.case import Case, canonical_json, find_case_files, load_cases
+from loom_ref.conformance.function_table import function_table, interpreting, table_in, with_table
 from loom_ref.conformance.impl import (
     Implementation,
     InProcessImplementation,
@@ -32,8 +33,8 @@ from loom_ref.conformance.random_cases import random_cases
 from loom_ref.conformance.report import dump_json, render_text, to_junit
 from loom_ref.conformance.runner import Runner
 from loom_ref.conformance.schemas import SchemaSet
-from loom_ref.conformance.selection import selects_case, unmatched
-from loom_ref.conformance.suite import Suite, select_suite
+from loom_ref.conformance.selection import selects_case, split_patterns, unmatched
+from loom_ref.conformance.suite import Suite, select_suite, suite_at
 from loom_ref.conformance.trace import problems, render, trace
 from loom_ref.errors import ConformanceError, InvalidArgument
 
@@ -50,15 +51,16 @@ where it is), for example:
   loom-ref conformance --impl "python -m loom_ref.conformance.adapter" --jobs 2
   loom-ref conformance --impl "./my-adapter" --only 'journal.*/crc-*' --full
 
-Exit status: 0 when every case that ran passed (and something ran), 1 on any failure,
-error or problem with the run, 2 on a usage error.
+A run is 0 when every case that ran passed (and something ran), 1 on any failure, error or
+problem with the run, 2 on a usage error, 130 when interrupted (Ctrl-C: the implementations
+are stopped and the summary of what ran is printed).
 """
 
 _EPILOG = """\
 actions:
   smoke --impl CMD      check a harness in seconds (start, one case per capability, stop)
   show CASE [--lines]   one case, the rule's words, and the exact protocol lines
-  init --lang L DIR     write a starter adapter (python or node) to fill in
+  init --lang L DIR     write a starter adapter (python, node, go or rust) to fill in
   report A.json [B.json ...] --html OUT
                         one HTML page comparing implementations rule by rule
   lint                  check the suite's own files
@@ -89,7 +91,8 @@ def register(subparsers: Any) -> None:
     _add_impl_args(p)
     p.add_argument("--only", metavar="PATTERN", action="append", default=[],
                    help="run only what this selects: a group, a dotted group prefix, a case "
-                        "id, or a glob over either ('journal.*/crc-*'); repeatable")
+                        "id, or a glob over either ('journal.*/crc-*'); several at once "
+                        "comma-separated (journal.format,kernel.gates) or repeated")
     p.add_argument("--jobs", type=int, default=1, metavar="N",
                    help="run N implementation processes at once (same verdict and report)")
     p.add_argument("--full", action="store_true",
@@ -129,8 +132,10 @@ def register(subparsers: Any) -> None:
                         "seed table (spec/SEEDS.md)",
                         description="Check that every rule anchor of spec/ is cited in "
                                     "loom_ref/ and pinned by a case (or exempted with a "
-                                    "reason); --write regenerates spec/TRACE.md. Needs a "
-                                    "checkout.")
+                                    "reason), and that the generated tables are current; "
+                                    "--write regenerates spec/TRACE.md, spec/SEEDS.md and "
+                                    "the function table of INTERPRETING.md section 3 (from "
+                                    "capabilities.json). Needs a checkout.")
     tp.add_argument("--repo", metavar="DIR", default=".", help="the checkout (default: .)")
     tp.add_argument("--write", action="store_true", help="write spec/TRACE.md")
     tp.set_defaults(func=run_trace)
@@ -154,8 +159,15 @@ class _Progress:
         self.stream.write("\r" + line.ljust(self.width))
         self.width = len(line)
         if not case_id:
-            self.stream.write("\r" + " " * self.width + "\r")
+            self.clear()
         self.stream.flush()
+
+    def clear(self) -> None:
+        """Wipe the progress line (the run ended, or was interrupted)."""
+        if self.enabled and self.width:
+            self.stream.write("\r" + " " * self.width + "\r")
+            self.stream.flush()
+            self.width = 0
 
 
 def _generate(args: argparse.Namespace) -> int:
@@ -197,6 +209,7 @@ def run(args: argparse.Namespace) -> int:
     """``loom-ref conformance``."""
     if args.generate:
         return _generate(args)
+    args.only = split_patterns(args.only)
     try:
         suite = suite_of(args)
         impls = implementations(args)
@@ -218,21 +231,28 @@ def run(args: argparse.Namespace) -> int:
                                       code="conformance.no-cases"))
     files = [] if args.only else find_case_files(suite.cases_dir)
     extra: list[Case] = random_cases(args.random, args.seed) if args.random else []
+    progress = _Progress(sys.stderr, not args.quiet)
     runner = Runner(impls, suite, generated=not args.no_generated, only=args.only,
-                    allow_all_skipped=args.allow_all_skipped,
-                    progress=_Progress(sys.stderr, not args.quiet),
+                    allow_all_skipped=args.allow_all_skipped, progress=progress,
                     profile=Profile(args.profile))
     try:
         result = runner.run([*cases, *extra], files=files, file_problems=file_problems)
     except TransportError as exc:
         sys.stderr.write(f"loom-ref: {exc}\n")
         return 1
+    finally:
+        progress.clear()
+    if result.interrupted:
+        sys.stderr.write("loom-ref: interrupted: the implementation was stopped; the summary "
+                         "of what ran follows\n")
     sys.stdout.write(render_text(result, full=args.full))
     sys.stdout.flush()
     if args.json:
         _write(args.json, dump_json(result).encode())
     if args.junit:
         _write(args.junit, to_junit(result))
+    if result.interrupted:
+        return 130
     return 0 if result.ok else 1
 
 
@@ -257,7 +277,8 @@ def run_lint(args: argparse.Namespace) -> int:
 
 
 def run_trace(args: argparse.Namespace) -> int:
-    """``loom-ref conformance trace [--write]``: 0 when traceability is complete."""
+    """``loom-ref conformance trace [--write]``: 0 when traceability is complete and the
+    generated tables (``spec/TRACE.md``, ``INTERPRETING.md`` section 3) are current."""
     repo = Path(args.repo).resolve()
     if not (repo / "spec").is_dir() or not (repo / "loom_ref").is_dir():
         return usage(ConformanceError(f"{repo} is not a loom-ref checkout (no spec/ and "
@@ -265,11 +286,19 @@ def run_trace(args: argparse.Namespace) -> int:
     table = trace(repo)
     sentences_file = repo / "conformance" / "seed-sentences.json"
     sentences = seeds.load_sentences(sentences_file) if sentences_file.is_file() else []
+    guide = interpreting(repo)
+    capabilities = suite_at(str(repo / "conformance")).capabilities
+    text = guide.read_text(encoding="utf-8")
     if args.write:
         (repo / "spec" / "TRACE.md").write_text(render(table))
         if sentences:
             (repo / "spec" / "SEEDS.md").write_text(seeds.render(sentences, table))
+        guide.write_text(with_table(text, capabilities), encoding="utf-8")
+        text = guide.read_text(encoding="utf-8")
     found = problems(table) + seeds.problems(sentences, table)
+    if table_in(text) != function_table(capabilities):
+        found.append("conformance/INTERPRETING.md section 3: the function table is not "
+                     "current (loom-ref conformance trace --write)")
     for problem in found:
         print(problem)
     print(f"trace: {len(table.rows)} rules, {len(found)} problem(s)")

@@ -20,7 +20,7 @@ from loom_ref.conformance.impl import (
     SubprocessImplementation,
 )
 from loom_ref.conformance.random_cases import random_cases
-from loom_ref.conformance.selection import selects_case
+from loom_ref.conformance.selection import selects_case, split_patterns
 from loom_ref.conformance.suite import select_suite
 from loom_ref.errors import ConformanceError
 
@@ -38,16 +38,24 @@ def selected_functions(functions: list[str], groups: dict[str, set[str]],
                                                    for g in groups.get(f, ()))]
 
 
-def render_table(result: FuzzResult) -> str:
-    """One row per function: inputs tried, disagreements, failures of either side."""
+def render_table(result: FuzzResult, *, every: bool = False) -> str:
+    """One row per function that was fuzzed: inputs tried, disagreements, failures of either
+    side. A function one side does not declare gets a row only with ``every`` (``--all``);
+    otherwise one line counts them."""
     head = ("function", "tried", "disagree", "impl failed", "ref failed")
+    shown = [t for t in result.tallies
+             if every or t.tried or t.disagreements or not t.note.startswith("not declared")]
+    left_out = len(result.tallies) - len(shown)
     rows = [(t.function, str(t.tried), str(t.disagreements), str(t.implementation_failed),
-             str(t.reference_failed), t.note) for t in result.tallies]
+             str(t.reference_failed), t.note) for t in shown]
     width = max([len(head[0])] + [len(r[0]) for r in rows])
     out = [f"{head[0]:<{width}}  {head[1]:>6} {head[2]:>9} {head[3]:>12} {head[4]:>11}"]
     for fn, tried, dis, impl, ref, note in rows:
         out.append(f"{fn:<{width}}  {tried:>6} {dis:>9} {impl:>12} {ref:>11}"
                    + (f"  {note}" if note else ""))
+    if left_out:
+        out.append(f"({left_out} function(s) not fuzzed: not declared by both sides; --all "
+                   "lists them)")
     return "\n".join(out) + "\n"
 
 
@@ -82,6 +90,7 @@ class _Progress:
 
 def fuzz_command(args: argparse.Namespace) -> int:
     """Run ``loom-ref conformance fuzz`` with parsed ``args``."""
+    args.only = split_patterns(args.only)
     try:
         if args.examples < 1 or args.time_limit <= 0 or args.scenarios < 0:
             raise ConformanceError("--examples and --time-limit take positive numbers, "
@@ -117,7 +126,7 @@ def fuzz_command(args: argparse.Namespace) -> int:
         progress = fuzzer.progress
         if isinstance(progress, _Progress):
             progress.clear()
-    sys.stdout.write(render_table(result))
+    sys.stdout.write(render_table(result, every=args.all))
     for finding in result.findings:
         print(f"DISAGREE {finding.function} (grown from {finding.origin}):")
         for line in finding.differences[:8]:

@@ -51,7 +51,10 @@ def register(sub: Any, add_suite_args: AddArgs, add_impl_args: AddArgs) -> None:
     init = sub.add_parser("init", help="write a starter adapter to fill in",
                           description="Write a small, commented adapter that speaks the "
                                       "protocol and answers skipped for every capability, to "
-                                      "fill in one function at a time.")
+                                      "fill in one function at a time: Python or Node (one "
+                                      "file, standard library), Go (a module on the "
+                                      "standard library) or Rust (a Cargo package on "
+                                      "serde_json).")
     add_suite_args(init)
     init.add_argument("--lang", required=True, choices=sorted(LANGUAGES))
     init.add_argument("dir", metavar="DIR", help="where to write it (made if missing)")
@@ -69,13 +72,14 @@ def register(sub: Any, add_suite_args: AddArgs, add_impl_args: AddArgs) -> None:
                                     "the suite's matching rules; a disagreement is shrunk and "
                                     "written under --out as a draft case (INTERPRETING.md "
                                     "section 14). Needs hypothesis: pip install "
-                                    "'loom-ref[fuzz]'.")
+                                    "hypothesis.")
     add_suite_args(fz)
     add_impl_args(fz, required=True)
     fz.add_argument("--against", metavar="CMD",
                     help="the reference to compare with (default: loom-ref in-process)")
     fz.add_argument("--only", metavar="PATTERN", action="append", default=[],
-                    help="fuzz only the functions (or case groups) this selects; repeatable")
+                    help="fuzz only the functions (or case groups) this selects; several "
+                         "comma-separated, or repeated")
     fz.add_argument("--examples", type=int, default=1000, metavar="N",
                     help="inputs per function at most (default 1000)")
     fz.add_argument("--seed", type=int, default=0, metavar="S",
@@ -86,6 +90,8 @@ def register(sub: Any, add_suite_args: AddArgs, add_impl_args: AddArgs) -> None:
                     help="also compare N seeded random scenarios")
     fz.add_argument("--out", metavar="DIR", help="write each disagreement here as a draft case")
     fz.add_argument("--quiet", action="store_true", help="no progress line")
+    fz.add_argument("--all", action="store_true",
+                    help="list every function in the table, those not fuzzed too")
     fz.set_defaults(func=run_fuzz)
     wp = sub.add_parser("where", help="where the suite this loom-ref carries is",
                         description="Print the suite's directory, version, and the paths of "
@@ -141,9 +147,16 @@ def run_init(args: argparse.Namespace) -> int:
         path = write_starter(args.lang, args.dir, select_suite(args.cases))
     except ConformanceError as exc:
         return _fail("init", exc)
-    command = "python3" if args.lang == "python" else "node"
-    print(f"wrote {path}\nrun the suite against it:\n  loom-ref conformance --impl "
-          f"{shlex.quote(command + ' ' + path)} --allow-all-skipped")
+    starter = LANGUAGES[args.lang]
+    where = shlex.quote(args.dir.rstrip("/") or "/")
+    lines = [f"wrote {path}" + (f" (and {', '.join(p for _, p in starter.files[1:])})"
+                                if len(starter.files) > 1 else "")]
+    if starter.build is not None:
+        lines += ["build it:", "  " + starter.build.format(dir=where)]
+    impl = starter.run.format(dir=args.dir.rstrip("/") or "/")
+    lines += ["run the suite against it:",
+              f"  loom-ref conformance --impl {shlex.quote(impl)} --allow-all-skipped"]
+    print("\n".join(lines))
     return 0
 
 

@@ -11,8 +11,10 @@ log (``--execution ID``; ``spec/journal.md`` 1.7):
   ``--out FILE`` writes it there instead of to standard output.
 - ``check`` verifies checksums, the sequence, payload shapes and the transition table, and
   reports a torn tail (``journal.torn-tail``) or the first corrupt line
-  (``journal.corrupt-line``) by number. Exit status: 0 clean, 1 torn tail or an empty file,
-  2 corrupt or unreadable.
+  (``journal.corrupt-line``) by number. Exit status (the table of every command,
+  ``loom_ref.cli.main.EXIT_STATUSES``): 0 clean (``ok: ...`` on stdout); 1 a torn tail, a
+  corrupt line or an empty file (``loom-ref: <code>: ...`` on stderr); 2 a path that cannot
+  be read (missing, a directory, no permission), as from every command.
 - ``schema`` prints the JSON Schema of ``show --format json``.
 
 Both read without taking the writer's lock. ``check`` of a store log without ``--execution``
@@ -31,7 +33,7 @@ from loom_ref.cli.timeline.json_form import TIMELINE_SCHEMA, dumps
 from loom_ref.cli.timeline.mermaid import render_mermaid
 from loom_ref.cli.timeline.model import build_timeline
 from loom_ref.cli.timeline.text import describe, render_state, render_text, render_timeline
-from loom_ref.errors import InvalidArgument, JournalError
+from loom_ref.errors import InvalidArgument
 from loom_ref.journal.fold import fold
 from loom_ref.journal.logstore import ParsedLog
 
@@ -80,20 +82,19 @@ def show(path: str, at: int | None, out: TextIO, execution: str | None = None, *
 
 
 def check(path: str, out: TextIO, execution: str | None = None) -> int:
-    """Verify the whole file; exit 0 clean, 1 torn tail or empty, 2 corrupt or unreadable."""
-    try:
-        parsed = read_journal_or_log(path)
-        if execution is not None:
-            parsed = read_execution(path, execution, parsed=parsed)
-        journals = parsed.journals.values() if isinstance(parsed, ParsedLog) else [parsed]
-        states = [fold(j.events) for j in journals]  # spec: journal.transitions
-    except JournalError as err:  # spec: journal.corrupt-line -- one line, file and line
-        print(f"{err}", file=out)
-        return 1 if err.code == "journal.empty" else 2
+    """Verify the whole file; 0 clean, 1 torn tail. A corrupt line or an empty file is a
+    JournalError (``loom-ref`` prints it, status 1), a path that cannot be read one too
+    (status 2)."""
+    parsed = read_journal_or_log(path)  # spec: journal.corrupt-line -- one line, file and line
+    if execution is not None:
+        parsed = read_execution(path, execution, parsed=parsed)
+    journals = parsed.journals.values() if isinstance(parsed, ParsedLog) else [parsed]
+    states = [fold(j.events) for j in journals]  # spec: journal.transitions
     events = sum(len(j.events) for j in journals)
     if parsed.torn is not None:
-        print(f"journal.torn-tail: {path}: line {parsed.torn.line} is torn "
-              f"({parsed.torn.size} bytes); {events} events before it are intact", file=out)
+        sys.stderr.write(f"loom-ref: journal.torn-tail: {path}: line {parsed.torn.line} is "
+                         f"torn ({parsed.torn.size} bytes); {events} events before it are "
+                         "intact\n")
         return 1
     if isinstance(parsed, ParsedLog):
         print(f"ok: {path}: store log of {len(states)} execution(s), {events} events, "
@@ -136,8 +137,9 @@ def register(subparsers: Any) -> None:
     p_show.set_defaults(func=lambda a: show(a.file, a.at, sys.stdout, a.execution,
                                             format=a.format, full=a.full, output=a.out))
     p_check = sub.add_parser("check", help="verify checksums, sequence and schema",
-                             description="Verify a journal; exit 0 clean, 1 torn tail or "
-                                         "empty file, 2 corrupt or unreadable.")
+                             description="Verify a journal; exit 0 clean, 1 a torn tail, a "
+                                         "corrupt line or an empty file, 2 a path that "
+                                         "cannot be read.")
     p_check.add_argument("file")
     p_check.add_argument("--execution", default=None, metavar="ID",
                          help="check one execution of a store log (default: all of them)")

@@ -7,22 +7,32 @@ Rules (``conformance/INTERPRETING.md`` section 4):
   ``skipped`` or ``errored``; ``stop``. One JSON object per line each way.
 - A subprocess implementation that does not answer a ``run`` within the timeout is killed;
   one that exits, closes its output or writes something that is not a JSON line has
-  *crashed*. Either way the case is *errored* with what happened (exit status, the tail of
+  *crashed*. Either way the case is *errored* with what happened (how the process ended:
+  exited by itself with a status, ended by a signal, or killed by the runner; the tail of
   its stderr), the event is recorded in :attr:`SubprocessImplementation.crashes`, and the
   implementation is started afresh for the next case.
+- The implementation is untrusted input (section 4, "Limits"; :mod:`.pipes`): it runs in a
+  process group of its own, and the whole group is ended with it, so a process it leaves
+  behind does not outlive the run; its stderr is kept as a bounded tail, never whole; the
+  timeout is checked on every turn of the reading loop, however busy the pipes are, and
+  bounds writing a request too; a reply line longer than the limit, a reply that is not
+  UTF-8 JSON or nests deeper than the limit is that case's protocol error, and the run
+  carries on with a fresh process.
 
 The transport does not judge messages; the runner validates every one against its schema.
 """
 
 from __future__ import annotations
 
+import atexit
 import json
 import math
 import os
 import select
+import signal
 import subprocess
-import tempfile
 import time
+import weakref
 from collections.abc import Mapping, Sequence
 from typing import Any, Protocol
 
@@ -30,6 +40,17 @@ import attrs
 
 from loom_ref.conformance.case import utf8_json
 from loom_ref.conformance.inprocess import LoomRefAdapter
+from loom_ref.conformance.pipes import (
+    MAX_REPLY_BYTES,
+    MAX_REPLY_DEPTH,
+    READ_BYTES,
+    LineReader,
+    ReplyTooLong,
+    Tail,
+    UndecodableReply,
+    decode_reply,
+    describe_exit,
+)
 from loom_ref.errors import ConformanceError, LoomError
 
 __all__ = ["PENDING", "Implementation", "ImplementationCrash", "InProcessImplementation",
@@ -44,21 +65,26 @@ class TransportError(ConformanceError):
 
 @attrs.frozen(kw_only=True)
 class ImplementationCrash:
-    """One crash or timeout of a subprocess implementation, while running ``case_id``."""
+    """One crash or timeout of a subprocess implementation, while running ``case_id``:
+    ``what`` happened, then how the process ended (``ending``: exited by itself with a
+    status, ended by a signal, or killed by the runner) and its return code."""
 
     case_id: str | None
     what: str
     exit_status: int | None
     stderr_tail: str
+    ending: str = ""
 
 
 class Implementation(Protocol):
     """A conversation with one implementation: one request at a time, in two halves, so a
     runner can keep several implementations busy at once without threads. :meth:`send`
-    writes a request; :meth:`wait` returns its reply. :meth:`fileno` is what a caller waiting
-    on several may ``select`` on (None: the reply is already there); after ``select``
-    reports it readable, :meth:`poll` reads what has arrived and returns the reply once it
-    is whole (else :data:`PENDING`); :meth:`expire` gives up on a reply past its deadline."""
+    writes a request; :meth:`wait` returns its reply. :meth:`fds` are what a caller waiting
+    on several may ``select`` on (none: :meth:`poll` answers at once); after ``select``
+    reports any of them readable (or its deadline passed), :meth:`poll` reads what has
+    arrived without blocking and returns the reply once it is whole, else :data:`PENDING`;
+    past the deadline it raises the TransportError of :meth:`expire`, which gives up on the
+    reply."""
 
     def send(self, message: Mapping[str, Any]) -> None:
         """Send one message (raise TransportError if it cannot be sent)."""
@@ -68,7 +94,7 @@ class Implementation(Protocol):
         """The reply to the message sent (parsed JSON), or raise TransportError."""
         ...
 
-    def fileno(self) -> int | None:
+    def fds(self) -> tuple[int, ...]:
         ...
 
     def poll(self) -> Any:
@@ -85,6 +111,10 @@ class Implementation(Protocol):
 
     def close(self) -> None:
         """End the conversation (after ``stop``, or to abandon it)."""
+        ...
+
+    def abandon(self) -> None:
+        """End the implementation now, whatever it is doing (an interrupted run)."""
         ...
 
     def request(self, message: Mapping[str, Any]) -> Any:
@@ -132,8 +162,8 @@ class InProcessImplementation:
             raise error
         return reply
 
-    def fileno(self) -> int | None:
-        return None
+    def fds(self) -> tuple[int, ...]:
+        return ()
 
     def poll(self) -> Any:
         return self.wait()
@@ -148,65 +178,153 @@ class InProcessImplementation:
     def close(self) -> None:
         pass
 
+    def abandon(self) -> None:
+        pass
+
     def request(self, message: Mapping[str, Any]) -> Any:
         self.send(message)
         return self.wait()
 
 
+#: Every SubprocessImplementation with a process running: the ones still running when the
+#: interpreter exits (an error or a Ctrl-C that left no time for ``close``) are ended with
+#: their process groups, so no implementation outlives the runner.
+_LIVE: weakref.WeakSet[SubprocessImplementation] = weakref.WeakSet()
+
+
+@atexit.register
+def _end_all() -> None:
+    for impl in list(_LIVE):
+        impl.abandon()
+
+
 class SubprocessImplementation:
-    """An implementation run as ``argv``, speaking JSON lines on its stdin and stdout."""
+    """An implementation run as ``argv``, speaking JSON lines on its stdin and stdout, in a
+    process group of its own. ``timeout`` bounds each reply; ``start_timeout`` (default: the
+    same) the reply to ``start``, which includes the process's own start-up.
+    ``max_reply_bytes`` and ``max_reply_depth`` bound one reply line (:mod:`.pipes`)."""
 
     def __init__(self, argv: Sequence[str], *, timeout: float = 10.0,
-                 cwd: str | None = None) -> None:
+                 cwd: str | None = None, max_reply_bytes: int = MAX_REPLY_BYTES,
+                 max_reply_depth: int = MAX_REPLY_DEPTH,
+                 start_timeout: float | None = None) -> None:
         if not argv:
             raise ConformanceError("an implementation command is required",
                                    code="conformance.no-command")
         self.argv = list(argv)
         self.timeout = timeout
+        self.start_timeout = timeout if start_timeout is None else start_timeout
+        self._limit = timeout  # the bound of the reply awaited
         self.cwd = cwd
+        self.max_reply_depth = max_reply_depth
         self.crashes: list[ImplementationCrash] = []
         self.current_case: str | None = None
         self._proc: subprocess.Popen[bytes] | None = None
-        self._stderr: Any = None
-        self._buf = b""
+        self._stdin = self._stdout = self._stderr = -1
+        self._lines = LineReader(max_reply_bytes)
+        self._tail = Tail()
         self._start_message: Mapping[str, Any] | None = None
         self._deadline = math.inf
 
     # -- process lifetime ---------------------------------------------------------------------
     def _spawn(self) -> subprocess.Popen[bytes]:
-        if self._stderr is not None:
-            self._stderr.close()
-        self._stderr = tempfile.TemporaryFile()  # noqa: SIM115 -- lives as long as the process
         try:
             proc = subprocess.Popen(self.argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                    stderr=self._stderr, cwd=self.cwd)
+                                    stderr=subprocess.PIPE, cwd=self.cwd, bufsize=0,
+                                    start_new_session=True)
         except OSError as exc:
             raise TransportError(f"cannot start {' '.join(self.argv)!r}: {exc}") from None
-        self._proc, self._buf = proc, b""
+        assert proc.stdin is not None and proc.stdout is not None and proc.stderr is not None
+        self._stdin, self._stdout, self._stderr = (
+            proc.stdin.fileno(), proc.stdout.fileno(), proc.stderr.fileno())
+        for fd in (self._stdin, self._stdout, self._stderr):
+            os.set_blocking(fd, False)
+        self._proc = proc
+        self._lines.clear()
+        self._tail.clear()
+        _LIVE.add(self)
         return proc
 
-    def _stderr_tail(self, limit: int = 2000) -> str:
-        if self._stderr is None:
-            return ""
-        self._stderr.seek(0)
-        data: bytes = self._stderr.read()
-        return data[-limit:].decode("utf-8", errors="replace")
+    def _drain_stderr(self, budget: int = 4 * READ_BYTES) -> None:
+        """Read what stderr holds now (at most ``budget`` bytes), keeping only its tail."""
+        while budget > 0 and self._stderr >= 0:
+            try:
+                chunk = os.read(self._stderr, min(READ_BYTES, budget))
+            except BlockingIOError:
+                return
+            except OSError:
+                chunk = b""
+            if not chunk:  # every writer has gone: stop watching it
+                self._stderr = -1
+                return
+            self._tail.add(chunk)
+            budget -= len(chunk)
 
-    def _fail(self, what: str) -> TransportError:
+    def _exited(self) -> int | None:
+        """The leader's return code if it has ended, without reaping it (so that its process
+        group id stays reserved until the group is ended), else None."""
         proc = self._proc
-        status = None
-        if proc is not None:
-            if proc.poll() is None:
-                proc.kill()
-            status = proc.wait()
-            for pipe in (proc.stdin, proc.stdout):
-                if pipe is not None:
+        assert proc is not None
+        if proc.returncode is not None:
+            return proc.returncode
+        if not hasattr(os, "waitid"):  # a platform without it: reap (the group id is freed)
+            return proc.poll()
+        try:
+            info = os.waitid(os.P_PID, proc.pid, os.WEXITED | os.WNOHANG | os.WNOWAIT)
+        except ChildProcessError:
+            return proc.wait()
+        if info is None:
+            return None
+        if info.si_code == os.CLD_EXITED:
+            return info.si_status
+        return -info.si_status
+
+    def _await_exit(self, seconds: float) -> int | None:
+        """Wait up to ``seconds`` for the leader to end by itself (draining its stderr)."""
+        end = time.monotonic() + seconds
+        while True:
+            status = self._exited()
+            remaining = end - time.monotonic()
+            if status is not None or remaining <= 0:
+                return status
+            if self._stderr >= 0:
+                select.select([self._stderr], [], [], min(remaining, 0.05))
+                self._drain_stderr()
+            else:
+                time.sleep(min(remaining, 0.01))
+
+    def _end(self, *, grace: float = 0.0) -> tuple[int | None, str]:
+        """End the process and its whole group: (return code, how it ended)."""
+        proc = self._proc
+        assert proc is not None
+        status = self._await_exit(grace) if grace > 0 else self._exited()
+        killed = status is None
+        try:
+            os.killpg(proc.pid, signal.SIGKILL)  # the leader, and whatever it left behind
+        except (ProcessLookupError, PermissionError):
+            pass
+        code = proc.wait()
+        self._drain_stderr()  # what it wrote before it ended (bounded: the pipe's contents)
+        for pipe in (proc.stdin, proc.stdout, proc.stderr):
+            if pipe is not None:
+                try:
                     pipe.close()
-        crash = ImplementationCrash(case_id=self.current_case, what=what, exit_status=status,
-                                    stderr_tail=self._stderr_tail())
-        self.crashes.append(crash)
+                except OSError:
+                    pass
         self._proc, self._deadline = None, math.inf
-        return TransportError(f"{what} (exit status {status})", stderr=crash.stderr_tail)
+        self._stdin = self._stdout = self._stderr = -1
+        return code, describe_exit(code, killed=killed)
+
+    def _fail(self, what: str, *, grace: float = 0.0) -> TransportError:
+        """Record a crash while running the current case; the process group is ended."""
+        status, ending = (self._end(grace=grace) if self._proc is not None
+                          else (None, "not running"))
+        if what.startswith("no reply within") and status is not None and status >= 0:
+            ending += "; a process it started still held its output open"
+        crash = ImplementationCrash(case_id=self.current_case, what=what, exit_status=status,
+                                    stderr_tail=self._tail.text(), ending=ending)
+        self.crashes.append(crash)
+        return TransportError(f"{what}; {ending}", stderr=crash.stderr_tail)
 
     def _ensure(self) -> subprocess.Popen[bytes]:
         """The running process; a crashed one is restarted and sent ``start`` again."""
@@ -220,14 +338,28 @@ class SubprocessImplementation:
 
     # -- lines ----------------------------------------------------------------------------------
     def _write(self, message: Mapping[str, Any]) -> None:
-        proc = self._proc
-        assert proc is not None and proc.stdin is not None
-        try:
-            proc.stdin.write(protocol_line(message))
-            proc.stdin.flush()
-        except OSError:
-            raise self._fail("the implementation closed its input") from None
-        self._deadline = time.monotonic() + self.timeout
+        """Write one request, within the timeout (an implementation that stops reading its
+        input cannot hold the runner), draining stderr while the pipe is full."""
+        assert self._proc is not None
+        data = memoryview(protocol_line(message))
+        self._limit = self.start_timeout if message.get("cmd") == "start" else self.timeout
+        deadline = time.monotonic() + self._limit
+        while data:
+            try:
+                data = data[os.write(self._stdin, data):]
+                continue
+            except BlockingIOError:
+                pass
+            except OSError:
+                raise self._fail("the implementation closed its input", grace=1.0) from None
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                raise self._fail(f"the implementation read no request within "
+                                 f"{self._limit:g}s")
+            watch = [self._stderr] if self._stderr >= 0 else []
+            select.select(watch, [self._stdin], [], remaining)
+            self._drain_stderr()
+        self._deadline = time.monotonic() + self._limit
 
     def send(self, message: Mapping[str, Any]) -> None:
         if message.get("cmd") == "start":
@@ -239,69 +371,80 @@ class SubprocessImplementation:
         self.current_case = case.get("id") if isinstance(case, Mapping) else None
         self._write(message)
 
-    def fileno(self) -> int | None:
-        proc = self._proc
-        if proc is None or proc.stdout is None or b"\n" in self._buf:
-            return None  # nothing to wait for: poll() answers at once
-        return proc.stdout.fileno()
+    def fds(self) -> tuple[int, ...]:
+        if self._proc is None or self._lines.has_line:
+            return ()  # nothing to wait for: poll() answers at once
+        return (self._stdout,) if self._stderr < 0 else (self._stdout, self._stderr)
 
     @property
     def deadline(self) -> float:
         return self._deadline
 
     def expire(self) -> TransportError:
-        return self._fail(f"no reply within {self.timeout:g}s; killed")
+        return self._fail(f"no reply within {self._limit:g}s")
 
     def poll(self) -> Any:
-        """Read what has arrived (call when :meth:`fileno` is readable or None)."""
-        proc = self._proc
-        if proc is None or proc.stdout is None:
+        """Read what has arrived, without blocking; the reply once its line is whole, else
+        PENDING, or the TransportError of a crash, of an undecodable reply or of the
+        deadline (checked on every call, however much keeps arriving)."""
+        if self._proc is None:
             raise self._fail("the implementation is not running")
-        if b"\n" not in self._buf:
-            chunk = os.read(proc.stdout.fileno(), 65536)
-            if not chunk:
-                raise self._fail("the implementation exited or closed its output")
-            self._buf += chunk
-            if b"\n" not in self._buf:
-                return PENDING
-        line, self._buf = self._buf.split(b"\n", 1)
+        self._drain_stderr()
+        if not self._lines.has_line:
+            try:
+                chunk = os.read(self._stdout, READ_BYTES)
+            except BlockingIOError:
+                chunk = None
+            except OSError:
+                chunk = b""
+            if chunk == b"":
+                raise self._fail("the implementation exited or closed its output", grace=1.0)
+            if chunk:
+                try:
+                    self._lines.feed(chunk)
+                except ReplyTooLong as exc:
+                    raise self._fail(str(exc)) from None
+        line = self._lines.line()
+        if line is None:
+            if time.monotonic() >= self._deadline:
+                raise self.expire()
+            return PENDING
         self._deadline = math.inf
         try:
-            return json.loads(line)
-        except ValueError:
-            raise self._fail(f"the reply is not JSON: {line[:200]!r}") from None
+            return decode_reply(line, self.max_reply_depth)
+        except UndecodableReply as exc:
+            raise self._fail(str(exc)) from None
 
     def wait(self) -> Any:
         while True:
-            fd = self.fileno()
-            if fd is not None:
+            fds = self.fds()
+            if fds:
                 remaining = self._deadline - time.monotonic()
-                ready = remaining > 0 and select.select([fd], [], [], remaining)[0]
-                if not ready:
-                    raise self.expire()
+                if remaining > 0:
+                    select.select(fds, [], [], remaining)
             reply = self.poll()
             if reply is not PENDING:
                 return reply
 
     def close(self) -> None:
-        proc = self._proc
-        if proc is not None:
+        """End the conversation: close its input, give it the timeout to exit, then end its
+        process group (whatever it left running goes with it)."""
+        if self._proc is not None:
+            proc = self._proc
             if proc.stdin is not None:
                 try:
                     proc.stdin.close()
                 except OSError:  # it had already gone: nothing left to say to it
                     pass
-            try:
-                proc.wait(timeout=self.timeout)
-            except subprocess.TimeoutExpired:
-                proc.kill()
-                proc.wait()
-            if proc.stdout is not None:
-                proc.stdout.close()
-        if self._stderr is not None:
-            self._stderr.close()
-            self._stderr = None
-        self._proc = None
+            self._await_exit(self.timeout)
+            self._end()
+        _LIVE.discard(self)
+
+    def abandon(self) -> None:
+        """End the process group now, without ``stop`` and without waiting."""
+        if self._proc is not None:
+            self._end()
+        _LIVE.discard(self)
 
     def request(self, message: Mapping[str, Any]) -> Any:
         self.send(message)

@@ -8,9 +8,11 @@ Rules (``conformance/INTERPRETING.md`` section 1, ``--jobs``):
   the next base cases) and skipped with the reason when it did not.
 - Verdicts land in the slot of their case, so the order of the results, and every report
   written from them, is that of a run on one process, whichever process finished first.
-- Waiting is ``select`` over the processes' outputs, bounded by the earliest deadline; a
-  process past its deadline is killed and its case errored (the transport records the crash
-  and starts it again). No threads.
+- Waiting is ``select`` over the processes' outputs (stdout and stderr), bounded by the
+  earliest deadline; after every wait each process past its deadline is polled, and a poll
+  past the deadline kills the process and errors its case (the transport records the crash
+  and starts it again), so a process that keeps its pipes busy cannot hold the run. No
+  threads.
 """
 
 from __future__ import annotations
@@ -86,24 +88,16 @@ def run_jobs(runner: Runner, jobs: Sequence[Job], slots: MutableSequence[CaseRes
                 busy[w] = (job, prepared)
         if not busy:
             continue
-        ready = [w for w in busy if workers[w].fileno() is None]
+        ready = [w for w in busy if not workers[w].fds()]
         if not ready:
-            fds: dict[int, int] = {}
-            for w in busy:
-                fd = workers[w].fileno()
-                assert fd is not None  # a None would have made w ready above
-                fds[fd] = w
+            fds: dict[int, int] = {fd: w for w in busy for fd in workers[w].fds()}
             deadline = min(workers[w].deadline for w in busy)
             timeout = None if math.isinf(deadline) else max(0.0, deadline - time.monotonic())
             readable, _, _ = select.select(list(fds), [], [], timeout)
-            ready = [fds[fd] for fd in readable]
-            if not ready:
-                now = time.monotonic()
-                for w in [w for w in busy if workers[w].deadline <= now]:
-                    job, message = busy.pop(w)
-                    finish(job, runner.judge(job.case, message, workers[w].expire()))
-                continue
-        for w in ready:
+            ready = list(dict.fromkeys(fds[fd] for fd in readable))
+            now = time.monotonic()  # every worker past its deadline is polled (and expires),
+            ready += [w for w in busy if w not in ready and workers[w].deadline <= now]
+        for w in ready:  # however busy its pipes keep the others
             job, message = busy[w]
             try:
                 reply = workers[w].poll()

@@ -24,6 +24,10 @@ Rules (``conformance/INTERPRETING.md`` sections 4, 7 and 9):
   a file that was not is an error of the run.
 - With several implementation processes (``--jobs``) the cases are spread over them; the
   verdicts, their order and the report are those of a run on one (:mod:`.pool`).
+- An interrupted run (Ctrl-C, ``KeyboardInterrupt``) ends its implementations at once (their
+  process groups, without ``stop``) and returns what it has: the verdicts of the cases that
+  finished, ``interrupted`` set, and a problem saying how far it got, so the verdict is
+  never a pass.
 """
 
 from __future__ import annotations
@@ -125,6 +129,7 @@ class SuiteResult:
     cases_dir: str | None = None
     rules: Mapping[str, Rule] = attrs.field(factory=dict)
     profile: Profile = Profile.CORE
+    interrupted: bool = False
 
     def count(self, status: Status) -> int:
         return sum(1 for r in self.results if r.status is status)
@@ -244,6 +249,11 @@ class Runner:
                        f"{self.suite.version} does not know{hint}; known: {', '.join(known)}")
         return out
 
+    def abandon(self) -> None:
+        """End every worker now, without ``stop`` (an interrupted run)."""
+        for worker in self.workers:
+            worker.abandon()
+
     def stop(self) -> None:
         for worker in self.workers:
             try:
@@ -291,6 +301,14 @@ class Runner:
             detail = reply.details.get("stderr")
             return self._result(case, Status.ERROR, reply.message, sent=sent,
                                 details=[f"stderr: {detail[-500:]}"] if detail else ())
+        try:
+            return self._judge_reply(case, message, reply)
+        except RecursionError:  # a reply the transport let through, too deep to compare
+            return self._result(case, Status.ERROR, "the reply nests too deeply to be "
+                                "checked", sent=sent)
+
+    def _judge_reply(self, case: Case, message: Mapping[str, Any], reply: Any) -> CaseResult:
+        sent = message["case"]
         try:
             self.check_reply("run", reply)
         except TransportError as exc:
@@ -346,6 +364,9 @@ class Runner:
             for worker in self.workers:
                 worker.close()
             raise TransportError(f"start failed: {exc.message}") from None
+        except KeyboardInterrupt:
+            self.abandon()
+            raise
         plan = [(case, self._variants(case)) for case in cases]
         slots: list[CaseResult | None] = []
         jobs: list[Job] = []
@@ -354,22 +375,31 @@ class Runner:
                             variants=tuple((len(slots) + 1 + i, v)
                                            for i, v in enumerate(variants))))
             slots.extend([None] * (1 + len(variants)))
+        interrupted = False
         try:
             run_jobs(self, jobs, slots, progress=self.progress)
-        finally:
+        except KeyboardInterrupt:
+            interrupted = True
+            self.abandon()
+        else:
             self.stop()
         results = [r for r in slots if r is not None]
+        if interrupted:
+            self.problems.append(f"interrupted (Ctrl-C) after {len(results)} of {len(slots)} "
+                                 "cases and variants: the implementation was stopped, the "
+                                 "verdict is partial")
         ran = {r.path for r in results if r.path is not None}
-        self.problems.extend(f"{f}: case file not consumed by the run" for f in files
-                             if f not in ran)
+        if not interrupted:
+            self.problems.extend(f"{f}: case file not consumed by the run" for f in files
+                                 if f not in ran)
         executed = [r for r in results if r.status is not Status.SKIP]
         in_profile = [r for r in executed if r.counts_in(self.profile)]
-        if executed and not in_profile and not self.allow_all_skipped:
+        if executed and not in_profile and not self.allow_all_skipped and not interrupted:
             self.problems.append(
                 f"no case of the {self.profile.value} profile ran ({len(executed)} of the "
                 "loom-ref profile did): its verdict is untested; --profile loom-ref judges "
                 "every case (INTERPRETING.md section 9a)")
-        if results and not executed and not self.allow_all_skipped:
+        if results and not executed and not self.allow_all_skipped and not interrupted:
             sent = self.seq > 0
             why = ("the implementation answered skipped to every case it was sent" if sent
                    else f"the implementation declared {len(self.capabilities)} "
@@ -384,10 +414,11 @@ class Runner:
         used = {r.anchor for r in results}
         return SuiteResult(
             implementation=self.info, results=tuple(results), problems=tuple(self.problems),
-            crashes=tuple(f"{c.case_id}: {c.what} (exit status {c.exit_status})"
+            crashes=tuple(f"{c.case_id or '(start or stop)'}: {c.what}; {c.ending}"
                           for c in crashes),
             suite_version=self.suite.version, cases_dir=self.suite.cases_dir,
-            rules={a: rules[a] for a in sorted(used) if a in rules}, profile=self.profile)
+            rules={a: rules[a] for a in sorted(used) if a in rules}, profile=self.profile,
+            interrupted=interrupted)
 
     def skip_variants(self, job: Job, base: CaseResult) -> list[tuple[int, CaseResult]]:
         """The variants of a base case that did not pass, each skipped with the reason."""

@@ -5,6 +5,11 @@ is checked against its schema; a message that fails is a protocol error of the i
 (the case is *errored*, never passed). The schemas share ``defs.json`` through ``$ref`` values
 of the form ``defs.json#/$defs/<name>``; :mod:`loom_ref.schema` resolves them through a
 registry of the loaded documents.
+
+Every message is validated, always. To keep that cheap each schema is compiled once into a
+predicate (:func:`loom_ref.schema.compile_check`) that says whether the message is valid;
+only a message it refuses is walked again by :func:`loom_ref.schema.validate`, for the
+problems to report.
 """
 
 from __future__ import annotations
@@ -15,7 +20,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from loom_ref.errors import ConformanceError
-from loom_ref.schema import check_schema, validate
+from loom_ref.schema import Check, check_schema, compile_check, validate
 
 __all__ = ["MESSAGE_SCHEMAS", "SchemaSet"]
 
@@ -47,15 +52,27 @@ class SchemaSet:
         missing = [f for f in MESSAGE_SCHEMAS.values() if f not in self.docs]
         if missing:
             raise ConformanceError(f"{schema_dir} lacks {missing}", code="conformance.no-suite")
+        self._checks: dict[str, Check] = {}
+
+    def _valid(self, key: str, schema: Any, value: Any) -> bool:
+        check = self._checks.get(key)
+        if check is None:
+            check = self._checks[key] = compile_check(schema, registry=self.docs)
+        return check(value)
 
     def problems(self, kind: str, value: Any) -> list[dict[str, str]]:
         """Every way ``value`` fails the schema of ``kind`` (a key of MESSAGE_SCHEMAS)."""
         doc = self.docs[MESSAGE_SCHEMAS[kind]]
+        if self._valid(kind, doc, value):
+            return []
         return validate(value, doc, registry=self.docs)
 
     def problems_def(self, name: str, value: Any) -> list[dict[str, str]]:
         """Every way ``value`` fails ``defs.json#/$defs/<name>``."""
-        return validate(value, {"$ref": f"defs.json#/$defs/{name}"}, registry=self.docs)
+        schema = {"$ref": f"defs.json#/$defs/{name}"}
+        if self._valid("#" + name, schema, value):
+            return []
+        return validate(value, schema, registry=self.docs)
 
 
 def describe(problems: list[dict[str, str]], limit: int = 5) -> str:

@@ -3,6 +3,9 @@
 Rules (``conformance/INTERPRETING.md`` section 1):
 
 - No pattern selects every case.
+- A comma separates patterns given at once (``journal.format,kernel.gates`` is the two
+  patterns ``journal.format`` and ``kernel.gates``; :func:`split_patterns`): no case id or
+  group holds a comma.
 - A pattern without ``/`` names groups: a group (``kernel.replay``), a dotted prefix of groups
   (``kernel`` selects ``kernel.replay`` and ``kernel.gates``), or a glob over group names
   (``journal.*``).
@@ -20,7 +23,13 @@ from __future__ import annotations
 import fnmatch
 from collections.abc import Sequence
 
-__all__ = ["selects_case", "selects_variant", "unmatched"]
+__all__ = ["selects_case", "selects_variant", "split_patterns", "unmatched"]
+
+
+def split_patterns(values: Sequence[str]) -> list[str]:
+    """The patterns of ``--only`` values, each of which may list several, comma-separated
+    (empty items dropped)."""
+    return [p.strip() for value in values for p in value.split(",") if p.strip()]
 
 
 def _case_part(pattern: str) -> str:

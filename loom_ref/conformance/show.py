@@ -3,7 +3,9 @@
 Rules (``conformance/INTERPRETING.md`` section 1, the one-case loop):
 
 - ``CASE`` is a case id, or the id of a generated variant (``<id>#<mode>[@<n>]``), which is
-  derived from its base case exactly as a run derives it.
+  derived from its base case exactly as a run derives it, and described as a variant: what
+  the mode changed in the base case and what it expects (:func:`describe_variant`), with
+  the base case's own description after it.
 - What is shown: the id, family, tier, the function or the capabilities it needs; the rule
   (``spec/FILE.md#anchor``) and its words, quoted from the spec; the description; the case as
   the implementation receives it; the expectation (the runner's alone, never sent); and the
@@ -25,7 +27,7 @@ from loom_ref.conformance.rules import spec_rules
 from loom_ref.conformance.suite import Suite
 from loom_ref.errors import ConformanceError
 
-__all__ = ["find_case", "protocol_messages", "render_show"]
+__all__ = ["describe_variant", "find_case", "protocol_messages", "render_show"]
 
 
 def find_case(suite: Suite, case_id: str) -> Case:
@@ -55,6 +57,44 @@ def find_case(suite: Suite, case_id: str) -> Case:
     return variants[case_id]
 
 
+def describe_variant(case: Case) -> str:
+    """What a generated variant is (``INTERPRETING.md`` section 8): what its mode did to the
+    base case, and what is expected of it."""
+    _, _, suffix = case.id.partition("#")
+    mode, _, n = suffix.partition("@")
+    base = case.base_id
+    if mode == "prefix":
+        return (f"the journal text of {base} cut after its first {n} bytes, as a crash in "
+                "the middle of a write leaves it: every whole line before the cut parses as "
+                "in the base case, and the bytes after the last newline are the torn tail, "
+                "reported with its line number and size")
+    if mode == "crash":
+        then = ("recovery finds the effect's step started but not finished, and it is not "
+                "idempotent: it parks in doubt (STEP_IN_DOUBT, warning kernel.in-doubt), and "
+                "resolve {retry} makes the rest of the calls"
+                if case.anchor == "kernel.in-doubt" else
+                "recover makes only the calls the crash left unmade, nothing twice")
+        return (f"{base} with the process crashed right after journal event {n} is "
+                f"written; {then}; the outcome and the journal are the base case's")
+    if mode == "torn":
+        return (f"{base} with the process crashed while writing journal event {n}: its line "
+                "is cut short (a torn tail); the next run warns journal.torn-tail, treats the "
+                "event as not written and redoes the trace from it, to the base case's "
+                "outcome and journal")
+    if mode == "replay":
+        return (f"{base} followed by a replay of its own journal: everything is served from "
+                "the journal (no effect, transient or decider call) and it ends where the "
+                "execution stands")
+    if mode == "always-replay":
+        return (f"{base} with options.alwaysReplay and a replay after every action that "
+                "returned a result: each replay is served from the journal and ends as the "
+                "action did")
+    if mode == "store":
+        return (f"{base} run on the implementation's journal store {n!r} (options.store): "
+                "it must observe exactly what the base case observes on the first store")
+    return f"a generated {mode} variant of {base}"
+
+
 def protocol_messages(case: Case, protocol: int) -> list[Mapping[str, Any]]:
     """The messages a run sends for ``case`` alone."""
     return [{"cmd": "start", "protocol": protocol},
@@ -76,16 +116,22 @@ def render_show(suite: Suite, case: Case) -> str:
     what = (f"function {case.data['function']}" if case.family.value == "vector"
             else "a scenario")
     needs = ", ".join(case.requires)
-    origin = f" ({case.mode} variant of {case.base_id})" if case.base_id else ""
+    origin = (f" (a generated {case.mode} variant of {case.base_id}, INTERPRETING.md "
+              "section 8)" if case.base_id else "")
     out = [f"{case.id}{origin}",
            f"  {case.family.value}, tier {case.tier.value}, {what}; needs: {needs}",
            f"  rule: {rule.link if rule else '#' + case.anchor} (suite {suite.version})"]
     if rule is not None:
         out.append(f"    > {rule.words}")
-    if case.description:
+    if case.base_id:
+        out.append(f"  this variant: {describe_variant(case)}.")
+        if case.description:
+            out.append(f"  its base case {case.base_id}: {case.description}")
+    elif case.description:
         out.append(f"  {case.description}")
     if case.path:
-        out.append(f"  file: {case.path}")
+        out.append(f"  file: {case.path}" + (" (the base case's; a variant has no file)"
+                                             if case.base_id else ""))
     out += ["", "sent to the implementation (the run message's case):", _json(case.to_run()),
             "", "expected (the runner's alone, never sent):", _json(dict(case.expect)),
             "", "the protocol lines of a run of this case alone "

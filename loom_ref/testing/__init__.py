@@ -10,7 +10,7 @@ Rules:
   on first use (PEP 562), so the pytest plugin (:mod:`loom_ref.testing.plugin`, loaded by every
   pytest run where loom_ref is installed) stays free of hypothesis.
 - The hypothesis-based names (strategies and checkers) need hypothesis; without it their first
-  use raises ``ImportError`` naming ``pip install 'loom-ref[test]'``. The reconstruction
+  use raises ``ImportError`` naming ``pip install hypothesis pytest``. The reconstruction
   helpers (``RecordingSink``, ``reconstruct``, ``check_reconstruction``) need neither.
 - The store kit (``StoreContract``, ``StoreUnderTest``, ``check_power_loss``) needs pytest;
   the power-loss matrix and the kill test (``run_power_loss``, ``check_policy``,

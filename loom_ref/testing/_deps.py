@@ -10,10 +10,14 @@ from __future__ import annotations
 
 import importlib.util
 
-__all__ = ["INSTALL_HINT", "require_hypothesis"]
+__all__ = ["EXTRAS", "INSTALL_HINT", "require_hypothesis"]
 
-INSTALL_HINT = "pip install 'loom-ref[test]'"
-"""What to run when hypothesis (or pytest) is missing."""
+INSTALL_HINT = "pip install hypothesis pytest"
+"""What to run when hypothesis (or pytest) is missing: the packages themselves, which works
+however loom-ref was installed (from a wheel, a checkout, or, after a release, an index)."""
+
+#: What each extra of loom-ref holds, as the command that installs it.
+EXTRAS = {"test": INSTALL_HINT, "fuzz": "pip install hypothesis"}
 
 
 def require_hypothesis(*, extra: str = "test") -> None:
@@ -26,7 +30,7 @@ def require_hypothesis(*, extra: str = "test") -> None:
     if not found:
         what = "loom_ref.testing" if extra == "test" else f"loom-ref's {extra} command"
         raise ImportError(
-            f"{what} needs hypothesis (an optional dependency of loom-ref); "
-            f"install it with: pip install 'loom-ref[{extra}]'",
+            f"{what} needs hypothesis (an optional dependency of loom-ref, its {extra!r} "
+            f"extra); install it with: {EXTRAS.get(extra, 'pip install hypothesis')}",
             name="hypothesis",
         )

@@ -50,19 +50,22 @@ def test_check_clean_torn_and_corrupt(journal_file: Path,
     data = journal_file.read_bytes()
     journal_file.write_bytes(data[:-10])  # spec: journal.torn-tail
     assert main(["journal", "check", str(journal_file)]) == 1
-    out = capsys.readouterr().out
-    assert "journal.torn-tail" in out and "line 12 is torn (" in out
+    err = capsys.readouterr().err
+    assert err.startswith("loom-ref: journal.torn-tail: ") and "line 12 is torn (" in err
     lines = data.split(b"\n")
     lines[4] = lines[4].replace(b"card", b"cash")  # a complete line with a bad checksum
     journal_file.write_bytes(b"\n".join(lines))
-    assert main(["journal", "check", str(journal_file)]) == 2
-    out = capsys.readouterr().out
-    assert out.startswith("journal.corrupt: ") and "line 5" in out
+    assert main(["journal", "check", str(journal_file)]) == 1  # a negative verdict, as torn
+    seen = capsys.readouterr()
+    assert seen.err.startswith("loom-ref: journal.corrupt: ") and "line 5" in seen.err
+    assert seen.out == ""
 
 
-def test_missing_file_is_one_line_with_the_code(tmp_path: Path,
-                                                capsys: pytest.CaptureFixture[str]) -> None:
-    assert main(["journal", "show", str(tmp_path / "nope.jsonl")]) == 1
+@pytest.mark.parametrize("command", [["journal", "show"], ["journal", "check"], ["replay"]])
+def test_missing_file_is_one_line_with_the_code_and_status_2(
+        command: list[str], tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A path that is not there is a usage error, the same from every command."""
+    assert main([*command, str(tmp_path / "nope.jsonl")]) == 2
     err = capsys.readouterr().err
     assert err.startswith("loom-ref: journal.not-found: ") and err.count("\n") == 1
 
@@ -104,7 +107,7 @@ def test_a_torn_store_log_is_reported_by_check(
     # spec: journal.log-torn-tail
     store_log.write_bytes(store_log.read_bytes()[:-10])
     assert main(["journal", "check", str(store_log)]) == 1
-    assert "journal.torn-tail" in capsys.readouterr().out
+    assert "loom-ref: journal.torn-tail: " in capsys.readouterr().err
 
 
 def test_execution_must_match_a_journal_file(

@@ -133,6 +133,20 @@ def test_a_function_one_side_lacks_is_tallied_not_fuzzed() -> None:
         ("journal.fold", 0, "not declared by the implementation")]
 
 
+def test_the_table_lists_what_ran_unless_asked_for_every_function() -> None:
+    from loom_ref.cli.conformance_fuzz import render_table
+
+    lacking = LoomRefAdapter(functions={"journal.fold": LoomRefAdapter().functions[
+        "journal.fold"]}, capabilities=("journal.fold",))
+    result = _fuzz(lacking, ["journal.fold", "stream.check", "stream.assemble"], examples=5)
+    rows = render_table(result).splitlines()
+    assert [r.split()[0] for r in rows[1:-1]] == ["journal.fold"]
+    assert rows[-1] == ("(2 function(s) not fuzzed: not declared by both sides; --all lists "
+                        "them)")
+    every = render_table(result, every=True)
+    assert "stream.check" in every and "not declared by the implementation" in every
+
+
 def test_random_scenarios_find_a_kernel_that_reruns_deciders_on_resume(tmp_path: Path) -> None:
     fuzzer = Fuzzer(InProcessImplementation(WRONG["decider-on-replay"]()),
                     InProcessImplementation(), SUITE, cases())

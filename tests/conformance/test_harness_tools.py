@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import os
 import shutil
 import sys
@@ -15,7 +14,6 @@ from loom_ref.conformance.impl import SubprocessImplementation
 from loom_ref.conformance.report import dump_json
 from loom_ref.conformance.runner import Status
 from loom_ref.conformance.smoke import smoke
-from loom_ref.conformance.starters import render_starter
 
 from .helpers import SUITE, cases, run
 
@@ -49,36 +47,6 @@ def test_smoke_fails_a_harness_that_dies_on_a_request_it_cannot_read() -> None:
     malformed = next(s for s in steps if s.what.startswith("malformed request"))
     assert not malformed.ok, malformed
     assert any(s.ok and s.what.startswith("stop") for s in steps)
-
-
-@pytest.mark.parametrize("lang", ["python", "node"])
-def test_a_starter_adapter_runs_the_whole_suite_with_nothing_failing(
-        lang: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    if lang == "node" and NODE is None:
-        pytest.skip("node is not installed")
-    assert main(["conformance", "init", "--lang", lang, str(tmp_path / "mine")]) == 0
-    wrote = capsys.readouterr().out
-    filename, text = render_starter(lang, SUITE)
-    path = tmp_path / "mine" / filename
-    assert path.read_text() == text and f"wrote {path}" in wrote
-    # one line per vector function of the suite, each answering skipped until filled in
-    functions = [n for n, c in SUITE.capabilities.items() if c["kind"] == "function"]
-    assert all(f'"{n}": not' in text for n in functions)
-    interpreter = sys.executable if lang == "python" else str(NODE)
-    report = tmp_path / "r.json"
-    argv = ["conformance", "--impl", f"{interpreter} {path}", "--json", str(report), "--quiet"]
-    assert main(argv) == 1  # nothing ran: not a pass by default
-    assert main([*argv, "--allow-all-skipped"]) == 0
-    data = json.loads(report.read_text())
-    assert data["implementation"]["name"] == "my-loom"
-    assert {c["status"] for c in data["cases"]} == {"skip"}
-    sent = [c for c in data["cases"] if c["mode"] == "base"]
-    assert len(sent) == len(cases())
-    # and smoke says the harness is sound
-    assert main(["conformance", "smoke", "--impl", f"{interpreter} {path}"]) == 0
-    # init never overwrites
-    assert main(["conformance", "init", "--lang", lang, str(tmp_path / "mine")]) == 2
-    assert "conformance.exists" in capsys.readouterr().err
 
 
 def test_init_refuses_a_file_as_directory_and_an_unknown_language(

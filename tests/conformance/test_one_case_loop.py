@@ -92,6 +92,28 @@ def test_show_derives_a_variant_and_refuses_unknown_ids(
     assert main(["conformance", "show", "not-an-id"]) == 2
 
 
+@pytest.mark.parametrize(("variant", "says"), [
+    ("journal.format/any-writer#prefix@40", "cut after its first 40 bytes"),
+    ("kernel.gates/two-gates#crash@3", "crashed right after journal event 3 is written"),
+    ("kernel.gates/two-gates#torn@4", "crashed while writing journal event 4"),
+    ("kernel.gates/two-gates#replay", "followed by a replay of its own journal"),
+    ("kernel.gates/two-gates#always-replay", "a replay after every action"),
+    ("kernel.gates/two-gates#store@log", "journal store 'log'"),
+])
+def test_show_describes_a_variant_as_a_variant(variant: str, says: str,
+                                               capsys: pytest.CaptureFixture[str]) -> None:
+    """The variant's own description first (what its mode did to the base case), then the
+    base case's, named as the base case's: never the base case's words as the variant's."""
+    assert main(["conformance", "show", variant]) == 0
+    out = capsys.readouterr().out
+    base = variant.split("#")[0]
+    assert out.startswith(f"{variant} (a generated {variant.split('#')[1].split('@')[0]} "
+                          f"variant of {base}")
+    described = next(line for line in out.splitlines() if line.startswith("  this variant: "))
+    assert says in described and base in described
+    assert f"  its base case {base}: " in out
+
+
 def test_the_shown_lines_run_by_hand_through_an_adapter() -> None:
     lines = subprocess.run([sys.executable, "-m", "loom_ref.cli.main", "conformance", "show",
                             "journal.format/crc-uppercase", "--lines"],

@@ -7,7 +7,7 @@
   conformance case format.
 
 Importing this package imports hypothesis; without it, an ``ImportError`` names
-``pip install 'loom-ref[test]'``.
+``pip install hypothesis pytest``.
 """
 
 from loom_ref.testing._deps import require_hypothesis
