@@ -345,6 +345,15 @@ CASES: list[Row] = [
      HELLO_BODY[:HELLO_BODY.index("event: message_delta")] + message_delta(
          "end_turn", {"output_tokens": 15})[:-1] + 'data: {"type": "ping", "x',
      stopped(fin("stop"))),
+    ("boolean-index-is-none", "stream.anthropic.blocks",
+     "a block index of true is no integer: its start, delta and stop give nothing",
+     start(U25) + ev("content_block_start", index=True, content_block={"type": "text", "text": ""})
+     + ev("content_block_delta", index=True, delta={"type": "text_delta", "text": "lost"})
+     + ev("content_block_stop", index=True) + text_block(1, "Hello!")
+     + message_delta("end_turn", {"output_tokens": 15}) + END,
+     answer([bs(0, "text"), td(0, "Hello!"), end(0, text("Hello!")), usage(25, 15),
+             fin("stop")], msg(text("Hello!")), reason("stop"),
+            {"inputTokens": 25, "outputTokens": 15})),
     ("content-block-not-an-object", "stream.anthropic.blocks",
      "a content_block_start whose content_block is not an object is ignored and does not "
      "start its index: a later start of that index opens it",
