@@ -795,7 +795,7 @@ def provider_usage(prompt: int, completion: int, **extra: Any) -> J:
 HI = [bs(0, "text"), td(0, "Hi"), be(0, text("Hi"))]
 #: `{"q":1}` re-stringified, spaced any way: the core holds the value, not the text
 #: (spec: stream.openai.parsed-arguments; the exact text is stream.openai.restringify-form's).
-Q1 = {"$regex": '^\\{ *"q" *: *1 *\\}$'}
+Q1 = {"$regex": '\\{ *"q" *: *1 *\\}'}
 #: Arguments handed back parsed, spelled as a provider may spell them, and the text
 #: JSON.stringify writes for them (spec: stream.openai.restringify-form).
 NUMBERS = ('{"n":1.50,"e":1E2,"s":1e-5,"t":1e-7,"z":-0,"b":1e21,"u":"\u00e9\u00e9",'
