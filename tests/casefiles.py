@@ -33,6 +33,10 @@ _RETRY = "the retry middleware's retry_on and max_attempts are loom-ref's (R9 is
 _TOKENS = "the token counter ceil(len / 4) is loom-ref's (K8.4's counting rule is not public)"
 _WIRE = "stream.decode's refusals and their codes are loom-ref's strict decoder"
 _REPLAY = "read-only replay and the non-determinism error are loom-ref's"
+_LEFT_OPEN = ("the exact chunk list leaves the blocks open at an error finish, loom-ref's "
+              "(stream.openai.block-layout); the finish itself is pinned by a fold case")
+_CLOSE_ORDER = ("the exact chunk list closes the reasoning block when the text starts, "
+                "loom-ref's (stream.openai.block-layout); the fold case pins the meaning")
 
 #: Cases weaker than their rule: ``{case id: why the case rests on a loom-ref choice}``.
 WEAKER: dict[str, str] = {
@@ -117,6 +121,17 @@ WEAKER: dict[str, str] = {
                                              "(a generator body has no typed commands)",
     "kernel.steps/yield-non-command-fails": "refusing a yielded plain value is loom-ref's "
                                             "(a generator body has no typed commands)",
+    "stream.checker/block-end-wrong-type": "reporting the finish after a first violation, and "
+                                           "a wrong-type block-end leaving its block open, are "
+                                           "loom-ref's (stream.checker.every-violation)",
+    "stream.openai/content-filter-is-error": _LEFT_OPEN,
+    "stream.openai/deepseek-reasoner-usage": _CLOSE_ORDER,
+    "stream.openai/in-band-error": _LEFT_OPEN + "; the error itself is seed 001's: "
+                                   "stream.openai/fold-in-band-error",
+    "stream.openai/parallel-tool-calls": "call-<protocol index> for a call without an id and "
+                                         "the name on its first delta alone are loom-ref's "
+                                         "(stream.openai.call-id, stream.openai.payload)",
+    "stream.openai/unknown-finish-reason-is-error": _LEFT_OPEN,
     "stream.wire/aborted-needs-failure": _WIRE,
     "stream.wire/block-chunk-needs-index": _WIRE,
     "stream.wire/error-needs-failure": _WIRE,

@@ -107,11 +107,26 @@ def spec_provenance(spec_dir: str) -> Mapping[str, Provenance]:
             continue
         with open(os.path.join(spec_dir, name), encoding="utf-8") as f:
             text = f.read()
-        for anchor, raw in ANCHOR_RE.findall(text):
-            names = [c for c in classes(raw) if c in known]
-            if len(names) == 1 and anchor not in found:
-                found[anchor] = Provenance(names[0])
+        for _, line in _prose_lines(text):
+            for m in ANCHOR_RE.finditer(line):
+                names = [c for c in classes(m.group(2)) if c in known]
+                if len(names) == 1 and m.group(1) not in found:
+                    found[m.group(1)] = Provenance(names[0])
     return found
+
+
+def _prose_lines(text: str) -> list[tuple[int, str]]:
+    """``(line number, line)`` of a chapter's prose: fenced code left out, and inline code
+    spans taken out of each line (an anchor shown as an example there defines nothing)."""
+    out: list[tuple[int, str]] = []
+    fenced = False
+    for number, line in enumerate(text.splitlines(), 1):
+        if line.lstrip().startswith(("```", "~~~")):
+            fenced = not fenced
+            continue
+        if not fenced:
+            out.append((number, _CODE_SPAN.sub("", line)))
+    return out
 
 
 def stamped(case: Mapping[str, Any], table: Mapping[str, Provenance]) -> dict[str, Any]:
@@ -151,10 +166,10 @@ def spec_problems(spec_dir: str) -> list[str]:
         if not name.endswith(".md"):
             continue
         with open(os.path.join(spec_dir, name), encoding="utf-8") as f:
-            lines = f.read().splitlines()
-        for number, line in enumerate(lines, 1):
+            text = f.read()
+        for number, line in _prose_lines(text):
             heading = is_heading(line)
-            for m in ANCHOR_RE.finditer(_CODE_SPAN.sub("", line)):
+            for m in ANCHOR_RE.finditer(line):
                 names = classes(m.group(2))
                 where = f"spec/{name}:{number}: {{#{m.group(1)}}}"
                 unknown = [n for n in names if n not in known]

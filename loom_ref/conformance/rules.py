@@ -23,6 +23,8 @@ __all__ = ["Rule", "spec_rules"]
 # an anchor as lint defines it, with the space before it
 _ANCHOR = re.compile(r"\s*" + ANCHOR_RE.pattern)
 _PROVENANCES = frozenset(p.value for p in Provenance)
+# an anchor shown as an example in inline code defines no rule
+_CODE_SPAN = re.compile(r"(?<!`)(`+)(?!`).*?(?<!`)\1(?!`)")
 _ITEM = re.compile(r"^(\s*)(?:[-*+]|\d+[.)])\s")
 _FENCE = re.compile(r"^\s*(```|~~~)")
 
@@ -92,7 +94,7 @@ def spec_rules(spec_dir: str) -> Mapping[str, Rule]:
             lines = f.read().splitlines()
         for block in _blocks(lines):
             found = [(m.group(1), classes(m.group(2)))
-                     for m in ANCHOR_RE.finditer(" ".join(block))]
+                     for m in ANCHOR_RE.finditer(_CODE_SPAN.sub("", " ".join(block)))]
             if not found:
                 continue
             words = _words(block)

@@ -73,7 +73,9 @@ def _tool_input(call: ToolCallBlock) -> Any:
 
 
 def _blocks(message: Message) -> list[dict[str, Any]]:
-    """One protocol message's content as Messages API content blocks."""
+    """One protocol message's content as Messages API content blocks; a block its role cannot
+    hold is refused (spec: stream.anthropic.roles: user text and tool results; assistant text,
+    reasoning and tool calls; tool, tool results)."""
     out: list[dict[str, Any]] = []
     for block in message.content:
         if isinstance(block, TextBlock):
@@ -108,7 +110,7 @@ def build_messages_body(request: LlmRequest, *, default_max_tokens: int) -> dict
     system: list[str] = []
     messages: list[dict[str, Any]] = []
     for message in request.messages:
-        if message.role is Role.SYSTEM:
+        if message.role is Role.SYSTEM:  # spec: stream.anthropic.roles -- text blocks only
             if any(not isinstance(b, TextBlock) for b in message.content):
                 raise InvalidArgument("a system message holds text blocks only")
             system.extend(b.text for b in message.content if isinstance(b, TextBlock) and b.text)
@@ -122,6 +124,8 @@ def build_messages_body(request: LlmRequest, *, default_max_tokens: int) -> dict
         else:
             messages.append({"role": role, "content": content})
     max_tokens = request.max_tokens if request.max_tokens is not None else default_max_tokens
+    if max_tokens < 1:  # spec: stream.anthropic.request -- the least max_tokens the API takes
+        raise InvalidArgument(f"max_tokens must be at least 1, got {max_tokens}")
     body: dict[str, Any] = {"model": request.model, "max_tokens": max_tokens,
                             "messages": messages, "stream": True}
     if system:

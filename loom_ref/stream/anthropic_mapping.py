@@ -24,7 +24,6 @@ Rules (``spec/stream.md`` § The Anthropic Messages adapter):
 from __future__ import annotations
 
 import codecs
-import json
 from collections.abc import Iterable, Iterator, Mapping
 from typing import Any
 
@@ -44,6 +43,7 @@ from loom_ref.stream.chunks import (
 )
 from loom_ref.stream.errors import ProviderError
 from loom_ref.stream.finish import FinishReason
+from loom_ref.stream.json_text import compact, loads
 from loom_ref.stream.openai_mapping import (
     CONTENT_FILTER,
     IN_BAND_ERROR,
@@ -184,9 +184,8 @@ class MessagesStreamMapper:
                 f"call-{opened.index}")
             opened.name = name if isinstance(name, str) else ""
             start_input = block.get("input")
-            if isinstance(start_input, Mapping):
-                opened.input_json = json.dumps(start_input, separators=(",", ":"),
-                                               ensure_ascii=False)
+            if isinstance(start_input, Mapping):  # spec: stream.anthropic.blocks -- an object
+                opened.input_json = compact(start_input)  # as JSON.stringify writes it
             # the call's first delta carries its id and name, with an empty fragment
             out.append(ToolCallDelta(index=opened.index, id=opened.call_id,
                                      name=opened.name or None, arguments_delta=""))
@@ -274,8 +273,8 @@ def map_messages_stream(pieces: Iterable[bytes]) -> Iterator[StreamChunk]:
             final = decoder.close()
             found += [final] if final is not None else []
         for event in found:
-            try:
-                payload = json.loads(event.data)
+            try:  # spec: stream.openai.json-payload, as the OpenAI mapping reads it
+                payload = loads(event.data)
             except ValueError as error:
                 raise ProviderError(f"an event's data is not JSON: {error}",
                                     code=MALFORMED_EVENT) from error

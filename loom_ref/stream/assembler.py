@@ -21,7 +21,7 @@ design, because it runs on live streams and on replays of logged chunks alike. R
   changes nothing (spec: stream.assembler.deltas-by-block-type).
 - An open tool-call block assembles from its deltas; one that received none is named
   ``call-<index>`` (spec: stream.assembler.unnamed-call). An open tool-result block has no
-  content and is dropped.
+  content and is dropped (spec: stream.assembler.open-tool-result).
 - A ``max-tokens`` finish removes every tool-call block, ended or not: its arguments may be cut
   mid-JSON (spec: stream.assembler.max-tokens-drops-tool-calls).
 - :meth:`BlockAssembler.interrupted_blocks` is the prefix safe to keep after a cancellation:
@@ -123,7 +123,8 @@ class _Slot:
                 return ToolCallBlock(id=call_id, name=self.name or "",
                                      arguments="".join(self.parts))
             case BlockType.TOOL_RESULT:
-                return None  # no content arrives except by block-end
+                # spec: stream.assembler.open-tool-result -- no content arrives but by block-end
+                return None
             case _:
                 assert_never(self.block_type)
 

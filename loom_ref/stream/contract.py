@@ -9,13 +9,17 @@ Rules (``spec/stream.md`` § The contract checker). Each rule id is its spec anc
 - ``stream.nothing-after-finish``: no chunk after finish (a usage or a second finish after it is
   reported under the two rules above instead, as the more specific rule).
 - ``stream.index-non-negative-integer``: a block index is a non-negative integer.
-- ``stream.block-start-unique``: a block index is started at most once.
+- ``stream.block-start-unique``: a block index is not started again while it is open.
+- ``stream.block-start-after-end``: nor after its block-end (loom-ref's choice).
 - ``stream.delta-targets-open-block``: a delta targets an open block of its own type.
 - ``stream.block-end-closes-open-block``: a block-end closes an open block of the same type.
 - ``stream.open-blocks-at-finish``: blocks may be open at finish only for error or aborted.
 - ``stream.tool-arguments-raw-json``: ``argumentsDelta`` and a tool-call block's ``arguments``
   are strings.
 - ``stream.tool-call-identity-stable``: a tool-call block keeps one id and one name.
+
+Every violation is reported, not only the first, and the checker goes on after one (spec:
+stream.checker.every-violation, loom-ref's choice: dsh-llm's validator stops at the first).
 
 Theory of operation (h11 style): the life of one block index and of the stream as a whole are
 two tables, :data:`BLOCK_TRANSITIONS` and :data:`STREAM_TRANSITIONS`. A chunk is an event; a
@@ -91,6 +95,12 @@ BLOCK_MISS_RULE: dict[BlockEvent, Rule] = {
     BlockEvent.DELTA: Rule.DELTA_TARGETS_OPEN_BLOCK,  # spec: stream.delta-targets-open-block
     BlockEvent.END: Rule.BLOCK_END_CLOSES_OPEN_BLOCK,  # spec: stream.block-end-closes-open-block
 }
+
+BLOCK_MISS_OVERRIDES: dict[tuple[BlockState, BlockEvent], Rule] = {
+    # spec: stream.block-start-after-end — "nor after its block-end" (loom-ref's choice)
+    (BlockState.CLOSED, BlockEvent.START): Rule.BLOCK_START_AFTER_END,
+}
+"""Misses whose rule depends on the state too; every other miss is :data:`BLOCK_MISS_RULE`'s."""
 
 
 class StreamState(TableEnum):
@@ -286,7 +296,7 @@ class ContractChecker:
         block = self._blocks.get(key)
         state = BlockState.UNSEEN if block is None else block.state
         moved = BLOCK_TRANSITIONS.get((state, event))
-        rule = BLOCK_MISS_RULE[event]
+        rule = BLOCK_MISS_OVERRIDES.get((state, event), BLOCK_MISS_RULE[event])
         if moved is None:
             report(rule, f"{chunk.type.value} for block {chunk.index} in state {state.value}")
             return

@@ -13,22 +13,36 @@ Rules (``spec/stream.md`` § The OpenAI-compatible adapter):
   (spec: stream.openai.disjoint-usage, stream.usage.reasoning-breakdown).
 - A stream that ends without a ``finish_reason`` ends in ``finish error``, never ``stop``; its
   blocks are left open (an interrupted reply). (spec: stream.openai.no-finish-reason-is-error)
+- ``finish_reason`` maps as dsh-llm maps it (spec: stream.openai.finish-reason), and
+  ``function_call`` to tool-calls (spec: stream.openai.function-call); an in-band ``error``
+  payload ends the stream in ``finish error`` (spec: stream.openai.in-band-error).
+- A usage report is checked before it is mapped: a missing or inconsistent one is ignored
+  (spec: stream.openai.usage-checked).
 - Each provider tool-call index gets its own protocol index, so parallel calls never mix; the
   call's id and name are taken once — a resent id or name is not concatenated.
-  (spec: stream.openai.tool-call-identity)
-- Text and reasoning open a block on their first non-empty fragment; a change of kind closes
-  the current text or reasoning block. Tool-call blocks stay open until the end. On a normal
-  finish every open block is closed with its assembled block.
+  (spec: stream.openai.tool-call-identity); a call without an id keeps ``call-<protocol index>``
+  (spec: stream.openai.call-id).
+- Text and reasoning fold in the order sent, reasoning first within a delta (spec:
+  stream.openai.text-and-reasoning). They open a block on their first non-empty fragment; a
+  change of kind, or a call's first fragment, closes the current text or reasoning block.
+  Tool-call blocks stay open until the end. On a normal finish every open block is closed with
+  its assembled block (spec: stream.openai.block-layout).
 - Arguments a provider hands back as a parsed object are re-stringified
-  (spec: stream.tool-arguments-raw-json).
+  (spec: stream.openai.parsed-arguments), as ``JSON.stringify`` writes them
+  (spec: stream.openai.restringify-form).
+- A stream that ends ``stop`` (or with no ``finish_reason``) without having opened a block ends
+  in ``finish error`` (``stream.provider.empty-response``), as dsh-llm's ``EMPTY_RESPONSE``:
+  an empty message would end the turn with nothing to act on (spec: stream.openai.empty-response).
 - :func:`map_event_stream` is the whole pure path from the response body's text to chunks:
   server-sent events decoded per WHATWG (spec: stream.openai.sse), ``data: [DONE]`` as the
-  end-of-stream marker, each other event's data parsed as JSON and mapped.
+  end-of-stream marker (ASCII whitespace around it stripped, spec: stream.openai.done-whitespace;
+  the body's end ends the stream too, spec: stream.openai.end-of-body), each other event's data
+  parsed as JSON (spec: stream.openai.json-payload) that must be an object (spec:
+  stream.openai.object-payload), and mapped.
 """
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable, Iterator, Mapping
 from typing import Any
 
@@ -47,12 +61,14 @@ from loom_ref.stream.chunks import (
     UsageChunk,
 )
 from loom_ref.stream.errors import ProviderError
-from loom_ref.stream.finish import FinishReason
+from loom_ref.stream.finish import FinishKind, FinishReason
+from loom_ref.stream.json_text import compact, loads
 from loom_ref.stream.sse import SseDecoder
 from loom_ref.stream.usage import TokenUsage
 
 __all__ = [
     "CONTENT_FILTER",
+    "EMPTY_RESPONSE",
     "IN_BAND_ERROR",
     "MALFORMED_EVENT",
     "NO_FINISH_REASON",
@@ -68,6 +84,7 @@ NO_FINISH_REASON = "stream.provider.no-finish-reason"
 IN_BAND_ERROR = "stream.provider.in-band-error"
 CONTENT_FILTER = "stream.provider.content-filter"
 UNKNOWN_FINISH_REASON = "stream.provider.unknown-finish-reason"
+EMPTY_RESPONSE = "stream.provider.empty-response"
 
 
 def map_finish_reason(value: str) -> FinishReason:
@@ -129,6 +146,13 @@ def map_usage(raw: object) -> TokenUsage | None:
     )
 
 
+def _first_choice(choice: Mapping[str, Any]) -> bool:
+    """spec: stream.openai.payload -- the choice whose ``index`` is the number 0 (absent is 0;
+    a boolean is not a number, so ``false`` is not 0)."""
+    index = choice.get("index", 0)
+    return not isinstance(index, bool) and isinstance(index, int | float) and index == 0
+
+
 @attrs.define
 class _Open:
     index: int
@@ -174,7 +198,8 @@ class ChatCompletionsMapper:
             message = error.get("message") if isinstance(error, Mapping) else None
             if self._error is None:
                 self._error = FinishReason.error(
-                    message if isinstance(message, str) and message else str(error), IN_BAND_ERROR
+                    message if isinstance(message, str) and message
+                    else "the provider reported an error in the stream", IN_BAND_ERROR
                 )
         if "usage" in payload:
             usage = map_usage(payload["usage"])
@@ -184,7 +209,7 @@ class ChatCompletionsMapper:
         if not isinstance(choices, list):
             return out
         for choice in choices:
-            if not isinstance(choice, Mapping) or choice.get("index", 0) != 0:
+            if not isinstance(choice, Mapping) or not _first_choice(choice):
                 continue
             delta = choice.get("delta")
             if isinstance(delta, Mapping):
@@ -257,8 +282,8 @@ class ChatCompletionsMapper:
             block.name = new_name = name
         arguments = function.get("arguments")
         if arguments is not None and not isinstance(arguments, str):
-            try:
-                arguments = json.dumps(arguments, separators=(",", ":"), ensure_ascii=False)
+            try:  # spec: stream.openai.restringify-form -- as JSON.stringify writes them
+                arguments = compact(arguments)
             except (TypeError, ValueError) as exc:  # spec: errors.invalid-argument
                 raise InvalidArgument(
                     f"a tool call's arguments are not JSON values: {exc}") from None
@@ -278,7 +303,12 @@ class ChatCompletionsMapper:
         self._ended = True
         out: list[StreamChunk] = []
         reason = self._error or self._finish
-        if reason is None:
+        if self._error is None and self._next_index == 0 and (
+                reason is None or reason.kind is FinishKind.STOP):
+            # spec: stream.openai.empty-response -- dsh-llm's EMPTY_RESPONSE
+            reason = FinishReason.error(
+                "the provider completed a response with no content", EMPTY_RESPONSE)
+        elif reason is None:
             # spec: stream.openai.no-finish-reason-is-error — "never stop"
             reason = FinishReason.error(
                 "the provider's stream ended without a finish_reason", NO_FINISH_REASON
@@ -316,8 +346,8 @@ def map_event_stream(texts: Iterable[str]) -> Iterator[StreamChunk]:
             if event.data.strip(_SSE_WHITESPACE) == "[DONE]":  # spec: stream.openai.sse
                 yield from mapper.end()  # the provider's end-of-stream marker
                 return
-            try:
-                payload = json.loads(event.data)
+            try:  # spec: stream.openai.json-payload
+                payload = loads(event.data)
             except ValueError as error:
                 raise ProviderError(
                     f"an event's data is not JSON: {error}", code=MALFORMED_EVENT

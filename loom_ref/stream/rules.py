@@ -21,6 +21,7 @@ class Rule(LoomEnum):
     NOTHING_AFTER_FINISH = "stream.nothing-after-finish"
     INDEX_NON_NEGATIVE_INTEGER = "stream.index-non-negative-integer"
     BLOCK_START_UNIQUE = "stream.block-start-unique"
+    BLOCK_START_AFTER_END = "stream.block-start-after-end"
     DELTA_TARGETS_OPEN_BLOCK = "stream.delta-targets-open-block"
     BLOCK_END_CLOSES_OPEN_BLOCK = "stream.block-end-closes-open-block"
     OPEN_BLOCKS_AT_FINISH = "stream.open-blocks-at-finish"
@@ -34,7 +35,8 @@ RULE_SUMMARIES: dict[Rule, str] = {
     Rule.SINGLE_FINISH: "a stream MUST end with exactly one finish chunk",
     Rule.NOTHING_AFTER_FINISH: "no chunk MAY follow the finish chunk",
     Rule.INDEX_NON_NEGATIVE_INTEGER: "a block index MUST be a non-negative integer",
-    Rule.BLOCK_START_UNIQUE: "a block index MUST NOT be started twice",
+    Rule.BLOCK_START_UNIQUE: "a block index MUST NOT be started again while it is open",
+    Rule.BLOCK_START_AFTER_END: "a block index MUST NOT be started again after its block-end",
     Rule.DELTA_TARGETS_OPEN_BLOCK: "a delta MUST target an open block of its own type",
     Rule.BLOCK_END_CLOSES_OPEN_BLOCK: "a block-end MUST close an open block of the same type",
     Rule.OPEN_BLOCKS_AT_FINISH: "blocks MAY be open at finish only for error or aborted",

@@ -1,6 +1,7 @@
 """How the stream vector functions read their input objects (``spec/stream.md``,
 spec: stream.vectors.input-order): not an object, then unknown members, then missing ones, each
-a ``stream.wire.*`` :class:`WireError`; counts are non-negative integers.
+a ``stream.wire.*`` :class:`WireError`; counts are non-negative integers. Header names come
+back in lowercase (spec: stream.vectors.header-names).
 """
 
 from __future__ import annotations
@@ -10,7 +11,7 @@ from typing import Any
 
 from loom_ref.stream.errors import WireError
 
-__all__ = ["input_count", "input_fields"]
+__all__ = ["input_count", "input_fields", "lowercase_names"]
 
 
 def input_fields(payload: object, required: Set[str], optional: Set[str] = frozenset()) -> Any:
@@ -37,3 +38,10 @@ def input_count(value: object, path: str) -> int:
             "expected a non-negative integer", code="stream.wire.field-type", path=path
         )
     return value
+
+
+def lowercase_names(headers: dict[str, str]) -> dict[str, str]:
+    """Header names as the vector functions return them: lowercase, as HTTP/2 sends them and
+    dsh-llm writes them (spec: stream.vectors.header-names; RFC 9110 section 5.1: a field name
+    is case-insensitive)."""
+    return {name.lower(): value for name, value in headers.items()}

@@ -21,9 +21,14 @@ fold, or, strict, for the first contract violation).
   consumer wrapper (spec: stream.adapter.consumer-wrapper, stream.scripted).
 - ``stream.openai_map``: ``{"sse": <text> | [<text piece>...]}`` → ``{"chunks": [...]}``: a
   chat-completions response body through :func:`map_event_stream` (spec: stream.openai).
+- ``stream.openai_fold``: ``{"sse"}`` → ``{"message", "finish", "usage"}``: the same body's
+  chunks read behind the consumer wrapper (a raise becomes a terminal ``finish``) and folded by
+  the tolerant assembler: the mapping observed without its representation (spec:
+  stream.vectors.openai-fold).
 - ``stream.anthropic_map``, ``stream.anthropic_request``: :mod:`loom_ref.stream.vectors_anthropic`.
 - ``stream.attribution_headers``: ``{"identity": {"product", "version", "url"}}`` →
-  ``{"headers": {...}}``; a bad identity is ``argument.invalid`` (spec: stream.attribution).
+  ``{"headers": {...}}``, header names in lowercase; a bad identity is ``argument.invalid``
+  (spec: stream.attribution, stream.vectors.header-names).
 - ``stream.usage_billed``: ``{"usage": <TokenUsage>}`` → ``{"billedInputTokens",
   "billedOutputTokens"}``: what a call is billed for (spec: stream.usage.disjoint,
   stream.usage.reasoning-breakdown).
@@ -37,14 +42,14 @@ from collections.abc import Callable
 from typing import Any
 
 from loom_ref.signals import Signal
-from loom_ref.stream.adapter import LlmRequest, consume
+from loom_ref.stream.adapter import LlmRequest, consume, guard_stream
 from loom_ref.stream.assembler import assemble
 from loom_ref.stream.contract import check, enforce
 from loom_ref.stream.errors import ContractViolationError, WireError
 from loom_ref.stream.identity import AppIdentity, attribution_headers
 from loom_ref.stream.openai_mapping import map_event_stream
 from loom_ref.stream.scripted import Script, ScriptedAdapter
-from loom_ref.stream.vector_input import input_count, input_fields
+from loom_ref.stream.vector_input import input_count, input_fields, lowercase_names
 from loom_ref.stream.vectors_anthropic import anthropic_map_vector, anthropic_request_vector
 from loom_ref.stream.wire import (
     assemble_input_from_json,
@@ -66,6 +71,7 @@ __all__ = [
     "consume_vector",
     "decode_vector",
     "enforce_vector",
+    "openai_fold_vector",
     "openai_map_vector",
     "usage_billed_vector",
 ]
@@ -162,12 +168,8 @@ def consume_vector(payload: object) -> dict[str, Any]:
     return {"calls": out}
 
 
-def openai_map_vector(payload: object) -> dict[str, Any]:
-    """``stream.openai_map``: a chat-completions SSE body mapped onto protocol chunks.
-
-    spec: stream.openai.sse, stream.openai.defer-usage-and-finish, stream.openai.disjoint-usage,
-    stream.openai.no-finish-reason-is-error, stream.openai.tool-call-identity
-    """
+def _sse_pieces(payload: object) -> list[str]:
+    """The ``{"sse"}`` input: a text or text pieces (spec: stream.vectors.input-order)."""
     sse = input_fields(payload, {"sse"})["sse"]
     pieces = [sse] if isinstance(sse, str) else sse
     if not isinstance(pieces, list) or not all(isinstance(p, str) for p in pieces):
@@ -175,7 +177,33 @@ def openai_map_vector(payload: object) -> dict[str, Any]:
             "sse must be a string or an array of strings", code="stream.wire.field-type",
             path="$.sse",
         )
-    return {"chunks": chunks_to_json(list(map_event_stream(pieces)))}
+    return pieces
+
+
+def openai_map_vector(payload: object) -> dict[str, Any]:
+    """``stream.openai_map``: a chat-completions SSE body mapped onto protocol chunks.
+
+    spec: stream.openai.sse, stream.openai.defer-usage-and-finish, stream.openai.disjoint-usage,
+    stream.openai.no-finish-reason-is-error, stream.openai.tool-call-identity
+    """
+    return {"chunks": chunks_to_json(list(map_event_stream(_sse_pieces(payload))))}
+
+
+def openai_fold_vector(payload: object) -> dict[str, Any]:
+    """``stream.openai_fold``: the same body's chunks behind the consumer wrapper (a raise
+    becomes a terminal ``finish``, as ``consume`` and dsh-llm's ``LlmRuntime.stream()`` make
+    it), folded by the tolerant assembler: ``{message, finish, usage}``. What the mapping
+    means, whichever of the chunk streams the contract allows it emits.
+
+    spec: stream.vectors.openai-fold, stream.adapter.two-error-paths
+    """
+    pieces = _sse_pieces(payload)
+    result = assemble(list(guard_stream(map_event_stream(pieces), Signal())))
+    return {
+        "message": message_to_json(result.message),
+        "finish": finish_reason_to_json(result.finish),
+        "usage": None if result.usage is None else usage_to_json(result.usage),
+    }
 
 
 def attribution_vector(payload: object) -> dict[str, Any]:
@@ -185,9 +213,9 @@ def attribution_vector(payload: object) -> dict[str, Any]:
     """
     identity = input_fields(payload, {"identity"})["identity"]
     fields = input_fields(identity, {"product", "version", "url"})
-    return {"headers": attribution_headers(AppIdentity(
+    return {"headers": lowercase_names(attribution_headers(AppIdentity(
         product=fields["product"], version=fields["version"], url=fields["url"]
-    ))}
+    )))}
 
 
 def usage_billed_vector(payload: object) -> dict[str, Any]:
@@ -209,6 +237,7 @@ VECTOR_FUNCTIONS: dict[str, Callable[[object], dict[str, Any]]] = {
     "stream.enforce": enforce_vector,
     "stream.consume": consume_vector,
     "stream.openai_map": openai_map_vector,
+    "stream.openai_fold": openai_fold_vector,
     "stream.anthropic_map": anthropic_map_vector,
     "stream.anthropic_request": anthropic_request_vector,
     "stream.attribution_headers": attribution_vector,

@@ -6,7 +6,8 @@
   through :func:`map_messages_stream`, then assembled (spec: stream.anthropic).
 - ``stream.anthropic_request``: ``{"request", "apiKey", "identity", "defaultMaxTokens"?,
   "version"?}`` → ``{"method", "path", "headers", "body"}``: what the adapter sends for a
-  request (spec: stream.anthropic.headers, stream.anthropic.request).
+  request, header names in lowercase (spec: stream.anthropic.headers, stream.anthropic.request,
+  stream.vectors.header-names).
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ from loom_ref.stream.anthropic_mapping import map_messages_stream
 from loom_ref.stream.assembler import assemble
 from loom_ref.stream.errors import WireError
 from loom_ref.stream.identity import AppIdentity
-from loom_ref.stream.vector_input import input_fields
+from loom_ref.stream.vector_input import input_fields, lowercase_names
 from loom_ref.stream.wire import (
     chunks_to_json,
     finish_reason_to_json,
@@ -107,5 +108,5 @@ def anthropic_request_vector(payload: object) -> dict[str, Any]:
     default_max = data.get("defaultMaxTokens", 4096)
     adapter = AnthropicAdapter(api_key=data["apiKey"], identity=identity,
                                default_max_tokens=default_max, **options)
-    return {"method": "POST", "path": PATH, "headers": adapter.request_headers(),
+    return {"method": "POST", "path": PATH, "headers": lowercase_names(adapter.request_headers()),
             "body": build_messages_body(request, default_max_tokens=default_max)}

@@ -54,7 +54,8 @@ def test_declared_functions_are_the_readme_s_and_known_capabilities() -> None:
     table = _section(README.read_text(), "What each function runs")
     mapped = {row[0].strip("`") for row in _table_rows(table)}
     assert declared == mapped == {"stream.check", "stream.enforce", "stream.assemble",
-                                  "stream.openai_map", "stream.attribution_headers"}
+                                  "stream.openai_map", "stream.openai_fold",
+                                  "stream.attribution_headers"}
     known = json.loads((ROOT / "conformance" / "capabilities.json").read_text())["capabilities"]
     for name in declared:
         assert known[name]["kind"] == "function", name

@@ -114,6 +114,7 @@ TOOL_CHUNKS = [bs(0, "text"), td(0, "Okay, let's check."), end(0, text("Okay, le
                tc(1, "toolu_01", '{"location":'), tc(1, "toolu_01", ' "San Francisco, CA"}'),
                end(1, call("toolu_01", "get_weather", TOOL_ARGS)), usage(472, 89),
                fin("tool-calls")]
+INPUT_TEXT = '{"n":1.5,"e":100,"s":0.00001,"u":"\u00e9"}'
 CUT = '{"path": "notes/x'
 MAX_TOKENS_BODY = (
     start({"input_tokens": 30, "output_tokens": 1}) + text_block(0, "Saving.")
@@ -338,6 +339,67 @@ CASES: list[Row] = [
     ("unicode-text", "stream.anthropic.sse",
      "multi-byte text (é, 日本, an emoji) with CRLF line ends, in one piece", UNICODE_BODY,
      UNICODE),
+    ("partial-line-after-ended-lines", "stream.anthropic.sse",
+     "at the end of the body the pending event is dispatched with its lines that ended; the "
+     "last, partial line alone is dropped: message_delta's stop reason is taken",
+     HELLO_BODY[:HELLO_BODY.index("event: message_delta")] + message_delta(
+         "end_turn", {"output_tokens": 15})[:-1] + 'data: {"type": "ping", "x',
+     stopped(fin("stop"))),
+    ("boolean-index-is-none", "stream.anthropic.blocks",
+     "a block index of true is no integer: its start, delta and stop give nothing",
+     start(U25) + ev("content_block_start", index=True, content_block={"type": "text", "text": ""})
+     + ev("content_block_delta", index=True, delta={"type": "text_delta", "text": "lost"})
+     + ev("content_block_stop", index=True) + text_block(1, "Hello!")
+     + message_delta("end_turn", {"output_tokens": 15}) + END,
+     answer([bs(0, "text"), td(0, "Hello!"), end(0, text("Hello!")), usage(25, 15),
+             fin("stop")], msg(text("Hello!")), reason("stop"),
+            {"inputTokens": 25, "outputTokens": 15})),
+    ("content-block-not-an-object", "stream.anthropic.blocks",
+     "a content_block_start whose content_block is not an object is ignored and does not "
+     "start its index: a later start of that index opens it",
+     start(U25) + ev("content_block_start", index=0, content_block="text")
+     + text_block(0, "Hello!") + message_delta("end_turn", {"output_tokens": 15}) + END,
+     answer([bs(0, "text"), td(0, "Hello!"), end(0, text("Hello!")), usage(25, 15),
+             fin("stop")], msg(text("Hello!")), reason("stop"),
+            {"inputTokens": 25, "outputTokens": 15})),
+    ("tool-use-input-not-an-object", "stream.anthropic.blocks",
+     "a tool_use start's input that is absent, null or not an object is none: {} (the API's "
+     "input is always an object)",
+     start(U25) + block(0, {"type": "tool_use", "id": "t0", "name": "f", "input": "abc"})
+     + stop(0) + block(1, {"type": "tool_use", "id": "t1", "name": "g", "input": None}) + stop(1)
+     + block(2, {"type": "tool_use", "id": "t2", "name": "h", "input": [1, 2]}) + stop(2)
+     + message_delta("tool_use", {"output_tokens": 5}) + END,
+     answer([bs(0, "tool-call"), tc(0, "t0", "", "f"), tc(0, "t0", "{}"),
+             end(0, call("t0", "f", "{}")), bs(1, "tool-call"), tc(1, "t1", "", "g"),
+             tc(1, "t1", "{}"), end(1, call("t1", "g", "{}")), bs(2, "tool-call"),
+             tc(2, "t2", "", "h"), tc(2, "t2", "{}"), end(2, call("t2", "h", "{}")),
+             usage(25, 5), fin("tool-calls")],
+            msg(call("t0", "f", "{}"), call("t1", "g", "{}"), call("t2", "h", "{}")),
+            reason("tool-calls"), {"inputTokens": 25, "outputTokens": 5})),
+    ("tool-use-input-as-json-stringify", "stream.anthropic.blocks",
+     "a tool_use start's input is re-stringified as JSON.stringify writes it: numbers in "
+     "ECMAScript's form, non-ASCII as it is",
+     start(U25) + 'event: content_block_start\ndata: {"type": "content_block_start", "index": 0, '
+     '"content_block": {"type": "tool_use", "id": "t", "name": "f", "input": '
+     '{"n": 1.50, "e": 1E2, "s": 1e-5, "u": "\u00e9"}}}\n\n' + stop(0)
+     + message_delta("tool_use", {"output_tokens": 5}) + END,
+     answer([bs(0, "tool-call"), tc(0, "t", "", "f"), tc(0, "t", INPUT_TEXT),
+             end(0, call("t", "f", INPUT_TEXT)), usage(25, 5), fin("tool-calls")],
+            msg(call("t", "f", INPUT_TEXT)), reason("tool-calls"),
+            {"inputTokens": 25, "outputTokens": 5})),
+    ("open-tool-use-at-end", "stream.anthropic.blocks",
+     "a tool call still open at a normal end, that received no fragment, is closed with its "
+     "start's input as one more delta",
+     start(U25) + block(0, {"type": "tool_use", "id": "t", "name": "f", "input": {"a": 1}})
+     + message_delta("tool_use", {"output_tokens": 5}) + END,
+     answer([bs(0, "tool-call"), tc(0, "t", "", "f"), tc(0, "t", '{"a":1}'),
+             end(0, call("t", "f", '{"a":1}')), usage(25, 5), fin("tool-calls")],
+            msg(call("t", "f", '{"a":1}')), reason("tool-calls"),
+            {"inputTokens": 25, "outputTokens": 5})),
+    ("nan-is-not-json", "stream.anthropic.events",
+     "NaN is not JSON (RFC 8259): the event's data is malformed",
+     start(U25) + 'data: {"type": "ping", "x": NaN}\n\n',
+     ("error", "stream.provider.malformed-event")),
     ("not-json", "stream.anthropic.events", "an event whose data is not JSON is raised",
      start(U25) + "data: {not json\n\n", ("error", "stream.provider.malformed-event")),
     ("not-an-object", "stream.anthropic.events",
@@ -346,6 +408,11 @@ CASES: list[Row] = [
 ]
 
 UNICODE_BYTES = UNICODE_BODY.encode("utf-8")
+#: The hello body whose text block's start is one event of two data lines, ended by CRLF.
+CRLF_BODY = HELLO_BODY.replace(
+    block(0, {"type": "text", "text": ""}),
+    'event: content_block_start\r\ndata: {"type": "content_block_start", "index": 0,\r\n'
+    'data: "content_block": {"type": "text", "text": ""}}\r\n\r\n')
 
 
 def _inside_utf8(body: bytes) -> list[int]:
@@ -367,8 +434,17 @@ CUT_CASES: list[Row] = [
                                                     "cuts": _inside_utf8(UNICODE_BYTES)},
      UNICODE),
     ("cut-between-cr-and-lf", "stream.anthropic.sse",
-     "cuts between every CR and its LF: one line end, not two",
+     "cuts between every CR and its LF: the chunks of the uncut body (each CRLF here ends a "
+     "one-line event or its blank line; cut-crlf-inside-data-event pins the one line end)",
      {"sse": UNICODE_BODY, "cuts": _between_cr_lf(UNICODE_BYTES)}, UNICODE),
+    ("cut-crlf-inside-data-event", "stream.anthropic.sse",
+     "a CRLF cut between its CR and LF inside a two-line data event is one line end: two "
+     "would end the event after its first half, which is not JSON",
+     {"sse": CRLF_BODY, "cuts": [CRLF_BODY.encode().index(b"\r\ndata: \"content") + 1]},
+     hello()),
+    ("cut-at-zero", "stream.vectors.input-order",
+     "a cut is strictly inside the body: 0 is not", RawInput(sse=HELLO_BODY, cuts=[0]),
+     ("error", "stream.wire.bad-value")),
     ("cut-tool-use", "stream.anthropic.sse",
      "a tool-use body cut at every 7th byte", {"sse": TOOL_BODY,
                                                "cuts": list(range(7, len(TOOL_BODY), 7))},
@@ -406,7 +482,7 @@ CUT_CASES: list[Row] = [
 
 # -- stream.anthropic_request: what the adapter sends ------------------------------------------
 IDENTITY = {"product": "acme", "version": "1.2", "url": "https://acme.example"}
-SENT_HEADERS = {"User-Agent": "acme/1.2 (+https://acme.example)", "x-api-key": "sk-ant-k",
+SENT_HEADERS = {"user-agent": "acme/1.2 (+https://acme.example)", "x-api-key": "sk-ant-k",
                 "anthropic-version": "2023-06-01", "content-type": "application/json",
                 "accept": "text/event-stream"}
 
@@ -460,7 +536,7 @@ REQUEST_CASES: list[Row] = [
          {"name": "now"}]), sent(CONVERSATION_BODY)),
     ("request-headers", "stream.anthropic.headers",
      "the attribution User-Agent and the required x-api-key, anthropic-version and "
-     "content-type; max_tokens from the default when the request sets none",
+     "content-type, names in lowercase; max_tokens from the default when the request sets none",
      {**req([wire_msg("user", text("Hi"))]), "defaultMaxTokens": 512, "version": "2024-01-01"},
      sent({"model": "claude-x", "max_tokens": 512, "stream": True,
            "messages": [{"role": "user", "content": [{"type": "text", "text": "Hi"}]}]},
@@ -485,9 +561,65 @@ REQUEST_CASES: list[Row] = [
      req([wire_msg("user", text("Hi")), wire_msg("assistant", call("c", "f", "[1]"))]),
      ("error", "argument.invalid")),
     ("request-bad-api-key", "stream.anthropic.injected-config",
-     "the API key is a non-empty single-line string",
+     "the API key is non-empty printable ASCII: no line end",
      {**req([wire_msg("user", text("Hi"))]), "apiKey": "k\nX-Other: 1"},
      ("error", "argument.invalid")),
+    ("request-bad-version", "stream.anthropic.headers",
+     "the anthropic-version is non-empty printable ASCII: no line end",
+     {**req([wire_msg("user", text("Hi"))]), "version": "2023-06-01\r\nX-Other: 1"},
+     ("error", "argument.invalid")),
+    ("request-max-tokens-below-one", "stream.anthropic.request",
+     "a request's maxTokens below 1 is refused, as the default is (the least the API takes)",
+     req([wire_msg("user", text("Hi"))], maxTokens=0), ("error", "argument.invalid")),
+    ("request-null-is-absent", "stream.vectors.input-order",
+     "a request's maxTokens and temperature of null are absent: the default max_tokens, no "
+     "temperature",
+     req([wire_msg("user", text("Hi"))], maxTokens=None, temperature=None),
+     sent({"model": "claude-x", "max_tokens": 4096, "stream": True,
+           "messages": [{"role": "user", "content": [{"type": "text", "text": "Hi"}]}]})),
+    ("request-blank-arguments", "stream.anthropic.request",
+     "arguments of JSON whitespace alone are {}; U+00A0 is not JSON whitespace, so such "
+     "arguments are no JSON object and are refused",
+     req([wire_msg("user", text("Hi")), wire_msg("assistant", call("c", "f", " \t\r\n"))]),
+     sent({"model": "claude-x", "max_tokens": 4096, "stream": True,
+           "messages": [{"role": "user", "content": [{"type": "text", "text": "Hi"}]},
+                        {"role": "assistant", "content": [
+                            {"type": "tool_use", "id": "c", "name": "f", "input": {}}]}]})),
+    ("request-nbsp-arguments-refused", "stream.anthropic.request",
+     "arguments of U+00A0 alone are not blank (not JSON whitespace): no JSON object, refused",
+     req([wire_msg("user", text("Hi")), wire_msg("assistant", call("c", "f", "\u00a0"))]),
+     ("error", "argument.invalid")),
+    ("request-empty-parameters", "stream.anthropic.request",
+     "a tool with parameters {} gets the input_schema {\"type\": \"object\"}, and no "
+     "description is \"\"",
+     req([wire_msg("user", text("Hi"))], tools=[{"name": "t", "parameters": {}}]),
+     sent({"model": "claude-x", "max_tokens": 4096, "stream": True,
+           "messages": [{"role": "user", "content": [{"type": "text", "text": "Hi"}]}],
+           "tools": [{"name": "t", "description": "", "input_schema": {"type": "object"}}]})),
+    ("request-system-holds-text-only", "stream.anthropic.roles",
+     "a system message holding a reasoning block is refused",
+     req([wire_msg("system", reasoning("Be brief.")), wire_msg("user", text("Hi"))]),
+     ("error", "argument.invalid")),
+    ("request-user-holds-no-tool-call", "stream.anthropic.roles",
+     "a user message holding a tool call is refused",
+     req([wire_msg("user", text("Hi"), call("c", "f", "{}"))]), ("error", "argument.invalid")),
+    ("request-user-holds-no-reasoning", "stream.anthropic.roles",
+     "a user message holding reasoning is refused",
+     req([wire_msg("user", reasoning("hm"), text("Hi"))]), ("error", "argument.invalid")),
+    ("request-assistant-holds-no-tool-result", "stream.anthropic.roles",
+     "an assistant message holding a tool result is refused",
+     req([wire_msg("user", text("Hi")),
+          wire_msg("assistant", {"type": "tool-result", "callId": "c", "content": "x"})]),
+     ("error", "argument.invalid")),
+    ("request-tool-holds-tool-results-only", "stream.anthropic.roles",
+     "a tool message holding text is refused",
+     req([wire_msg("user", text("Hi")), wire_msg("tool", text("10"))]),
+     ("error", "argument.invalid")),
+    ("request-identity-before-roles", "stream.vectors.input-order",
+     "the identity is read before the body is judged: an identity of null is not-an-object, "
+     "though a user message also holds a tool call",
+     {**req([wire_msg("user", call("c", "f", "[1]"), text("Hi"))]), "identity": None},
+     ("error", "stream.wire.not-an-object")),
     ("request-missing-api-key", "stream.vectors.input-order", "apiKey is required",
      {"request": {"model": "m", "messages": []}, "identity": IDENTITY},
      ("error", "stream.wire.missing-field")),

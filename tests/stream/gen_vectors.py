@@ -161,8 +161,10 @@ CHECKER: list[tuple[str, str, str, list[J], Any]] = [
      [v("index-non-negative-integer", 1)]),
     ("repeated-block-start", "stream.block-start-unique", "block 0 started twice",
      [bs(0, "text"), bs(0, "text"), be(0, text("")), fin("stop")], [v("block-start-unique", 1)]),
-    ("restart-after-end", "stream.block-start-unique", "a closed index is not started again",
-     [*HELLO, bs(0, "text"), fin("error", "x")], [v("block-start-unique", 4)]),
+    ("restart-after-end", "stream.block-start-after-end",
+     "a closed index is not started again (loom-ref's choice: dsh-llm's validator accepts it, "
+     "and its assembler then drops the restarted block's text)",
+     [*HELLO, bs(0, "text"), fin("error", "x")], [v("block-start-after-end", 4)]),
     ("delta-without-start", "stream.delta-targets-open-block",
      "a delta-only stream breaks the contract (the assembler tolerates it)",
      [td(0, "x"), fin("stop")], [v("delta-targets-open-block", 0)]),
@@ -178,6 +180,10 @@ CHECKER: list[tuple[str, str, str, list[J], Any]] = [
     ("block-end-without-start", "stream.block-end-closes-open-block",
      "closing a block never opened",
      [be(0, text("x")), fin("stop")], [v("block-end-closes-open-block", 0)]),
+    ("block-end-wrong-type-alone", "stream.block-end-closes-open-block",
+     "a reasoning block-end on an open text block, then an error finish: that one violation",
+     [bs(0, "text"), be(0, reasoning("x")), fin("error", "cut")],
+     [v("block-end-closes-open-block", 1)]),
     ("block-end-wrong-type", "stream.block-end-closes-open-block",
      "a reasoning block closes a text block; the block stays open",
      [bs(0, "text"), be(0, reasoning("x")), fin("stop")],
@@ -190,11 +196,12 @@ CHECKER: list[tuple[str, str, str, list[J], Any]] = [
      "an adapter closes every block before max-tokens",
      [bs(0, "tool-call"), tc(0, "c", "{"), fin("max-tokens")], [v("open-blocks-at-finish", 2)]),
     ("parsed-arguments-delta", "stream.tool-arguments-raw-json",
-     "argumentsDelta as a parsed object",
+     "argumentsDelta as a parsed object (seed 001 decides; dsh-llm's validator lets it through)",
      [bs(0, "tool-call"), tc(0, "c", {"a": 1}, "f"), be(0, call("c", "f", '{"a":1}')),
       fin("tool-calls")], [v("tool-arguments-raw-json", 1)]),
     ("parsed-block-end-arguments", "stream.tool-arguments-raw-json",
-     "a block-end whose arguments were not re-stringified",
+     "a block-end whose arguments were not re-stringified (seed 001 decides; dsh-llm's "
+     "validator lets it through)",
      [bs(0, "tool-call"), tc(0, "c", '{"a":1}', "f"), be(0, call("c", "f", {"a": 1})),
       fin("tool-calls")], [v("tool-arguments-raw-json", 2)]),
     ("changed-call-id", "stream.tool-call-identity-stable", "a later delta changes the id",
@@ -204,10 +211,33 @@ CHECKER: list[tuple[str, str, str, list[J], Any]] = [
      "the block-end names another tool",
      [bs(0, "tool-call"), tc(0, "c1", "{}", "f"), be(0, call("c1", "g", "{}")),
       fin("tool-calls")], [v("tool-call-identity-stable", 2)]),
-    ("every-violation", "stream.checker", "every violation is reported, in chunk order",
+    ("every-violation", "stream.checker.every-violation",
+     "every violation is reported, in chunk order",
      [td(3, "x"), bs(-2, "text"), usage(1, 1), usage(1, 1), fin("stop"), td(3, "y")],
      [v("delta-targets-open-block", 0), v("index-non-negative-integer", 1), v("single-usage", 3),
       v("nothing-after-finish", 5)]),
+    ("raw-json-after-finish", "stream.checker.every-violation",
+     "after the finish the per-chunk rules still apply: a tool-call delta with parsed "
+     "arguments breaks tool-arguments-raw-json and nothing-after-finish",
+     [fin("stop"), tc(0, "c", 5)],
+     [v("tool-arguments-raw-json", 1), v("nothing-after-finish", 1)]),
+    ("bad-index-after-finish", "stream.checker.every-violation",
+     "a chunk with a negative index after the finish breaks the index rule and "
+     "nothing-after-finish",
+     [fin("stop"), td(-1, "x")],
+     [v("index-non-negative-integer", 1), v("nothing-after-finish", 1)]),
+    ("bad-index-arguments-judged", "stream.checker.every-violation",
+     "a chunk with an invalid index addresses no block, but its arguments are judged",
+     [tc(-1, "c", 5), fin("stop")],
+     [v("index-non-negative-integer", 0), v("tool-arguments-raw-json", 0)]),
+    ("second-finish-not-judged-for-open-blocks", "stream.checker.every-violation",
+     "open blocks are judged once, at the first finish; a second finish is single-finish alone",
+     [bs(0, "text"), fin("stop"), fin("stop")],
+     [v("open-blocks-at-finish", 1), v("single-finish", 2)]),
+    ("empty-name-is-given", "stream.tool-call-identity-stable",
+     "a name is given when present, empty included: an empty name, then f, is a change",
+     [bs(0, "tool-call"), tc(0, "c", "{", ""), tc(0, "c", "}", "f"), be(0, call("c", "", "{}")),
+      fin("tool-calls")], [v("tool-call-identity-stable", 2)]),
     ("wire-unknown-type", "stream.wire.malformed", "an unknown chunk type is a wire error",
      [{"type": "image-delta", "index": 0}, fin("stop")], ("error", "stream.wire.unknown-variant")),
     ("wire-missing-index", "stream.wire.malformed", "a delta without index",
@@ -324,8 +354,12 @@ ASSEMBLER: list[tuple[str, str, str, list[J] | RawInput, Any]] = [
      out(msg(result("c1", "boom", True)), reason("stop"))),
     ("unnamed-call", "stream.assembler.unnamed-call",
      "an open tool call that received no delta is named call-<index>",
-     [bs(3, "tool-call"), bs(0, "tool-result"), fin("error", "cut")],
+     [bs(3, "tool-call"), fin("error", "cut")],
      out(msg(call("call-3", "", "")), reason("error", "cut"))),
+    ("open-empty-text-kept", "stream.assembler.unnamed-call",
+     "an open text block that received no delta is still a block: its text is empty (and, "
+     "blank, it is no interrupted prefix)",
+     [bs(0, "text"), fin("error", "cut")], out(msg(text("")), reason("error", "cut"))),
     # what the fold takes (spec: stream.assembler.folds-everything and the rules after it)
     ("missing-finish-is-stop", "stream.assembler.missing-finish-is-stop",
      "a stream without finish folds with finish stop",
@@ -368,7 +402,7 @@ ASSEMBLER: list[tuple[str, str, str, list[J] | RawInput, Any]] = [
      "a block-end carrying another type than the open block's: its block is the block",
      [bs(0, "text"), td(0, "draft"), be(0, reasoning("r")), fin("stop")],
      out(msg(reasoning("r")), reason("stop"), None, [reasoning("r")])),
-    ("open-tool-result-dropped", "stream.assembler.unnamed-call",
+    ("open-tool-result-dropped", "stream.assembler.open-tool-result",
      "an open tool-result block has no content and is dropped",
      [bs(0, "tool-result"), td(0, "a"), fin("stop")], out(msg(), reason("stop"))),
     # stragglers: ignored, never judged (spec: stream.assembler.first-block-end-wins)
@@ -537,6 +571,21 @@ WIRE: list[tuple[str, str, str, Any, Any]] = [
      "negative and fractional indexes and non-string arguments decode, for the checker to name",
      [tc(-1, "c", {"a": [1]}), be(2.5, call("c", "f", [1])), bs(1.0, "text")],
      [tc(-1, "c", {"a": [1]}), be(2.5, call("c", "f", [1])), bs(1, "text")]),
+    ("null-arguments", "stream.wire.checker-owned-values",
+     "argumentsDelta may be any JSON value, null included: it decodes, for the checker to name",
+     [tc(0, "c", None)], [tc(0, "c", None)]),
+    ("failure-null", "stream.wire.check-order",
+     "a failure written as null is a value where an object is expected: not-an-object",
+     [{"type": "finish", "reason": {"kind": "error", "failure": None}}],
+     ("error", "stream.wire.not-an-object")),
+    ("tool-call-block-needs-name", "stream.wire.malformed",
+     "every member of a tool-call block is required, name included",
+     [be(0, {"type": "tool-call", "id": "c", "arguments": "{}"})],
+     ("error", "stream.wire.missing-field")),
+    ("tool-result-content-is-a-string", "stream.wire.malformed",
+     "a tool-result block's content is a string",
+     [be(0, {"type": "tool-result", "callId": "c", "content": [text("x")]})],
+     ("error", "stream.wire.field-type")),
     ("not-a-list", "errors.stable-codes",
      "a malformed input fails with a stable dotted code, matched without reading the message",
      "not a list", ("error", "stream.wire.not-a-list")),
@@ -668,6 +717,11 @@ CONSUME: list[tuple[str, str, str, J, Any]] = [
     ("nothing-after-finish", "stream.adapter.consumer-wrapper",
      "nothing is read after the adapter's own finish",
      {"scripts": [script([fin("stop"), td(0, "late"), usage(1, 1)])]}, [[fin("stop")]]),
+    ("abort-before-end-of-script", "stream.adapter.consumer-wrapper",
+     "the signal is checked before the read that would find the script's end: a stream the "
+     "signal severed ends aborted, never stream.missing-finish",
+     {"scripts": [script([td(0, "a")])], "abortAfter": 1},
+     [[td(0, "a"), failed("aborted", "stream.aborted")]]),
     ("raise-after-last-chunk", "stream.scripted",
      "raiseAfter equal to the script's length raises after its last chunk",
      {"scripts": [script([td(0, "a")], 1)]},
@@ -739,12 +793,21 @@ def provider_usage(prompt: int, completion: int, **extra: Any) -> J:
 
 
 HI = [bs(0, "text"), td(0, "Hi"), be(0, text("Hi"))]
+#: `{"q":1}` re-stringified, spaced any way: the core holds the value, not the text
+#: (spec: stream.openai.parsed-arguments; the exact text is stream.openai.restringify-form's).
+Q1 = {"$regex": '\\{ *"q" *: *1 *\\}'}
+#: Arguments handed back parsed, spelled as a provider may spell them, and the text
+#: JSON.stringify writes for them (spec: stream.openai.restringify-form).
+NUMBERS = ('{"n":1.50,"e":1E2,"s":1e-5,"t":1e-7,"z":-0,"b":1e21,"u":"\u00e9\u00e9",'
+           '"x":[true,null,"a\\"b"]}')
+NUMBERS_TEXT = ('{"n":1.5,"e":100,"s":0.00001,"t":1e-7,"z":0,"b":1e+21,"u":"\u00e9\u00e9",'
+                '"x":[true,null,"a\\"b"]}')
 OPENAI: list[tuple[str, str, str, Any, Any]] = [
     ("usage-after-finish-reason", "stream.openai.defer-usage-and-finish",
      "the usage-only chunk after the finish_reason chunk is emitted before finish",
      sse(delta("stop", content="Hi"), provider_usage(10, 3)),
      [*HI, usage(10, 3), fin("stop")]),
-    ("connection-close-ends", "stream.openai.defer-usage-and-finish",
+    ("connection-close-ends", "stream.openai.end-of-body",
      "the connection closing (no [DONE]) also ends the stream: block-ends, usage, finish",
      sse(delta(content="Hi"), delta("stop"), provider_usage(1, 1), done=False),
      [*HI, usage(1, 1), fin("stop")]),
@@ -774,7 +837,7 @@ OPENAI: list[tuple[str, str, str, Any, Any]] = [
      [bs(0, "reasoning"), rd(0, "hm"), be(0, reasoning("hm")), bs(1, "text"), td(1, "Hi"),
       be(1, text("Hi")), usage(92, 212, cacheReadTokens=1408, reasoningTokens=198),
       fin("stop")]),
-    ("reasoning-above-completion-absent", "stream.openai.disjoint-usage",
+    ("reasoning-above-completion-absent", "stream.openai.usage-checked",
      "a breakdown above its total is inconsistent: no usage chunk rather than a wrong count",
      sse(delta("stop", content="Hi"), provider_usage(
          10, 3, completion_tokens_details={"reasoning_tokens": 4})),
@@ -783,7 +846,7 @@ OPENAI: list[tuple[str, str, str, Any, Any]] = [
      "DeepSeek's prompt_cache_hit_tokens is subtracted out too",
      sse(delta("stop", content="Hi"), provider_usage(100, 5, prompt_cache_hit_tokens=90)),
      [*HI, usage(10, 5, cacheReadTokens=90), fin("stop")]),
-    ("inconsistent-usage-absent", "stream.openai.disjoint-usage",
+    ("inconsistent-usage-absent", "stream.openai.usage-checked",
      "cached above prompt is inconsistent: no usage chunk rather than a wrong count",
      sse(delta("stop", content="Hi"), provider_usage(
          10, 3, prompt_tokens_details={"cached_tokens": 11})),
@@ -809,29 +872,126 @@ OPENAI: list[tuple[str, str, str, Any, Any]] = [
      [bs(0, "tool-call"), tc(0, "a", '{"x"', "f"), bs(1, "tool-call"), tc(1, "call-1", "{}", "g"),
       tc(0, "a", ":1}"), be(0, call("a", "f", '{"x":1}')), be(1, call("call-1", "g", "{}")),
       fin("tool-calls")]),
-    ("parsed-arguments", "stream.openai.tool-call-identity",
-     "arguments handed back as a parsed object are re-stringified",
+    ("parsed-arguments", "stream.openai.parsed-arguments",
+     "arguments handed back as a parsed object are re-stringified: JSON text of the same "
+     "value, spaced any way (seed 001 decides; dsh-llm's mapping writes [object Object])",
      sse(delta(tool_calls=[tool(0, "a", "f", {"q": 1})]), delta("tool_calls")),
-     [bs(0, "tool-call"), tc(0, "a", '{"q":1}', "f"), be(0, call("a", "f", '{"q":1}')),
+     [bs(0, "tool-call"), tc(0, "a", Q1, "f"), be(0, call("a", "f", Q1)),
+      fin("tool-calls")]),
+    ("restringified-as-json-stringify", "stream.openai.restringify-form",
+     "re-stringified arguments are what JSON.stringify writes: no whitespace, members as "
+     "received, non-ASCII as it is, numbers in ECMAScript's form",
+     'data: {"choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"id":"a","function":'
+     '{"name":"f","arguments":' + NUMBERS + '}}]}}]}\n\n' + sse(delta("tool_calls")),
+     [bs(0, "tool-call"), tc(0, "a", NUMBERS_TEXT, "f"), be(0, call("a", "f", NUMBERS_TEXT)),
       fin("tool-calls")]),
     ("sse-line-ends", "stream.openai.sse",
-     "LF, CRLF (even cut between two pieces) and CR line ends; comments; no space after the "
-     "colon; data lines joined with LF; a partial event at the end is discarded",
+     "LF, CRLF (cut between two pieces) and CR line ends; comments; no space after the "
+     "colon; data lines joined with LF; nothing after [DONE] is read",
      [": keep-alive\r\n",
       "data:" + json.dumps(delta(content="Hel")) + "\r",
       "\n\r\n",
       'data: {"choices":[{"index":0,\rdata: "delta":{"content":"lo"}}]}\r\r',
       "event: message\ndata: " + json.dumps(delta("stop")) + "\n\n",
+      "data: [DONE]\n\n",
       "data: " + json.dumps(delta(content="zzz"))],
      [bs(0, "text"), td(0, "Hel"), td(0, "lo"), be(0, text("Hello")), fin("stop")]),
+    ("crlf-cut-inside-data-event", "stream.openai.sse",
+     "a CR that ends one piece and the LF that starts the next are one line end, inside a "
+     "two-line data event too (two line ends would dispatch half the event)",
+     ['data: {"choices":[{"index":0,\r',
+      '\ndata: "delta":{"content":"Hi"},"finish_reason":"stop"}]}\r\n\r\n',
+      "data: [DONE]\r\n\r\n"],
+     [*HI, fin("stop")]),
+    ("empty-data-line", "stream.openai.sse",
+     "a data line with an empty value still makes an event, whose data is the empty text: "
+     "not JSON",
+     "data:\n\ndata: [DONE]\n\n", ("error", "stream.provider.malformed-event")),
+    ("partial-event-at-end-discarded", "stream.openai.end-of-body",
+     "the body ends inside an event: that partial event is discarded (WHATWG), and the stream "
+     "ends as at [DONE] (loom-ref's choice; dsh-llm raises STREAM_CLOSED)",
+     sse(delta("stop", content="Hi"), done=False) + "data: " + json.dumps(delta(content="zzz")),
+     [*HI, fin("stop")]),
+    ("done-without-blank-line", "stream.openai.end-of-body",
+     "a [DONE] line the body ends before its blank line is a partial event: the body ends "
+     "without the marker, as at [DONE] (loom-ref's choice; dsh-llm raises STREAM_CLOSED)",
+     sse(delta("stop", content="Hi"), done=False) + "data: [DONE]\n",
+     [*HI, fin("stop")]),
     ("done-ends-the-stream", "stream.openai.sse",
      "data: [DONE] is the end-of-stream marker: later events are not read",
      sse(delta("stop", content="Hi")) + sse(delta(content="late"), done=False),
      [*HI, fin("stop")]),
     ("not-json", "stream.openai.sse", "an event whose data is not JSON is raised",
      "data: {not json\n\n", ("error", "stream.provider.malformed-event")),
-    ("not-an-object", "stream.openai.sse", "an event whose data is JSON but not an object",
-     "data: [1, 2]\n\n", ("error", "stream.provider.malformed-event")),
+    ("not-an-object", "stream.openai.object-payload",
+     "an event whose data is JSON but not an object is refused (loom-ref's choice; dsh-llm "
+     "passes over an array)",
+     "data: [1, 2]\n\ndata: [DONE]\n\n", ("error", "stream.provider.malformed-event")),
+    ("nan-is-not-json", "stream.openai.json-payload",
+     "NaN is not JSON (RFC 8259): the event's data is malformed",
+     'data: {"choices":[],"x":NaN}\n\ndata: [DONE]\n\n',
+     ("error", "stream.provider.malformed-event")),
+    ("number-beyond-a-double", "stream.openai.number-range",
+     "a number beyond the range of a double (1e400) is refused (I-JSON)",
+     'data: {"choices":[],"x":1e400}\n\ndata: [DONE]\n\n',
+     ("error", "stream.provider.malformed-event")),
+    ("empty-response", "stream.openai.empty-response",
+     "a stop finish that opened no block is an empty response: finish error "
+     "(dsh-llm's EMPTY_RESPONSE)",
+     sse(delta("stop")), [failed("error", "stream.provider.empty-response")]),
+    ("empty-response-without-finish-reason", "stream.openai.empty-response",
+     "no finish_reason and no block (the empty text opens none): an empty response too",
+     sse(delta(content="")), [failed("error", "stream.provider.empty-response")]),
+    ("reasoning-only-is-not-empty", "stream.openai.empty-response",
+     "a reply of reasoning alone opened a block: it is not empty",
+     sse(delta(reasoning_content="hm"), delta("stop")),
+     [bs(0, "reasoning"), rd(0, "hm"), be(0, reasoning("hm")), fin("stop")]),
+    ("tool-calls-without-block-left-alone", "stream.openai.empty-response",
+     "a finish other than stop is left as it is, with no block too",
+     sse(delta("tool_calls")), [fin("tool-calls")]),
+    ("text-reasoning-text", "stream.openai.block-layout",
+     "text, reasoning, then text again: a block per run, in the order sent (loom-ref's "
+     "choice; dsh-llm keeps one block per kind)",
+     sse(delta(content="a"), delta(reasoning_content="hm"), delta("stop", content="b")),
+     [bs(0, "text"), td(0, "a"), be(0, text("a")), bs(1, "reasoning"), rd(1, "hm"),
+      be(1, reasoning("hm")), bs(2, "text"), td(2, "b"), be(2, text("b")), fin("stop")]),
+    ("later-fragment-leaves-text-open", "stream.openai.block-layout",
+     "only a call's first fragment closes the text block; a later one leaves the text after it "
+     "open, and the end closes the blocks in protocol index order",
+     sse(delta(content="a"), delta(tool_calls=[tool(0, "c", "f", "{")]), delta(content="b"),
+         delta(tool_calls=[tool(0, None, None, "}")]), delta("tool_calls")),
+     [bs(0, "text"), td(0, "a"), be(0, text("a")), bs(1, "tool-call"), tc(1, "c", "{", "f"),
+      bs(2, "text"), td(2, "b"), tc(1, "c", "}"), be(1, call("c", "f", "{}")),
+      be(2, text("b")), fin("tool-calls")]),
+    ("function-call-is-tool-calls", "stream.openai.function-call",
+     "the deprecated function_call finish reason is tool-calls (loom-ref's choice; dsh-llm: "
+     "error)",
+     sse(delta(content="Hi"), delta("function_call")), [*HI, fin("tool-calls")]),
+    ("late-id-ignored", "stream.openai.call-id",
+     "a call whose first fragment had no id keeps call-<protocol index>, even when a later "
+     "fragment brings one",
+     sse(delta(tool_calls=[tool(0, None, "f", "{")]), delta(tool_calls=[tool(0, "x", None, "}")]),
+         delta("tool_calls")),
+     [bs(0, "tool-call"), tc(0, "call-0", "{", "f"), tc(0, "call-0", "}"),
+      be(0, call("call-0", "f", "{}")), fin("tool-calls")]),
+    ("tool-call-boolean-index", "stream.openai.payload",
+     "a tool-call index of true is not an integer: the call is keyed by its position (0), so a "
+     "later call of index 1 is another call",
+     sse(delta(tool_calls=[{"index": True, "id": "a", "function": {"name": "f",
+                                                                   "arguments": "1"}}]),
+         delta(tool_calls=[tool(1, "b", "g", "2")]), delta("tool_calls")),
+     [bs(0, "tool-call"), tc(0, "a", "1", "f"), bs(1, "tool-call"), tc(1, "b", "2", "g"),
+      be(0, call("a", "f", "1")), be(1, call("b", "g", "2")), fin("tool-calls")]),
+    ("choice-index-false-ignored", "stream.openai.payload",
+     "a choice whose index is false is not choice 0 (a boolean is not a number): ignored",
+     sse({"choices": [{"index": False, "delta": {"content": "x"}},
+                      {"index": 0, "delta": {"content": "Hi"}, "finish_reason": "stop"}]}),
+     [*HI, fin("stop")]),
+    ("in-band-error-empty-message", "stream.openai.payload",
+     "an in-band error whose message is empty still ends the stream in error (its failure "
+     "message is the implementation's)",
+     sse(delta(content="Hi"), {"error": {"message": ""}}),
+     [bs(0, "text"), td(0, "Hi"), failed("error", "stream.provider.in-band-error")]),
     ("length-is-max-tokens", "stream.openai",
      "length maps to max-tokens, with every open block closed",
      sse(delta(content="Hi"), delta("length")), [*HI, fin("max-tokens")]),
@@ -903,12 +1063,12 @@ OPENAI: list[tuple[str, str, str, Any, Any]] = [
      sse(delta(content="Hi"), done=False) + "\ufeffdata: " + json.dumps(delta(content="X"))
      + "\n\n" + sse(delta("stop")),
      [*HI, fin("stop")]),
-    ("done-with-whitespace", "stream.openai.sse",
+    ("done-with-whitespace", "stream.openai.done-whitespace",
      "[DONE] is recognised with whitespace around it (data:  [DONE] keeps one space)",
      sse(delta("stop", content="Hi"), done=False) + "data:  [DONE]\n\n"
      + sse(delta(content="late"), done=False),
      [*HI, fin("stop")]),
-    ("done-with-tab", "stream.openai.sse",
+    ("done-with-tab", "stream.openai.done-whitespace",
      "tabs around [DONE] are ASCII whitespace: stripped, so it is the end marker",
      sse(delta("stop", content="Hi"), done=False) + "data: \t[DONE]\t\n\n"
      + sse(delta(content="late"), done=False),
@@ -918,11 +1078,94 @@ OPENAI: list[tuple[str, str, str, Any, Any]] = [
      "marker and its data is not JSON",
      sse(delta("stop", content="Hi"), done=False) + "data: \u0085[DONE]\u0085\n\n",
      ("error", "stream.provider.malformed-event")),
-    ("malformed-detail-count", "stream.openai.disjoint-usage",
+    ("malformed-detail-count", "stream.openai.usage-checked",
      "a cached count that is not a non-negative integer is not reported: nothing subtracted",
      sse(delta("stop", content="Hi"), provider_usage(
          5, 2, prompt_tokens_details={"cached_tokens": "3"})),
      [*HI, usage(5, 2), fin("stop")]),
+]
+
+# --- stream.openai (stream.openai_fold) ------------------------------------------------------
+# The mapping observed without its representation: the chunks behind the consumer wrapper,
+# folded (spec: stream.vectors.openai-fold). The core cases of the mapping are these.
+ANY_CODE = {"$type": "string"}  # a failure code neither the seed nor dsh-llm names
+
+
+def folded(message: J, finish: J, usage_json: J | None = None) -> J:
+    return {"message": message, "finish": finish, "usage": usage_json}
+
+
+def failure(code: Any) -> J:
+    return {"kind": "error", "failure": {"message": MSG, "code": code}}
+
+
+DEEPSEEK_REASONER = sse(
+    delta(reasoning_content="hm"), delta("stop", content="Hi"), provider_usage(
+        1500, 212, total_tokens=1712, prompt_cache_hit_tokens=1408, prompt_cache_miss_tokens=92,
+        completion_tokens_details={"reasoning_tokens": 198}))
+OPENAI_FOLD: list[tuple[str, str, str, Any, Any]] = [
+    ("fold-text", "stream.vectors.openai-fold",
+     "a text reply with usage, folded: the message, the finish and the usage",
+     sse(delta(content="Hel"), delta("stop", content="lo"), provider_usage(10, 3)),
+     folded(msg(text("Hello")), reason("stop"), {"inputTokens": 10, "outputTokens": 3})),
+    ("fold-in-band-error", "stream.openai.in-band-error",
+     "an in-band error payload ends the stream in failure, whichever sanctioned path: a "
+     "finish error (seed 001 decides; dsh-llm's mapping ignores it and ends stop)",
+     sse(delta(content="Hi"), {"error": {"message": "overloaded"}}),
+     folded(msg(text("Hi")), failure(ANY_CODE))),
+    ("fold-content-filter", "stream.openai.finish-reason",
+     "content_filter ends in finish error (stream.provider.content-filter), the text kept in "
+     "the message",
+     sse(delta(content="Hi"), delta("content_filter")),
+     folded(msg(text("Hi")), failure("stream.provider.content-filter"))),
+    ("fold-unknown-finish-reason", "stream.openai.finish-reason",
+     "a finish_reason no mapping names ends in finish error "
+     "(stream.provider.unknown-finish-reason), failing closed",
+     sse(delta(content="Hi"), delta("paused")),
+     folded(msg(text("Hi")), failure("stream.provider.unknown-finish-reason"))),
+    ("fold-length-is-max-tokens", "stream.openai.finish-reason",
+     "length is max-tokens: the text stays, a cut tool call is dropped by the fold",
+     sse(delta(content="Hi"), delta(tool_calls=[tool(0, "c", "f", '{"a":')]), delta("length")),
+     folded(msg(text("Hi")), reason("max-tokens"))),
+    ("fold-reasoning-then-text", "stream.openai.text-and-reasoning",
+     "reasoning, then text: a reasoning block, then a text block",
+     sse(delta(reasoning_content="h"), delta(reasoning_content="m"), delta("stop", content="Hi")),
+     folded(msg(reasoning("hm"), text("Hi")), reason("stop"))),
+    ("fold-reasoning-and-content-one-delta", "stream.openai.text-and-reasoning",
+     "reasoning_content and content in one delta: the reasoning comes first",
+     sse(delta("stop", content="Hi", reasoning_content="hm")),
+     folded(msg(reasoning("hm"), text("Hi")), reason("stop"))),
+    ("fold-deepseek-reasoner-usage", "stream.usage.reasoning-breakdown",
+     "DeepSeek's wire form (deepseek-reasoner): 212 completion tokens, 198 of them reasoning, "
+     "is outputTokens 212; prompt_cache_hit_tokens out of the input",
+     DEEPSEEK_REASONER,
+     folded(msg(reasoning("hm"), text("Hi")), reason("stop"),
+            {"inputTokens": 92, "outputTokens": 212, "cacheReadTokens": 1408,
+             "reasoningTokens": 198})),
+    ("fold-parallel-calls-with-ids", "stream.openai.tool-call-identity",
+     "two tool calls whose fragments interleave stay two calls, each with its id, name and "
+     "arguments",
+     sse(delta(tool_calls=[tool(0, "a", "f", '{"x"')]), delta(tool_calls=[tool(1, "b", "g", "{}")]),
+         delta(tool_calls=[tool(0, "a", None, ":1}")]), delta("tool_calls")),
+     folded(msg(call("a", "f", '{"x":1}'), call("b", "g", "{}")), reason("tool-calls"))),
+    ("fold-empty-response", "stream.openai.empty-response",
+     "a stop finish that opened no block: finish error stream.provider.empty-response "
+     "(dsh-llm's EMPTY_RESPONSE), an empty message",
+     sse(delta("stop")), folded(msg(), failure("stream.provider.empty-response"))),
+    ("fold-empty-body", "stream.openai.empty-response",
+     "an empty body is no response: it fails, whatever the path (loom-ref: empty-response; "
+     "dsh-llm: STREAM_CLOSED)",
+     "", folded(msg(), failure(ANY_CODE))),
+    ("fold-data-null", "stream.openai.json-payload",
+     "a payload of null fails the stream, whatever the path (loom-ref: malformed-event; "
+     "dsh-llm: a TypeError)",
+     sse(delta(content="Hi"), done=False) + "data: null\n\ndata: [DONE]\n\n",
+     folded(msg(text("Hi")), failure(ANY_CODE))),
+    ("fold-not-json", "stream.openai.json-payload",
+     "data that is not JSON fails the stream: the raise read as a finish error "
+     "(stream.provider.malformed-event), the text before it kept",
+     sse(delta(content="Hi"), done=False) + "data: {not json\n\n",
+     folded(msg(text("Hi")), failure("stream.provider.malformed-event"))),
 ]
 
 # --- stream.attribution (stream.attribution_headers) -----------------------------------------
@@ -934,8 +1177,9 @@ def identity(product: str = "acme", version: str = "1.2", url: str = "https://ac
 
 ATTRIBUTION: list[tuple[str, str, str, J, Any]] = [
     ("user-agent-only", "stream.attribution.user-agent",
-     "the identity maps to the User-Agent header only: <product>/<version> (+<url>)",
-     identity(), {"headers": {"User-Agent": "acme/1.2 (+https://acme.example)"}}),
+     "the identity maps to the User-Agent header only, <product>/<version> (+<url>); header "
+     "names are written in lowercase",
+     identity(), {"headers": {"user-agent": "acme/1.2 (+https://acme.example)"}}),
     ("product-token", "stream.attribution.static", "a product is a token: no slash or space",
      identity(product="acme/x"), ("error", "argument.invalid")),
     ("product-rfc-token", "stream.attribution.static",
@@ -947,7 +1191,13 @@ ATTRIBUTION: list[tuple[str, str, str, J, Any]] = [
     ("version-token-characters", "stream.attribution.static",
      "every RFC 9110 token character may stand in a version",
      identity(version="1.2+build.7_rc-1~!#$%&'*^`|"),
-     {"headers": {"User-Agent": "acme/1.2+build.7_rc-1~!#$%&'*^`| (+https://acme.example)"}}),
+     {"headers": {"user-agent": "acme/1.2+build.7_rc-1~!#$%&'*^`| (+https://acme.example)"}}),
+    ("header-name-lowercase", "stream.vectors.header-names",
+     "the function writes the header's name in lowercase (one header in any case, RFC 9110)",
+     identity(product="loom", version="0.3.0", url="https://loom.example/"),
+     {"headers": {"user-agent": "loom/0.3.0 (+https://loom.example/)"}}),
+    ("url-empty", "stream.attribution.static", "every field is non-empty, the url too",
+     identity(url=""), ("error", "argument.invalid")),
     ("url-no-parenthesis", "stream.attribution.static",
      "the url stands in the header's comment as it is: no '(' or ')'",
      identity(url="https://acme.example/(x)"), ("error", "argument.invalid")),
@@ -1043,6 +1293,9 @@ def cases() -> list[J]:
     for name, anchor, description, body, expected in OPENAI:
         built.append(_vector("stream.openai", name, anchor, description, "stream.openai_map",
                              {"sse": body}, _expect(expected, lambda e: {"chunks": e})))
+    for name, anchor, description, body, expected in OPENAI_FOLD:
+        built.append(_vector("stream.openai", name, anchor, description, "stream.openai_fold",
+                             {"sse": body}, _expect(expected, lambda e: e)))
     for name, anchor, description, input, expected in ATTRIBUTION:
         built.append(_vector("stream.attribution", name, anchor, description,
                              "stream.attribution_headers", input, _expect(expected, lambda e: e)))

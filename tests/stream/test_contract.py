@@ -152,7 +152,11 @@ def test_repeated_block_start_names_block_start_unique(
     at = data.draw(st.integers(min_value=start + 1, max_value=finish_at(stream)))
     mutated = list(stream.chunks)
     mutated.insert(at, stream.chunks[start])
-    assert (Rule.BLOCK_START_UNIQUE.value, at) in rules_at(mutated)
+    index = stream.chunks[start].index
+    ended = any(isinstance(c, BlockEnd) and c.index == index for c in stream.chunks[start:at])
+    # spec: stream.block-start-unique (while open), stream.block-start-after-end (after its end)
+    rule = Rule.BLOCK_START_AFTER_END if ended else Rule.BLOCK_START_UNIQUE
+    assert (rule.value, at) in rules_at(mutated)
 
 
 def _delta_for(index: int, block_type: BlockType) -> StreamChunk:

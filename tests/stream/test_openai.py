@@ -248,6 +248,41 @@ def test_failures_in_band_end_in_finish_error(payload: dict[str, Any], code: str
     assert reason.failure.code == code
 
 
+@pytest.mark.parametrize(
+    ("payloads", "kind", "code"),
+    [
+        ([finish("stop")], FinishKind.ERROR, "stream.provider.empty-response"),
+        ([content("")], FinishKind.ERROR, "stream.provider.empty-response"),
+        ([], FinishKind.ERROR, "stream.provider.empty-response"),
+        ([reasoning("hm"), finish("stop")], FinishKind.STOP, None),
+        ([finish("tool_calls")], FinishKind.TOOL_CALLS, None),
+        ([finish("length")], FinishKind.MAX_TOKENS, None),
+        ([{"error": {"message": "x"}}, finish("stop")], FinishKind.ERROR,
+         "stream.provider.in-band-error"),
+    ],
+)
+def test_an_empty_stop_is_an_empty_response(
+    payloads: list[dict[str, Any]], kind: FinishKind, code: str | None
+) -> None:
+    # spec: stream.openai.empty-response -- a stop (or absent) finish with no block opened
+    reason = assemble(run(payloads)).finish
+    assert reason.kind is kind
+    assert (reason.failure.code if reason.failure else None) == code
+
+
+def test_an_in_band_error_message_is_never_the_payload_s_text() -> None:
+    for error in ({"message": ""}, {"code": 5}, "boom", [1]):
+        reason = assemble(run([content("x"), {"error": error}])).finish
+        assert reason.failure is not None
+        assert reason.failure.message == "the provider reported an error in the stream"
+
+
+def test_a_choice_of_index_false_is_not_choice_0() -> None:
+    payload = {"choices": [{"index": False, "delta": {"content": "x"}},
+                           {"index": 0, "delta": {"content": "y"}, "finish_reason": "stop"}]}
+    assert assemble(run([payload])).message.content == (TextBlock(text="y"),)
+
+
 def test_missing_tool_call_id_gets_a_deterministic_one() -> None:
     out = run([tool(0, name="f", args="{}"), finish("tool_calls")])
     assert assemble(out).message.content == (ToolCallBlock(id="call-0", name="f", arguments="{}"),)

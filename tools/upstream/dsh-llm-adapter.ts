@@ -1,6 +1,6 @@
 // The public dsh-llm (deepseek-ai/deepseek-harness) as an implementation under the Loom
 // conformance suite: its own TypeScript sources, loaded unchanged from a checkout the user
-// names, answer the protocol (conformance/INTERPRETING.md section 4) for the five functions
+// names, answer the protocol (conformance/INTERPRETING.md section 4) for the six functions
 // upstream has a counterpart for. Every other function is not declared, so the runner reports
 // it skipped. Nothing of upstream is copied here; tools/upstream/README.md says how to run
 // it, lists every translation between the suite's wire form and upstream's types, and records
@@ -96,6 +96,7 @@ class NoCounterpart extends Error {}
 // T8: upstream's own error codes where the suite has a name for the same failure.
 const CODE_NAMES: Record<string, string> = {
   MALFORMED_RESPONSE: "stream.provider.malformed-event",
+  EMPTY_RESPONSE: "stream.provider.empty-response",
 };
 
 function errorObservation(err: unknown): { code: string; [key: string]: Json } {
@@ -261,36 +262,73 @@ async function assemble(input: any): Promise<Json> {
 // T8: an error finish's failure code made by mapFinishReason for `content_filter`
 // (`CONTENT_FILTER`) is the suite's `stream.provider.content-filter`; one made for any other
 // unknown finish_reason (its message "model stopped: <reason>") is
-// `stream.provider.unknown-finish-reason`. Every other code (EMPTY_RESPONSE ...) is upstream's.
-function finishCode(chunk: any): void {
-  const failure = chunk.type === "finish" ? chunk.reason?.failure : undefined;
+// `stream.provider.unknown-finish-reason`; `EMPTY_RESPONSE` and (in a fold, a raise read as a
+// finish) `MALFORMED_RESPONSE` are named as CODE_NAMES names them. Every other code
+// (STREAM_CLOSED ...) is upstream's.
+function failureCode(failure: any): void {
   if (!failure || typeof failure.code !== "string") return;
   if (failure.code === "CONTENT_FILTER") failure.code = "stream.provider.content-filter";
   else if (/^model stopped: /.test(String(failure.message))) failure.code = "stream.provider.unknown-finish-reason";
+  else failure.code = CODE_NAMES[failure.code] ?? failure.code;
+}
+function finishCode(chunk: any): void {
+  if (chunk.type === "finish") failureCode(chunk.reason?.failure);
 }
 
-async function openaiMap(input: any): Promise<Json> {
+// T9: the body as the byte stream parseSse reads, one read per piece.
+function sseBody(input: any): ReadableStream<Uint8Array> {
   const sse = input?.sse;
   const pieces: unknown[] | null = typeof sse === "string" ? [sse] : Array.isArray(sse) ? sse : null;
   if (pieces === null || pieces.some((p) => typeof p !== "string")) {
     throw new NoCounterpart("`sse` is not a text or a list of texts");
   }
-  const { parseSse } = await load(join(DEEPSEEK, "sse.ts"));
-  const { translate } = await load(join(DEEPSEEK, "translate.ts"));
   const encoder = new TextEncoder();
-  const body = new ReadableStream<Uint8Array>({
+  return new ReadableStream<Uint8Array>({
     start(controller) {
       for (const piece of pieces as string[]) controller.enqueue(encoder.encode(piece));
       controller.close();
     },
   });
+}
+
+async function deepseekStream(input: any): Promise<AsyncIterable<any>> {
+  const body = sseBody(input);
+  const { parseSse } = await load(join(DEEPSEEK, "sse.ts"));
+  const { translate } = await load(join(DEEPSEEK, "translate.ts"));
+  return translate(parseSse(body));
+}
+
+async function openaiMap(input: any): Promise<Json> {
   const chunks: Json[] = [];
-  for await (const chunk of translate(parseSse(body))) {
+  for await (const chunk of await deepseekStream(input)) {
     const copy = json(chunk) as any;
     finishCode(copy);
     chunks.push(copy);
   }
   return { chunks };
+}
+
+// T11: stream.openai_fold is upstream's own reading of an adapter's stream: the chunks of
+// translate(parseSse(body)) pushed into BlockAssembler (assembler.ts); a throw becomes the
+// terminal finish LlmRuntime.stream() makes of it (index.ts adapterFailureChunk, over
+// adapter-failure.ts normalizeLlmFailure: `aborted` when the code is ABORTED, else `error`;
+// no signal is aborted here). The result is read as T6 reads the assembler.
+async function openaiFold(input: any): Promise<Json> {
+  const source = await deepseekStream(input);
+  const { BlockAssembler } = await load(join(LLM, "assembler.ts"));
+  const { normalizeLlmFailure } = await load(join(LLM, "adapter-failure.ts"));
+  const assembler = new BlockAssembler();
+  try {
+    for await (const chunk of source) assembler.push(chunk);
+  } catch (err) {
+    if (err instanceof Error && /Cannot find (module|package)|ERR_MODULE_NOT_FOUND/.test(String(err))) throw err;
+    const failure = normalizeLlmFailure(err);
+    assembler.push({ type: "finish", reason: { kind: failure.code === "ABORTED" ? "aborted" : "error", failure } });
+  }
+  const message = assembler.message();
+  const finish = json(assembler.finish) as any;
+  failureCode(finish.failure);
+  return json({ message: { role: message.role, content: message.content }, finish, usage: assembler.usage ?? null });
 }
 
 // -- attribution (packages/llm/llm/src/attribution.ts) --------------------------------------
@@ -309,6 +347,7 @@ const FUNCTIONS: Record<string, (input: unknown) => Promise<Json>> = {
   "stream.enforce": enforce,
   "stream.assemble": assemble,
   "stream.openai_map": openaiMap,
+  "stream.openai_fold": openaiFold,
   "stream.attribution_headers": attribution,
 };
 

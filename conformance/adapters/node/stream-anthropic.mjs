@@ -16,7 +16,7 @@
 
 import { LoomError } from "./journal.mjs";
 import { Fields, assemble, decodeBlock, isObject, jsonType, list, wireError } from "./stream.mjs";
-import { attributionHeaders, inputObject, sseData } from "./stream-io.mjs";
+import { attributionHeaders, inputObject, parsePayload, sseData } from "./stream-io.mjs";
 
 const failure = (message, code) => ({ kind: "error", failure: { message, code } });
 const BLOCK_TYPES = { text: "text", thinking: "reasoning", tool_use: "tool-call" };
@@ -164,12 +164,7 @@ export function mapMessagesStream(pieces) {
     yield utf8.decode();
   }
   for (const data of sseData(texts(), { endsLastEvent: true })) {
-    let payload;
-    try {
-      payload = JSON.parse(data);
-    } catch {
-      throw new LoomError("stream.provider.malformed-event", "an event's data is not JSON");
-    }
+    const payload = parsePayload(data); // as the OpenAI mapping reads it (#stream.openai.json-payload)
     out.push(...mapper.feed(payload));
     if (mapper.ended) break;
   }
@@ -286,7 +281,10 @@ export function buildMessagesBody(request, defaultMaxTokens) {
     if (last && last.role === role) last.content.push(...content); // one turn per role
     else messages.push({ role, content });
   }
-  const body = { model: request.model, max_tokens: request.maxTokens ?? defaultMaxTokens, messages, stream: true };
+  const maxTokens = request.maxTokens ?? defaultMaxTokens;
+  // spec: stream.anthropic.request — the least max_tokens the API takes
+  if (maxTokens < 1) throw invalid("max_tokens must be at least 1");
+  const body = { model: request.model, max_tokens: maxTokens, messages, stream: true };
   if (system.length) body.system = system.join("\n\n");
   if (request.tools.length) {
     body.tools = request.tools.map((t) => ({ name: t.name, description: t.description,
@@ -300,13 +298,14 @@ function requestVector(input) {
   const data = inputObject(input, "$", ["request", "apiKey", "identity"], ["defaultMaxTokens", "version"]);
   const request = requestOf(data.request);
   const identity = inputObject(data.identity, "$.identity", ["product", "version", "url"]);
-  const userAgent = attributionHeaders(identity)["User-Agent"]; // argument.invalid on bad values
+  const userAgent = attributionHeaders(identity)["user-agent"]; // argument.invalid on bad values
   const { apiKey, version = "2023-06-01", defaultMaxTokens = 4096 } = data;
   for (const [name, v] of [["apiKey", apiKey], ["version", version]]) {
     if (typeof v !== "string" || !PRINTABLE.test(v)) throw invalid(`${name} must be a non-empty single-line printable ASCII string`);
   }
   if (!Number.isInteger(defaultMaxTokens) || defaultMaxTokens < 1) throw invalid("defaultMaxTokens is an int >= 1");
-  const headers = { "User-Agent": userAgent, "x-api-key": apiKey, "anthropic-version": version,
+  // spec: stream.vectors.header-names — every name in lowercase
+  const headers = { "user-agent": userAgent, "x-api-key": apiKey, "anthropic-version": version,
     "content-type": "application/json", accept: "text/event-stream" };
   return { method: "POST", path: "/v1/messages", headers, body: buildMessagesBody(request, defaultMaxTokens) };
 }

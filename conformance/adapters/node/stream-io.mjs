@@ -12,12 +12,14 @@
 //   `raiseAfter` k raises after k chunks, honours its signal; chunks pass unchecked.
 // - The OpenAI mapping (#stream.openai): WHATWG server-sent events, `[DONE]` ends; text and
 //   reasoning blocks open at their first non-empty fragment; a provider tool-call index gets
-//   its own protocol index; usage and finish are deferred to the end; disjoint usage.
+//   its own protocol index; usage and finish are deferred to the end; disjoint usage; a stop
+//   with no block is an empty response. `stream.openai_fold` reads the same chunks behind the
+//   consumer wrapper and folds them (#stream.vectors.openai-fold).
 // - Attribution (#stream.attribution): the User-Agent only, from static, printable,
-//   single-line identity facts.
+//   single-line identity facts; header names in lowercase (#stream.vectors.header-names).
 
 import { LoomError } from "./journal.mjs";
-import { decodeChunks, decodeUsage, isObject, jsonType, list, wireError } from "./stream.mjs";
+import { assemble, decodeChunks, decodeUsage, isObject, jsonType, list, wireError } from "./stream.mjs";
 
 const failure = (message, code) => ({ message, code });
 const finishError = (message, code) => ({ type: "finish", reason: { kind: "error", failure: failure(message, code) } });
@@ -185,9 +187,9 @@ export class ChatCompletionsMapper {
   feed(payload) {
     const out = [];
     if (truthy(payload.error) && this.error === null) {
-      // spec: stream.openai — "An in-band {"error": ...} payload ends the stream in error"
+      // spec: stream.openai.in-band-error — an in-band {"error": ...} payload ends the stream in error
       const m = isObject(payload.error) ? payload.error.message : undefined;
-      const message = typeof m === "string" && m !== "" ? m : JSON.stringify(payload.error);
+      const message = typeof m === "string" && m !== "" ? m : "the provider reported an error in the stream";
       this.error = { kind: "error", failure: failure(message, "stream.provider.in-band-error") };
     }
     // spec: stream.openai.defer-usage-and-finish — remembered now, emitted at the end; the
@@ -265,10 +267,14 @@ export class ChatCompletionsMapper {
   /** The end of the provider's stream: closing block-ends, usage if any, finish. */
   end() {
     const out = [];
-    const finish = this.error ?? this.finish ?? {
+    let finish = this.error ?? this.finish ?? {
       kind: "error", // spec: stream.openai.no-finish-reason-is-error — blocks left open
       failure: failure("the provider's stream ended without a finish_reason", "stream.provider.no-finish-reason"),
     };
+    // spec: stream.openai.empty-response — a stop (or absent) finish with no block opened
+    if (this.error === null && this.next === 0 && (this.finish === null || this.finish.kind === "stop")) {
+      finish = { kind: "error", failure: failure("the provider completed a response with no content", "stream.provider.empty-response") };
+    }
     if (finish.kind !== "error" && finish.kind !== "aborted") {
       // "On a normal finish, including max-tokens, every open block is closed", in index order
       const open = [];
@@ -297,23 +303,48 @@ function mapFinish(reason) {
   return { kind: "error", failure: failure(`unknown finish_reason ${JSON.stringify(reason)}`, "stream.provider.unknown-finish-reason") };
 }
 
-/** The whole pure path, body text to chunks (`map_event_stream`). */
-export function mapEventStream(pieces) {
-  const mapper = new ChatCompletionsMapper();
-  const out = [];
-  for (const data of sseData(pieces)) {
-    if (data.replace(/^[\t\n\f\r ]+|[\t\n\f\r ]+$/g, "") === "[DONE]") break; // the end marker, ASCII whitespace stripped (not trim: U+FEFF, U+00A0)
-    let payload;
-    try {
-      payload = JSON.parse(data);
-    } catch {
-      throw new LoomError("stream.provider.malformed-event", "an event's data is not JSON");
-    }
-    if (!isObject(payload)) throw new LoomError("stream.provider.malformed-event", `an event's data is a JSON ${jsonType(payload)}`);
-    out.push(...mapper.feed(payload));
+/**
+ * An event's data read as JSON (#stream.openai.json-payload: NaN and Infinity are not JSON,
+ * JSON.parse refuses them) holding no number beyond a double's range (#stream.openai.number-range:
+ * JSON.parse reads 1e400 as Infinity, refused here); else stream.provider.malformed-event.
+ */
+export function parsePayload(data) {
+  const beyond = (_key, value) => {
+    if (typeof value === "number" && !Number.isFinite(value)) throw new RangeError("a number beyond the range of a double");
+    return value;
+  };
+  try {
+    return JSON.parse(data, beyond);
+  } catch (e) {
+    throw new LoomError("stream.provider.malformed-event", `an event's data is not JSON: ${e.message}`);
   }
-  out.push(...mapper.end());
-  return out;
+}
+
+/** The whole pure path, body text to chunks (`map_event_stream`), chunk by chunk. */
+export function* eventStreamChunks(pieces) {
+  const mapper = new ChatCompletionsMapper();
+  for (const data of sseData(pieces)) {
+    // spec: stream.openai.sse, stream.openai.done-whitespace — the end marker, ASCII whitespace
+    // stripped (not trim: U+FEFF, U+00A0)
+    if (data.replace(/^[\t\n\f\r ]+|[\t\n\f\r ]+$/g, "") === "[DONE]") break;
+    const payload = parsePayload(data);
+    // spec: stream.openai.object-payload
+    if (!isObject(payload)) throw new LoomError("stream.provider.malformed-event", `an event's data is a JSON ${jsonType(payload)}`);
+    yield* mapper.feed(payload);
+  }
+  yield* mapper.end(); // [DONE], or the body's end (#stream.openai.end-of-body)
+}
+
+export const mapEventStream = (pieces) => [...eventStreamChunks(pieces)];
+
+/**
+ * spec: stream.vectors.openai-fold — the mapping's chunks behind the consumer wrapper (a raise
+ * becomes a terminal finish error with its code), folded by the tolerant assembler.
+ */
+function openaiFold(pieces) {
+  const adapter = { stream: () => eventStreamChunks(pieces) };
+  const { message, finish, usage } = assemble([...consume(adapter, {}, { aborted: false, reason: null })]);
+  return { message, finish, usage };
 }
 
 // -- attribution (#stream.attribution) -----------------------------------------------------
@@ -334,7 +365,8 @@ export function attributionHeaders(identity) {
   }
   // the url stands in the header's comment as it is
   if (/[()\\]/.test(identity.url)) throw bad("identity url holds '(', ')' or '\\'");
-  return { "User-Agent": `${identity.product}/${identity.version} (+${identity.url})` };
+  // spec: stream.vectors.header-names — the name in lowercase (one header in any case)
+  return { "user-agent": `${identity.product}/${identity.version} (+${identity.url})` };
 }
 
 // -- vector functions (spec/stream.md § Conformance vectors) -------------------------------
@@ -426,6 +458,7 @@ function usageBilled(input) {
 export const STREAM_IO_VECTORS = {
   "stream.consume": consumeVector,
   "stream.openai_map": (input) => ({ chunks: mapEventStream(openaiInput(input)) }),
+  "stream.openai_fold": (input) => openaiFold(openaiInput(input)),
   "stream.attribution_headers": (input) => ({ headers: attributionHeaders(attributionInput(input)) }),
   "stream.usage_billed": usageBilled,
 };

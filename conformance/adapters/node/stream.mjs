@@ -170,6 +170,7 @@ const RULE = {
   nothingAfterFinish: "stream.nothing-after-finish",
   index: "stream.index-non-negative-integer",
   blockStartUnique: "stream.block-start-unique",
+  blockStartAfterEnd: "stream.block-start-after-end",
   deltaTargetsOpen: "stream.delta-targets-open-block",
   blockEndClosesOpen: "stream.block-end-closes-open-block",
   openAtFinish: "stream.open-blocks-at-finish",
@@ -180,6 +181,8 @@ const RULE = {
 // The life of one block index: (state, event) -> state; a miss is the event's rule.
 const BLOCK_TRANSITIONS = { "unseen start": "open", "open delta": "open", "open end": "closed" };
 const BLOCK_MISS_RULE = { start: RULE.blockStartUnique, delta: RULE.deltaTargetsOpen, end: RULE.blockEndClosesOpen };
+// spec: stream.block-start-after-end — a start of an index after its block-end (loom-ref's choice)
+const BLOCK_MISS_OVERRIDES = { "closed start": RULE.blockStartAfterEnd };
 
 // The life of the stream: (state, event) -> state; a miss names its rule.
 const STREAM_TRANSITIONS = {
@@ -222,15 +225,16 @@ function checkIdentity(block, id, name, report) {
   else if (name !== block.name) report(RULE.identity);
 }
 
-// spec: stream.block-start-unique, stream.delta-targets-open-block,
+// spec: stream.block-start-unique, stream.block-start-after-end, stream.delta-targets-open-block,
 // stream.block-end-closes-open-block — the block table, plus "of its own type".
 function feedBlock(blocks, chunk, report) {
   if (!isValidIndex(chunk.index)) return; // "A chunk with an invalid index addresses no block."
   const event = blockEvent(chunk);
   const type = blockTypeOf(chunk);
   const block = blocks.get(chunk.index);
-  const next = BLOCK_TRANSITIONS[`${block ? block.state : "unseen"} ${event}`];
-  if (!next) return report(BLOCK_MISS_RULE[event]);
+  const move = `${block ? block.state : "unseen"} ${event}`;
+  const next = BLOCK_TRANSITIONS[move];
+  if (!next) return report(BLOCK_MISS_OVERRIDES[move] ?? BLOCK_MISS_RULE[event]);
   if (!block) return void blocks.set(chunk.index, { state: next, type });
   if (block.type !== type) return report(BLOCK_MISS_RULE[event]);
   if (chunk.type === "tool-call-delta") checkIdentity(block, chunk.id, chunk.name, report);

@@ -288,6 +288,16 @@ def _fresh_index(chunks: tuple[StreamChunk, ...]) -> int:
     return max(used, default=-1) + 1
 
 
+def _end_of(chunks: tuple[StreamChunk, ...], start: int, finish: int) -> int:
+    """The position of the block-end closing the block started at ``start``, else ``finish``."""
+    index = getattr(chunks[start], "index", None)
+    for i in range(start + 1, finish):
+        chunk = chunks[i]
+        if isinstance(chunk, BlockEnd) and chunk.index == index:
+            return i
+    return finish
+
+
 def _insert(
     chunks: tuple[StreamChunk, ...], at: int, new: list[StreamChunk]
 ) -> tuple[StreamChunk, ...]:
@@ -362,21 +372,28 @@ def _violation(draw: st.DrawFn, rule: Rule) -> ViolatingStream:
             )
         ]
         mutation = f"a chunk with block index {bad!r} inserted"
-    elif rule is Rule.BLOCK_START_UNIQUE:
-        starts = [i for i, c in enumerate(chunks) if isinstance(c, BlockStart)]
-        if starts:
-            start = draw(st.sampled_from(starts), label="repeated block-start")
-            at = draw(st.integers(start + 1, finish), label="insert at")
+    elif rule in (Rule.BLOCK_START_UNIQUE, Rule.BLOCK_START_AFTER_END):
+        # unique: repeated while the block is open; after-end: repeated after its block-end
+        open_now = rule is Rule.BLOCK_START_UNIQUE
+        spans = [(i, _end_of(chunks, i, finish)) for i, c in enumerate(chunks)
+                 if isinstance(c, BlockStart)]
+        spans = [(i, end) for i, end in spans if open_now or end < finish]
+        if spans:
+            start, end = draw(st.sampled_from(spans), label="repeated block-start")
+            low, high = (start + 1, end) if open_now else (end + 1, finish)
+            at = draw(st.integers(low, high), label="insert at")
             new = [chunks[start]]
         else:
             opened = BlockStart(index=fresh, block_type=BlockType.TEXT)
-            new = [opened, BlockEnd(index=fresh, block=TextBlock(text="")), opened]
+            closed = BlockEnd(index=fresh, block=TextBlock(text=""))
+            new = [opened, opened, closed] if open_now else [opened, closed, opened]
+        repeated = at + (1 if open_now and not spans else len(new) - 1)
         return ViolatingStream(
             chunks=_insert(chunks, at, new),
             rule=rule,
-            index=at + len(new) - 1,
+            index=repeated,
             base=base,
-            mutation="a block-start repeated",
+            mutation="a block-start repeated " + ("while open" if open_now else "after its end"),
         )
     elif rule is Rule.DELTA_TARGETS_OPEN_BLOCK:
         new = [
