@@ -261,5 +261,5 @@ def test_ctrl_c_stops_the_implementation_and_prints_what_ran(tmp_path: Path) -> 
     assert runner.returncode == 130, (out, err)
     assert "Traceback" not in out + err
     assert "loom-ref: interrupted" in err
-    assert "ran " in out and "interrupted (Ctrl-C) after " in out
+    assert "sent " in out and "interrupted (Ctrl-C) after " in out
     assert not _alive(adapter)
