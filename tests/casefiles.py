@@ -146,6 +146,7 @@ WEAKER: dict[str, str] = {
     "stream.wire/unknown-variant": _WIRE,
     "stream.wire/usage-has-no-index": _WIRE,
     "taint.guard/empty-origin": _STRICT,
+    "taint.guard/whitespace-origin": "what counts as an empty origin is loom-ref's reading",
     "taint.unwrap/container-of-tainted": "refusing to unwrap an untainted value is loom-ref's",
     "taint.unwrap/plain-value": "refusing to unwrap an untainted value is loom-ref's",
     "validators.check/missing-delta-form-refused": _STRICT,

@@ -16,7 +16,8 @@ import importlib
 from collections.abc import Callable, Mapping
 from typing import Any
 
-__all__ = ["PROVIDERS", "VectorFunction", "load_functions"]
+__all__ = ["PROVIDERS", "REFUSAL_PROVIDERS", "VectorFunction", "load_functions",
+           "load_refusals"]
 
 VectorFunction = Callable[[Any], Any]
 
@@ -25,6 +26,12 @@ PROVIDERS = ("loom_ref.journal.vectors", "loom_ref.journal.vectors_disk",
              "loom_ref.stream.vectors", "loom_ref.governance.vectors",
              "loom_ref.effects.vectors", "loom_ref.kernel.vectors",
              "loom_ref.agent.vectors")
+
+
+#: Modules that may expose ``VECTOR_REFUSALS: dict[str, Callable[[input], frozenset[str]]]``:
+#: for a function whose spec lets an input with several problems be refused for any of them,
+#: every refusal code an input deserves (``conformance/INTERPRETING.md`` section 14).
+REFUSAL_PROVIDERS = ("loom_ref.governance.refusals",)
 
 
 def load_functions(providers: tuple[str, ...] = PROVIDERS
@@ -45,3 +52,20 @@ def load_functions(providers: tuple[str, ...] = PROVIDERS
         for fname, fn in functions.items():
             table.setdefault(str(fname), fn)
     return table, missing
+
+
+def load_refusals(providers: tuple[str, ...] = REFUSAL_PROVIDERS
+                  ) -> dict[str, Callable[[Any], frozenset[str]]]:
+    """Per function, the oracle of the refusal codes an input deserves (a provider that
+    cannot be imported gives none: its functions' refusals must then agree exactly)."""
+    table: dict[str, Callable[[Any], frozenset[str]]] = {}
+    for name in providers:
+        try:
+            module = importlib.import_module(name)
+        except Exception:  # as load_functions: a layer under construction
+            continue
+        oracles = getattr(module, "VECTOR_REFUSALS", None)
+        if isinstance(oracles, Mapping):
+            for fname, oracle in oracles.items():
+                table.setdefault(str(fname), oracle)
+    return table

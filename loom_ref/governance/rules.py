@@ -26,7 +26,9 @@ Rules (``spec/governance.md`` § Validators):
   most ``w`` characters wide starts no earlier than ``fresh - (w - 1)``, where ``fresh`` is the
   offset where the delta begins. So a bounded rule re-scans only from there; the conditions
   still see the whole text handed to the scan, before that position included. An unbounded
-  rule scans the whole text it is handed.
+  rule scans the whole text it is handed. Either way a match lying wholly before ``fresh`` is
+  not reported (an artefact of the window's cut): the scan goes on past it as past a refused
+  candidate.
 """
 
 from __future__ import annotations
@@ -150,10 +152,12 @@ class PatternRule:
         default=None, validator=_checked(_or_none(_count(0)), "an int >= 0 or None"))
 
     def first_match(self, text: str, fresh: int = 0) -> re.Match[str] | None:
-        """The leftmost accepted match that could end after offset ``fresh`` of ``text``.
+        """The leftmost accepted match of ``text`` that ends after offset ``fresh``.
 
         ``fresh=0`` scans the whole text (the output form). With ``fresh > 0`` a bounded rule
-        starts scanning at ``fresh - (max_width - 1)`` (spec: guards.tail-scan).
+        starts scanning at ``fresh - (max_width - 1)``, and a match lying wholly before
+        ``fresh`` is not reported: the scan goes on one character after its start, as after a
+        refused candidate (spec: guards.tail-scan).
         """
         check_scan_args(text, fresh)
         return self._first_match(text, fresh)
@@ -168,9 +172,9 @@ class PatternRule:
                 return None
             if self.required_offset is not None:
                 start = max(start, at - self.required_offset)
-        if self.accept is None and self.boundary is None:
+        if self.accept is None and self.boundary is None and fresh == 0:
             return self.pattern.search(text, start)  # no conditions: the first candidate
-        return next(self._scan(text, start), None)
+        return next(self._scan(text, start, fresh), None)
 
     def finditer(self, text: str) -> Iterator[re.Match[str]]:
         """Every accepted match of ``text``, left to right, each scan resuming at the end of the
@@ -178,12 +182,14 @@ class PatternRule:
         check_scan_args(text, 0)
         return self._scan(text, 0)
 
-    def _scan(self, text: str, start: int) -> Iterator[re.Match[str]]:
+    def _scan(self, text: str, start: int, fresh: int = 0) -> Iterator[re.Match[str]]:
         """spec: validators.rule-conditions -- the leftmost candidate from ``start``; a
-        candidate the conditions refuse resumes the scan one character after its start."""
+        candidate the conditions refuse resumes the scan one character after its start, and
+        so does one that ends at or before ``fresh`` (spec: guards.tail-scan: a match lying
+        wholly before the delta is an artefact of the window's cut, never reported)."""
         pos = start
         while (match := self.pattern.search(text, pos)) is not None:
-            if self._accepts(text, match):
+            if match.end() > fresh and self._accepts(text, match):
                 yield match
                 pos = match.end() if match.end() > match.start() else match.end() + 1
             else:

@@ -10,9 +10,13 @@ names to them, for the conformance harness.
   ``{"ok": true}`` or ``{"ok": false, "code", "path", "origin"}``.
 - ``validators.check_output``: ``{"validator": <validator>, "text": "..."}`` -> ``{"ok": true}``
   or ``{"ok": false, "code", "validator", "rule", "span"}``.
-- ``guards.run``: ``{"validators": [<validator>...], "window"?: n, "deltas": [...],
+- ``guards.run``: ``{"validators"?: [<validator>...], "window"?: n, "deltas": [...],
   "holdBack"?: false, "maxTokens"?: n}`` -> ``{"delivered", "flushed", "severedAt", "code",
   "rule"}``.
+- The whole input is checked before anything runs; an explicit ``null`` ``maxTokens`` or
+  ``maxWidth`` is absent, any other optional ``null`` is ``argument.invalid``; which refusal
+  an input with several problems gets is implementation-defined (spec: guards.vector-run;
+  :mod:`loom_ref.governance.refusals` names the refusals an input deserves).
 - ``taint.unwrap``: ``{"value": <json>}`` -> ``{"value": <the tainted value's content>}``;
   a value that is not tainted is ``argument.not-tainted`` (spec: taint.unwrap-explicit).
 - ``validators.check``: ``{"validator", "phase": "input" | "output" | "delta", "value"}`` ->

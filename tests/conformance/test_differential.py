@@ -229,8 +229,9 @@ def pair() -> Iterator[Pair]:
 
 
 # -- comparing ------------------------------------------------------------------------------------
-def agree(fn: str, replies: dict[str, Any]) -> bool:
-    return not disagreement(fn, replies["python"], replies["node"], SCHEMAS)
+def agree(fn: str, replies: dict[str, Any], inp: Any) -> bool:
+    # two refusals whose codes the input both deserves agree (INTERPRETING.md section 14)
+    return not disagreement(fn, replies["python"], replies["node"], SCHEMAS, inp)
 
 
 def _show(value: Any, limit: int = 1500) -> str:
@@ -240,7 +241,7 @@ def _show(value: Any, limit: int = 1500) -> str:
 
 def check(pair: Pair, fn: str, inp: Any) -> None:
     replies = pair.run(fn, inp)
-    if agree(fn, replies) or _known(fn, inp) is not None:
+    if agree(fn, replies, inp) or _known(fn, inp) is not None:
         return
     pytest.fail(f"{fn} disagrees on input {_show(inp)}\n  python: {_show(replies['python'])}"
                 f"\n  node:   {_show(replies['node'])}", pytrace=False)
@@ -276,6 +277,6 @@ def test_known_differences_still_differ(pair: Pair, known: Known) -> None:
     # and still disagrees. Once the lead fixes it this fails: delete the entry.
     fn, example = known.functions[0], canonical(known.example)
     assert known.applies(example), "the entry's predicate does not cover its example"
-    assert not agree(fn, pair.run(fn, example)), (
+    assert not agree(fn, pair.run(fn, example), example), (
         f"{fn} now agrees on {_show(example)}: delete this KNOWN_DIFFERENCES entry "
         f"({known.reason})")

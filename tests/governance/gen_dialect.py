@@ -80,6 +80,59 @@ def register(case: Callable[..., None]) -> None:
     outside("class", "[^]", "an empty class: ECMAScript's [^] matches any character, "
             "Python reads [^]...] as a class holding ].")
 
+    # where the text had left a reason open (issue 29: found by a blind Go implementation)
+    def refused(name: str, pattern: str, reason: str, why: str,
+                anchor: str = "patterns.reasons") -> None:
+        deny(name, anchor, f"{pattern!r} is outside the portable dialect, reason {reason}: {why}",
+             {"patterns": [pattern]}, "x",
+             {"error": "argument.pattern", "details": {"reason": reason}})
+
+    refused("reason-escape-class-backspace", "[\\b]", "escape", "inside a class only the "
+            "class grammar applies; \\b there is a backspace to Python and ECMAScript, never "
+            "an anchor.")
+    refused("reason-escape-class-backslash-digit", "[\\1]", "escape", "inside a class \\1 is "
+            "an octal escape to Python, never a backreference.")
+    refused("reason-class-escape-in-class", "[\\d]", "class-escape", "a class escape stays a "
+            "class escape inside a class.")
+    refused("reason-anchor-word-boundary", "a\\b", "anchor", "outside a class \\b is the "
+            "word boundary.")
+    refused("reason-syntax-count-at-start", "{2}", "syntax", "a well-formed count where an atom "
+            "is expected has nothing to repeat.")
+    refused("reason-escape-brace-at-start", "{x", "escape", "a { that opens no count where an "
+            "atom is expected is a literal to Python, an error to ECMAScript's u mode.")
+    refused("reason-quantifier-malformed-count", "a{,3}", "quantifier", "a { after an atom "
+            "that opens no well-formed count ({,n} is a count to Python, a literal to others).")
+    refused("reason-quantifier-count-after-star", "a*{2}", "quantifier", "a counted "
+            "quantifier right after a quantifier.")
+    refused("reason-empty-repeat-optional", "a(?:b?)?", "empty-repeat", "? is a quantifier "
+            "too: its operand b? can match the empty string.", anchor="patterns.limits")
+    refused("reason-empty-repeat-zero-count", "a(?:b?){0}", "empty-repeat", "{0} is a "
+            "quantifier too: its operand b? can match the empty string.",
+            anchor="patterns.limits")
+    refused("reason-repeat-under-zero-count", "(?:a{1001}){0}b", "repeat", "a single count "
+            "above 1000 is out even under {0}: engines refuse the count before they look "
+            "around it.", anchor="patterns.limits")
+    refused("reason-size-counts-maximum", "x[a-z]{1,1000}" * 10, "size", "{1,1000} counts its "
+            "maximum for the expanded size: ten times 1001 is 10010, above 10000.",
+            anchor="patterns.limits")
+    deny("size-counts-minimum-of-open", "patterns.limits",
+         "{900,} counts its minimum for the expanded size: eleven times 901 is 9911, within "
+         "10000, so the pattern is in the dialect.",
+         {"patterns": ["x[a-z]{900,}" * 11]}, "x", {"ok": True})
+    deny("repeat-product-at-limit", "patterns.limits",
+         "Nested counts multiplying to exactly 1000 are in the dialect: (?:a{2}){500}.",
+         {"patterns": ["(?:a{2}){500}"]}, "x", {"ok": True})
+    refused("reason-class-misplaced-dash", "[a-b-c]", "class", "a - after a range is neither "
+            "between two characters of a range nor first or last.")
+    refused("reason-syntax-reversed-range", "[z-a]", "syntax", "a reversed range is no regex "
+            "in any engine.")
+    refused("reason-backreference-named", "(?P=n)", "backreference", "a named backreference "
+            "(Python's); RE2, Go and Rust have none.")
+    refused("reason-escape-nul", "\\0", "escape", "\\0 is NUL to ECMAScript and Python, an "
+            "error to Go: the dialect has no such escape (a case file holds the character).")
+    refused("reason-group-bare", "a(?", "group", "any (? form but (?: is out, a bare one "
+            "too.")
+
     deny("in-dialect-accepted", "patterns.dialect",
          "A pattern in the dialect is accepted and compiled unchanged, whatever it looks like: "
          "an empty group, escaped braces that are no count, an escaped ^ and - in a class.",

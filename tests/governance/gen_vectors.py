@@ -1218,6 +1218,160 @@ check_case("phases-member-not-string", "guards.vector-run",
            {"kind": "pii", "phases": [["output"]]}, "output", "x",
            {"error": "argument.invalid"})
 
+# ---- points the chapter had left open (issue 29: found by a blind Go implementation) -----------
+V = "guards.vector-run"
+NOT_REPORTED = {"severedAt": None, "code": None, "rule": None}
+case("taint.guard", "whitespace-origin", anchor="taint.tainted-value", function=T,
+     description="A non-empty origin is one of at least one code point, whitespace included: "
+     "an origin is a label, never trimmed, so \" \" is an origin.",
+     input={"request": tainted("x", " ")}, intent={**REFUSED, "path": "", "origin": " "})
+case("taint.guard", "non-string-origin", anchor="taint.vector-encoding", function=T,
+     description="A tainted value's origin is a string: 5 is a malformed encoding, "
+     "argument.invalid.",
+     input={"request": {"$tainted": {"value": "x", "origin": 5}}},
+     intent={"error": "argument.invalid"})
+case("taint.guard", "tainted-container-holds-tainted", anchor="taint.no-double-wrap", function=T,
+     description="Only the direct wrap is refused: a tainted value whose content holds a "
+     "tainted value inside a list is allowed, and the fence reports the outer one at its path.",
+     input={"request": {"a": tainted([tainted("x", "llm:in")], "llm:out")}},
+     intent={**REFUSED, "path": "/a", "origin": "llm:out"})
+case("taint.guard", "malformed-after-tainted", anchor="taint.vector-encoding", function=T,
+     description="The input is decoded whole before the fence walks it: a malformed $tainted "
+     "object after a tainted value the fence would report first is still argument.invalid.",
+     input={"request": [tainted("x"), {"$tainted": 5}]}, intent={"error": "argument.invalid"})
+case("taint.guard", "null-request", anchor=V, function=T,
+     description="A request is any JSON, null included: null holds no tainted value.",
+     input={"request": None}, intent={"ok": True})
+case("taint.unwrap", "nested-tainted-kept", anchor="taint.no-double-wrap", function=U,
+     description="Unwrapping a tainted value whose content holds another tainted value (in a "
+     "mapping) returns the content with the inner value still tainted, encoded as in the input.",
+     input={"value": tainted({"a": tainted(1, "llm:in")}, "llm:out")},
+     intent={"value": {"a": tainted(1, "llm:in")}})
+case("taint.unwrap", "malformed-inside-plain", anchor="taint.vector-encoding", function=U,
+     description="A malformed $tainted object inside a plain value is argument.invalid, not "
+     "argument.not-tainted: the input is decoded before unwrap looks at it.",
+     input={"value": [{"$tainted": 5}]}, intent={"error": "argument.invalid"})
+
+check_case("output-value-not-string-without-form", V,
+           "For the output phase the value must be a string, even when the validator has no "
+           "output form (which would accept any text): 5 is argument.invalid.",
+           {"kind": "pii", "phases": ["input"]}, "output", 5, {"error": "argument.invalid"})
+check_case("phases-unknown-name", V,
+           "phases lists names among input, output and delta: another is argument.invalid.",
+           {"kind": "pii", "phases": ["output", "stream"]}, "output", "x",
+           {"error": "argument.invalid"})
+check_case("phases-duplicates-count-once", V,
+           "A phase named twice in phases counts once: the output form is kept.",
+           {"kind": "pii", "phases": ["output", "output"]}, "output", "ssn 123-45-6789",
+           {**VIOLATION, "validator": "pii", "phase": "output", "rule": "ssn", "span": [4, 15]})
+check_case("phases-empty-keeps-no-form", V,
+           "phases [] keeps no form: the output phase then accepts (validators.phases).",
+           {"kind": "pii", "phases": []}, "output", "ssn 123-45-6789", {"ok": True})
+check_case("phases-delta-with-delta-false", V,
+           "\"delta\": false drops the delta form whatever phases lists: checking a delta is "
+           "then refused (validators.phases).",
+           {"kind": "pii", "phases": ["delta"], "delta": False}, "delta", "x",
+           {"error": "argument.invalid"})
+check_case("pii-takes-no-patterns", V,
+           "A member a validator kind does not list is argument.invalid: a pii validator has no "
+           "patterns.", {"kind": "pii", "patterns": ["x"]}, "output", "x",
+           {"error": "argument.invalid"})
+
+deny_case("flag-unknown-name", "A vector's flags name IGNORECASE, MULTILINE or DOTALL only: "
+          "VERBOSE is argument.invalid, never argument.pattern with reason flag (that reason "
+          "is for re flags handed to loom-ref's API).",
+          {"patterns": ["secret"], "flags": ["VERBOSE"]}, "secret",
+          {"error": "argument.invalid"}, anchor="patterns.flags")
+deny_case("flags-duplicated", "A flag named twice counts once.",
+          {"patterns": ["secret"], "flags": ["IGNORECASE", "IGNORECASE"]}, "a SECRET",
+          {**DENY_VIOLATION, "rule": "secret", "span": [2, 8]}, anchor=V)
+deny_case("dialect-portable-1-refused", "The dialect member exists to ask for the python-re "
+          "extension: its one value is python-re, and \"portable-1\" written out is "
+          "argument.invalid (the dialect is portable-1 when the member is absent).",
+          {"patterns": ["secret"], "dialect": "portable-1"}, "secret",
+          {"error": "argument.invalid"}, anchor=V)
+deny_case("max-width-zero", "maxWidth is an integer of at least 1: 0 is argument.invalid.",
+          {"patterns": ["a[0-9]*b"], "maxWidth": 0}, "x", {"error": "argument.invalid"},
+          anchor=V)
+deny_case("max-width-null-absent", "An explicit null maxWidth is read as absent.",
+          {"patterns": ["secret"], "maxWidth": None}, "my secret",
+          {**DENY_VIOLATION, "rule": "secret", "span": [3, 9]}, anchor=V)
+deny_case("delta-null", "null for an optional member other than maxTokens and maxWidth is a "
+          "member of the wrong type: \"delta\": null is argument.invalid.",
+          {"patterns": ["secret"], "delta": None}, "x", {"error": "argument.invalid"},
+          anchor=V)
+
+# the last 13 digits of this 20-digit run pass Luhn (4111111111119); the run is no card
+CUT_RUN = "1234567" + "4111111111119"
+run_case("guards.delta", "card-cut-by-window-not-reported", "guards.tail-scan",
+         "With window 13 the running text keeps only the last 13 digits of a 20-digit run that "
+         "was accepted whole (no card); those 13 pass the Luhn check, but a match lying wholly "
+         "before the new delta is an artefact of the window's cut and is not reported.",
+         {"validators": [PII], "window": 13, "deltas": [CUT_RUN, "y"]},
+         {**NOT_REPORTED, "delivered": [CUT_RUN, "y"]})
+run_case("guards.delta", "max-width-bounds-tail-scan", "validators.width",
+         "maxWidth bounds an unbounded rule for the tail scan: a[0-9]*b with maxWidth 3 scans "
+         "only the last 2 characters before a delta, so a match 5 wide split across deltas is "
+         "not caught (the caller's promise); without maxWidth it is.",
+         {"validators": [{"kind": "deny", "patterns": ["a[0-9]*b"], "maxWidth": 3}],
+          "deltas": ["a12", "3b"]},
+         {**NOT_REPORTED, "delivered": ["a12", "3b"]})
+run_case("guards.delta", "unbounded-scans-whole-window", "guards.tail-scan",
+         "Without maxWidth the unbounded rule a[0-9]*b is handed the whole running text: the "
+         "match split across deltas is severed.",
+         {"validators": [{"kind": "deny", "patterns": ["a[0-9]*b"]}], "deltas": ["a12", "3b"]},
+         {"delivered": ["a12"], "severedAt": 1, "code": SEVERED, "rule": "a[0-9]*b"})
+run_case("guards.delta", "window-negative", V, "A window is an integer of at least 1: -1 is "
+         "argument.invalid.", {"validators": [PII], "window": -1, "deltas": ["x"]},
+         {"error": "argument.invalid"})
+run_case("guards.delta", "window-null", V, "\"window\": null is a member of the wrong type, "
+         "argument.invalid (only maxTokens and maxWidth read null as absent).",
+         {"validators": [PII], "window": None, "deltas": ["x"]}, {"error": "argument.invalid"})
+run_case("guards.delta", "malformed-delta-after-sever", V,
+         "The whole input is checked before the first delta is fed: a delta that is not a "
+         "string refuses the input even after a delta the guard would sever.",
+         {"validators": [PII], "deltas": ["123-45-6789", 5]}, {"error": "argument.invalid"})
+run_case("guards.budget", "zero-budget", "guards.token-count",
+         "A budget of 0 is allowed and lets only empty deltas through (an empty delta counts 0).",
+         {"maxTokens": 0, "deltas": ["", "a"]},
+         {"delivered": [""], "severedAt": 1, "code": BUDGET, "rule": None})
+run_case("guards.budget", "negative-budget-refused", "guards.token-count",
+         "A budget is an integer of at least 0: -1 is argument.invalid.",
+         {"maxTokens": -1, "deltas": ["a"]}, {"error": "argument.invalid"})
+run_case("guards.budget", "max-tokens-null-absent", V,
+         "An explicit null maxTokens is read as absent: no budget.",
+         {"maxTokens": None, "deltas": ["abcdefgh"]},
+         {**NOT_REPORTED, "delivered": ["abcdefgh"]})
+
+steps_case("malformed-step-after-sever", V,
+           "The whole steps list is checked before the first step runs: a step that is not a "
+           "delta, a reset or a flush refuses the input even after a step the guard severs.",
+           {"validators": [PII], "steps": ["123-45-6789", 5]}, "argument.invalid")
+steps_case("step-with-two-orders", V,
+           "A step object is exactly {\"reset\": true} or {\"flush\": true}: one with both "
+           "members is argument.invalid.",
+           {"holdBack": True, "steps": [{"reset": True, "flush": True}]}, "argument.invalid",
+           tier="may")
+steps_case("hold-back-null", V, "\"holdBack\": null is a member of the wrong type, "
+           "argument.invalid.", {"holdBack": None, "steps": ["a"]}, "argument.invalid")
+
+run_case("guards.holdback", "no-delta-form-refused", "guards.hold-back-width",
+         "Extension: hold-back checks as RunningTextGuard does, so a validator without a delta "
+         "form (delta: false) is refused, argument.invalid.",
+         {"validators": [{"kind": "deny", "patterns": ["ab"], "delta": False}], "holdBack": True,
+          "deltas": ["a"]}, {"error": "argument.invalid"}, tier="may")
+run_case("guards.holdback", "pii-needs-window-345", "guards.hold-back-width",
+         "Extension: pii's widest rule (email) is 345 characters, so a window of 344 is "
+         "narrower than it: argument.invalid.",
+         {"validators": [PII], "holdBack": True, "window": 344, "deltas": ["a"]},
+         {"error": "argument.invalid"}, tier="may")
+run_case("guards.holdback", "zero-count-is-bounded", "validators.width",
+         "Extension: a {0} makes its operand 0 wide whatever it is, so (?:a+){0}b is bounded (1 "
+         "wide) and hold-back holds nothing back for it.",
+         {"validators": [{"kind": "deny", "patterns": ["(?:a+){0}b"]}], "holdBack": True,
+          "deltas": ["xyz", "a"]}, {**NOT_REPORTED, "delivered": ["xyz", "a"], "flushed": ""},
+         tier="may")
+
 gen_dialect.register(case)  # the validators.dialect group (spec: patterns.*)
 
 # ---- machinery ----------------------------------------------------------------------------

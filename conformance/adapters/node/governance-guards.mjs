@@ -23,6 +23,9 @@
 //   token budget), releases all but the last max_width - 1 characters, drops the held text
 //   on any sever of that chain or a reset, flushes the rest once, and after a sever flushes
 //   nothing but the sever again, repeated (#guards.hold-back*).
+// - The whole input is checked before the first delta or step runs; which refusal an input
+//   with two problems gets is implementation-defined (#guards.vector-run): this adapter reads
+//   the validators before the deltas, loom-ref the deltas first, and the fuzzer excuses it.
 
 import { LoomError } from "./journal.mjs";
 import { buildValidator, cpLength, cpTail, invalid, members } from "./governance.mjs";

@@ -175,16 +175,18 @@ export function compileRule(name, source, flags, { maxWidth = null, accept = nul
  * The leftmost match of `rule` in `text` at or after code point `from` that its conditions
  * accept, as a code-point span, or null (#validators.rule-conditions). The boundary condition
  * sees the whole text, before `from` included (#guards.tail-scan); after a refused candidate
- * the scan resumes one code point after that candidate's start.
+ * the scan resumes one code point after that candidate's start. A match ending at or before
+ * code point `fresh` (where a delta begins) lies wholly in text checked before: it is passed
+ * over the same way, never reported (#guards.tail-scan).
  */
-export function ruleMatch(rule, text, from = 0) {
+export function ruleMatch(rule, text, from = 0, fresh = 0) {
   const re = rule.regex;
   re.lastIndex = cpOffset(text, from);
   let m;
   while ((m = re.exec(text)) !== null) {
     const start = cpLength(text.slice(0, m.index));
     const end = start + cpLength(m[0]);
-    if ((!rule.boundary || rule.boundary(text, m.index, m.index + m[0].length))
+    if (end > fresh && (!rule.boundary || rule.boundary(text, m.index, m.index + m[0].length))
         && (!rule.accept || rule.accept(m[0]))) return [start, end];
     re.lastIndex = m.index + (text.codePointAt(m.index) > 0xffff ? 2 : 1);
   }
@@ -203,9 +205,9 @@ export function* ruleMatches(rule, text) {
 
 /** `pattern_validator(name, rules)`: every form scans with the rules in order. */
 export function patternValidator(name, rules, phases = PHASES) {
-  const scan = (phase, text, path, from = () => 0) => {
+  const scan = (phase, text, path, from = () => 0, fresh = 0) => {
     for (const rule of rules) {
-      const span = ruleMatch(rule, text, from(rule));
+      const span = ruleMatch(rule, text, from(rule), fresh);
       if (span) throw violation(name, phase, rule.name, span, path);
     }
   };
@@ -217,9 +219,10 @@ export function patternValidator(name, rules, phases = PHASES) {
     },
     output: (text) => scan("output", text),
     // `fresh` (code points): where the new delta begins; a bounded rule scans from
-    // fresh - (w - 1), an unbounded one from 0 (#guards.tail-scan).
+    // fresh - (w - 1), an unbounded one from 0, and neither reports a match lying wholly
+    // before the delta (#guards.tail-scan).
     delta: (text, fresh = 0) => scan("delta", text, undefined,
-      (rule) => (rule.width === Infinity ? 0 : Math.max(0, fresh - (rule.width - 1)))),
+      (rule) => (rule.width === Infinity ? 0 : Math.max(0, fresh - (rule.width - 1))), fresh),
   };
   const validator = { name, rules, forms: {} };
   for (const p of phases) validator.forms[p] = forms[p];

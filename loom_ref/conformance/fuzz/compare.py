@@ -11,22 +11,55 @@ Rules (``conformance/INTERPRETING.md`` sections 7 and 14):
   messages are text a case never pins: ``{"$type": "string"}``).
 - Both skipping agree; one skipping does not. An ``errored`` reply, a reply that breaks the
   protocol's schema, a crash or a timeout agrees with nothing.
+- Two refusals of one input with different codes agree when both codes are among the
+  refusals the input deserves: where the spec lets an input with several problems be refused
+  for any of them (``spec/governance.md``, ``guards.vector-run``), the function's oracle
+  (:func:`~loom_ref.conformance.functions.load_refusals`) names them, computed by loom-ref
+  whatever the reference side is.
 """
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Mapping
 from typing import Any
 
 from loom_ref.conformance.case import Case
+from loom_ref.conformance.functions import load_refusals
 from loom_ref.conformance.match import match
 from loom_ref.conformance.runner import expectation_of
 from loom_ref.conformance.schemas import SchemaSet, describe
 
-__all__ = ["disagreement", "expect_of", "failure_of", "scenario_disagreement",
-           "scenario_expect_of"]
+__all__ = ["disagreement", "either_refusal", "expect_of", "failure_of",
+           "scenario_disagreement", "scenario_expect_of"]
 
 _STRING = {"$type": "string"}
+_NO_INPUT = object()
+
+
+@functools.cache
+def _oracles() -> dict[str, Any]:
+    return load_refusals()
+
+
+def _code(observations: Any) -> str | None:
+    error = observations.get("error") if isinstance(observations, Mapping) else None
+    code = error.get("code") if isinstance(error, Mapping) else None
+    return code if isinstance(code, str) else None
+
+
+def either_refusal(function: str, value: Any, reference: Mapping[str, Any],
+                   other: Mapping[str, Any]) -> bool:
+    """Whether two answers to ``value`` are refusals with different codes that the input
+    both deserves (INTERPRETING.md section 14): then neither side is wrong."""
+    ref_code, other_code = _code(reference), _code(other)
+    if ref_code is None or other_code is None or ref_code == other_code:
+        return False
+    oracle = _oracles().get(function)
+    if oracle is None:
+        return False
+    deserved = oracle(value)
+    return ref_code in deserved and other_code in deserved
 
 
 def _informative(value: Any, parent: str | None = None) -> Any:
@@ -59,9 +92,11 @@ def expect_of(observations: Mapping[str, Any]) -> dict[str, Any]:
     return {"result": _informative(observations.get("result"))}
 
 
-def disagreement(function: str, reference: Any, other: Any, schemas: SchemaSet) -> list[str]:
-    """How ``other``'s reply differs from ``reference``'s for a vector of ``function``, one
-    line each; [] when they agree."""
+def disagreement(function: str, reference: Any, other: Any, schemas: SchemaSet,
+                 value: Any = _NO_INPUT) -> list[str]:
+    """How ``other``'s reply differs from ``reference``'s for a vector of ``function`` whose
+    input was ``value``, one line each; [] when they agree. Without ``value`` two refusals
+    agree only with the same code."""
     ref_failure, other_failure = failure_of(reference, schemas), failure_of(other, schemas)
     if ref_failure or other_failure:
         return [f"{side}: {why}" for side, why in (("reference", ref_failure),
@@ -70,6 +105,9 @@ def disagreement(function: str, reference: Any, other: Any, schemas: SchemaSet) 
         if "skipped" in reference and "skipped" in other:
             return []
         return ["one side skipped the input, the other answered it"]
+    if value is not _NO_INPUT and either_refusal(function, value, reference["observations"],
+                                                 other["observations"]):
+        return []
     case = Case(data={"id": "fuzz/x", "anchor": "x", "tier": "must", "description": "x",
                       "family": "vector", "function": function,
                       "expect": expect_of(reference["observations"])})

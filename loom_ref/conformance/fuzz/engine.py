@@ -186,7 +186,7 @@ class Fuzzer:
                 if self.progress is not None:
                     self.progress(function, tally.tried, self.examples)
             diff = disagreement(function, replies["reference"], replies["implementation"],
-                                self.schemas)
+                                self.schemas, value)
             if diff:
                 found.append(Finding(function=function, origin=origin, case=case,
                                      answers=replies, differences=tuple(diff)))
