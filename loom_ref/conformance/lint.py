@@ -36,7 +36,7 @@ from loom_ref.conformance.schemas import SchemaSet, describe
 
 __all__ = ["ANCHOR_RE", "lint", "spec_anchors"]
 
-ANCHOR_RE = re.compile(r"\{#([A-Za-z0-9][A-Za-z0-9._-]*)\}")
+ANCHOR_RE = re.compile(r"\{#([A-Za-z0-9][A-Za-z0-9._-]*)(?:\s+\.[a-z-]+)*\}")
 
 
 def spec_anchors(spec_dir: str) -> set[str]:

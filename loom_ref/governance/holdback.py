@@ -101,6 +101,11 @@ class HoldBackGuard:
         self._life = GuardLifecycle()
 
     @property
+    def running_text(self) -> str:
+        """The running text its validators' guard checks the next delta against."""
+        return self._guard.running_text
+
+    @property
     def held(self) -> str:
         """The text received but not yet released."""
         return self._held

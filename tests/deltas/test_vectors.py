@@ -46,5 +46,6 @@ def test_every_anchor_cited_in_code_is_defined() -> None:
     cited -= {"deltas.run", "deltas.llm", "deltas.replay", "deltas.py", "deltas.md",
               "deltas.sink-raised", "deltas.streaming-disabled", "deltas.warning"}
     assert len(cited) >= 25
-    missing = sorted(a for a in cited if f"{{#{a}}}" not in spec)
+    missing = sorted(a for a in cited  # an anchor may carry its provenance class
+                     if f"{{#{a}}}" not in spec and f"{{#{a} ." not in spec)
     assert missing == []
