@@ -449,9 +449,11 @@ class DeltaChannel:
             tape.write(what, "late")
         elif self.severed is not None:
             tape.write(what, "after-sever")
+        elif self._windows:
+            guard = self._windows[0]
+            tape.write(what, "checked", guard.running_text + what, getattr(guard, "window", None))
         else:
-            running = self._windows[0].running_text if self._windows else None
-            tape.write(what, "checked", None if running is None else running + what)
+            tape.write(what, "checked")
 
     def _release(self) -> None:
         """Deliver the pending text every hold-back guard has released."""

@@ -13,7 +13,8 @@ writes, beside the journal and never into it, one tape of every streamed call:
 - ``write``: the effect wrote a text delta: ``text``, ``verdict`` (``checked`` -- the guards
   are about to see it --, ``late`` after the call settled or its signal aborted,
   ``after-sever``, ``refused``) and ``window``: the running text the first guard that keeps
-  one checked (its window before the delta, then the delta: ADR 0119 #10's "RUNNING text");
+  one checked (its window before the delta, then the delta: ADR 0119 #10's "RUNNING text"),
+  with that guard's ``windowSize``;
 - ``sever``: a guard severed the attempt before delivery: the ``error`` and the held text
   ``dropped`` with it (hold-back);
 - ``hold``: after a write, the text the channel still holds back (hold-back, extension);
@@ -83,10 +84,13 @@ class TapeRecord:
 
 
 def error_record(error: BaseException) -> dict[str, Any]:
-    """An error as JSON: a loom error's ``to_json()`` (code, message, details), else
+    """An error as JSON: a loom error's ``to_json()`` and its ``details``, else
     ``{"code": None, "message": "<Type>: <message>"}``."""
     if isinstance(error, LoomError):
-        return error.to_json()
+        out = error.to_json()
+        if error.details:  # JSON values (spec: errors.details-json)
+            out["details"] = dict(error.details)
+        return out
     return {"code": None, "message": f"{type(error).__name__}: {error}"}
 
 
@@ -126,11 +130,15 @@ class CallTape:
         self.attempt = attempt
         self._add(TapeKind.ATTEMPT, {})
 
-    def write(self, text: str, verdict: str, window: str | None = None) -> None:
-        """The effect wrote ``text``; ``window`` is the running text a guard checks."""
+    def write(self, text: str, verdict: str, window: str | None = None,
+              size: int | None = None) -> None:
+        """The effect wrote ``text``; ``window`` is the running text a guard checks it in,
+        ``size`` that guard's window (its last ``size`` characters, then the delta)."""
         data: dict[str, Any] = {"text": text, "verdict": verdict}
         if window is not None:
             data["window"] = window
+        if size is not None:
+            data["windowSize"] = size
         self._add(TapeKind.WRITE, data)
 
     def sever(self, error: BaseException, dropped: str) -> None:
@@ -210,12 +218,20 @@ class DeltaRecorder:
 class RecordingSilent:
     """The silent channel of a call whose streaming was refused, when a recorder listens:
     it checks and drops what the effect writes, as the silent channel does (spec:
-    deltas.fail-closed), and tapes it as ``refused``."""
+    deltas.fail-closed), and tapes it as ``refused``. The runtime starts each attempt on it
+    as on a channel (``begin_attempt``; it never severs), so the tape shows the attempts."""
 
     __slots__ = ("tape",)
 
+    #: Never severed: nothing is checked (the runtime reads it as it reads a channel's).
+    severed: BaseException | None = None
+
     def __init__(self, tape: CallTape) -> None:
         self.tape = tape
+
+    def begin_attempt(self, ctx: Any) -> None:
+        """Attempt ``ctx.attempt`` begins (no reset is sent: nothing was delivered)."""
+        self.tape.begin(ctx.attempt)
 
     def __call__(self, text: str) -> None:
         SILENT(text)

@@ -57,7 +57,7 @@ runtime satisfies ``loom_ref.kernel.seam.EffectHost`` structurally through the r
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from typing import Any
+from typing import Any, cast
 
 from loom_ref.effects.authorizer import AllowAll, Authorizer
 from loom_ref.effects.call import DeltaSink, EffectCall, Mode
@@ -335,7 +335,9 @@ class EffectRuntime:
         had_sink = call.on_delta is not None or self._routes[call.tool_id][1] is not None
         tape.refused(STREAMING_DISABLED if had_sink else "nothing to refuse: no sink",
                      [repr(mw) for mw in self.streaming_blocked_by])
-        ctx.on_delta = RecordingSilent(tape)
+        silent = RecordingSilent(tape)
+        ctx.on_delta = silent
+        ctx._channel = cast(Any, silent)  # started per attempt like a channel; never severs
         try:
             output = entry(ctx, call.input)
         except BaseException as error:

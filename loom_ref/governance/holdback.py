@@ -101,6 +101,11 @@ class HoldBackGuard:
         self._life = GuardLifecycle()
 
     @property
+    def window(self) -> int:
+        """The window of its validators' guard (spec: guards.window)."""
+        return self._guard.window
+
+    @property
     def running_text(self) -> str:
         """The running text its validators' guard checks the next delta against."""
         return self._guard.running_text

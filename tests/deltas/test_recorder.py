@@ -107,11 +107,13 @@ def test_a_sever_is_taped_with_the_window_the_guard_checked() -> None:
     assert getattr(error, "code", None) == "governance.delta-severed"
     writes = [r.data for r in recorder.records if r.kind is TapeKind.WRITE]
     assert writes == [
-        {"text": "card: 4111 1111 ", "verdict": "checked", "window": "card: 4111 1111 "},
-        {"text": "1111 1111", "verdict": "checked",
-         "window": "card: 4111 1111 1111 1111"}]
+        {"text": "card: 4111 1111 ", "verdict": "checked", "window": "card: 4111 1111 ",
+         "windowSize": 4096},
+        {"text": "1111 1111", "verdict": "checked", "window": "card: 4111 1111 1111 1111",
+         "windowSize": 4096}]
     sever = next(r.data for r in recorder.records if r.kind is TapeKind.SEVER)
     assert sever["error"]["code"] == "governance.delta-severed"
+    assert sever["error"]["details"]["span"] == [6, 25]  # the match, in the attempt's text
     assert sever["dropped"] == ""
     assert recorder.records[-1].data["outcome"] == "failed"
     assert recorder.records[-1].data["error"]["code"] == "governance.delta-severed"
@@ -149,9 +151,9 @@ def test_a_refused_stream_is_taped_with_its_warning_and_what_the_effect_wrote() 
         recorder=recorder)
     assert result == "Hello" and warnings == [STREAMING_DISABLED]
     assert sink.chunks == [] and configured.chunks == []
-    assert kinds(recorder) == ["open", "refused", "write", "write", "end", "settle"]
+    assert kinds(recorder) == ["open", "refused", "attempt", "write", "write", "end", "settle"]
     assert recorder.records[1].data["warning"] == STREAMING_DISABLED
-    assert [r.data["verdict"] for r in recorder.records[2:5]] == ["refused"] * 3
+    assert [r.data["verdict"] for r in recorder.records[3:6]] == ["refused"] * 3
 
 
 def test_a_durable_step_is_taped_with_its_step_and_never_journaled() -> None:
