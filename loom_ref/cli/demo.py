@@ -21,7 +21,7 @@ import sys
 import tempfile
 from typing import Any, TextIO
 
-from loom_ref.cli.demo_agent import Options, World
+from loom_ref.cli.demo_agent import PLAIN, Options, World
 from loom_ref.cli.demo_story import run_story
 from loom_ref.cli.inputs import check_output_dir, check_output_file, open_output
 from loom_ref.cli.timeline.html import render_html
@@ -101,7 +101,7 @@ class _Silent:
         pass
 
 
-def count_events(options: Options = Options()) -> int:
+def count_events(options: Options = PLAIN) -> int:
     """How many journal events an uncrashed demo with these options writes."""
     store = MemoryStore()
     run_story(store, "count", World(), _Silent(), crash_after=None, options=options,
@@ -150,7 +150,7 @@ def demo_page(timeline: Any, options: Options, *, crash_after: int | None, torn:
 
 
 def run_demo(*, directory: str | None, crash_after: int | None, out: TextIO,
-             options: Options = Options(), html: str | None = None, torn: bool = False
+             options: Options = PLAIN, html: str | None = None, torn: bool = False
              ) -> int:
     """Run the demo; return 0 when the execution completed, 1 otherwise."""
     if torn and crash_after is None:

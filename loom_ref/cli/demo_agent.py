@@ -67,8 +67,8 @@ from loom_ref.stream import (
 )
 from loom_ref.stream.chunks import StreamChunk
 
-__all__ = ["NOTE", "WORKFLOW", "Options", "RefundModel", "TriageModel", "World", "build_host",
-           "build_workflow"]
+__all__ = ["NOTE", "ORDER", "PLAIN", "WORKFLOW", "Options", "RefundModel", "TriageModel",
+           "World", "build_host", "build_workflow"]
 
 WORKFLOW = "demo-refund"
 ORDER = "A-42"
@@ -96,11 +96,17 @@ class Options:
                 if getattr(self, name)]
 
 
+#: No switch given: the human approves, the model does not leak, nothing is held or redacted.
+PLAIN = Options()
+
+
 @attrs.define
 class World:
-    """What outlives a simulated process: how often each effect really ran."""
+    """What outlives a simulated process: how often each effect really ran, and the refunds
+    the payment provider made (what an operator checks an in-doubt refund against)."""
 
     runs: dict[str, int] = attrs.field(factory=dict)
+    refunds: dict[str, dict[str, Any]] = attrs.field(factory=dict)
 
     def ran(self, name: str) -> None:
         self.runs[name] = self.runs.get(name, 0) + 1
@@ -190,7 +196,7 @@ def _tool_call(call_id: str, name: str, arguments: dict[str, Any]) -> Iterator[S
 
 
 def build_host(world: World, *, on_text: Callable[[str], None],
-               options: Options = Options(), on_log: DeltaSink | None = None,
+               options: Options = PLAIN, on_log: DeltaSink | None = None,
                recorder: DeltaRecorder | None = None,
                on_warn: Callable[[str], None] | None = None) -> EffectRuntime:
     """The governed effect runtime: the model (streaming through a PII guard), the triage
@@ -211,7 +217,9 @@ def build_host(world: World, *, on_text: Callable[[str], None],
 
     def refund(ctx: EffectContext, args: Any) -> Any:
         world.ran("refund")
-        return {"refund": f"rf-{args['order']}", "amount": args["amount"]}
+        made = {"refund": f"rf-{args['order']}", "amount": args["amount"]}
+        world.refunds[args["order"]] = made
+        return made
 
     model = create_llm_effect(RefundModel(world, leak=options.leak), tool_id="model",
                               model="scripted-refund", on_delta=show)

@@ -23,7 +23,15 @@ from typing import Any, Protocol
 
 import attrs
 
-from loom_ref.cli.demo_agent import WORKFLOW, Options, World, build_host, build_workflow
+from loom_ref.cli.demo_agent import (
+    ORDER,
+    PLAIN,
+    WORKFLOW,
+    Options,
+    World,
+    build_host,
+    build_workflow,
+)
 from loom_ref.cli.timeline.model import Call, Process
 from loom_ref.effects import DeltaRecorder, EffectDelta
 from loom_ref.governance import unwrap_tainted
@@ -142,10 +150,12 @@ def _severed(hold_back: bool, streamed: int) -> str:
 
 
 def run_story(store: JournalStore, execution_id: str, world: World, tell: Teller, *,
-              crash_after: int | None, options: Options = Options(), torn: bool = False,
-              on_warn: Callable[[str], None] | None = None) -> Story:
+              crash_after: int | None, options: Options = PLAIN, torn: bool = False,
+              on_warn: Callable[[str], None] | None = None,
+              on_crash: Callable[[], None] | None = None) -> Story:
     """Run the story to its end. ``crash_after`` crashes process 1 after that many events;
-    with ``torn`` the last of them is only partly written (a torn tail)."""
+    with ``torn`` the last of them is only partly written (a torn tail). ``on_crash`` is
+    called when process 1 has died, before another process opens the journal."""
     recorder = _Recorder(store, execution_id, world)
     deny, hold_back = options.deny, options.hold_back
     streamed = [0]
@@ -200,6 +210,16 @@ def run_story(store: JournalStore, execution_id: str, world: World, tell: Teller
                 tell.say(f"  step {step} ({tool}) is in doubt: it started, but the journal "
                          f"holds no outcome, and {tool} is not idempotent, so nothing "
                          "re-runs it on its own")
+                made = world.refunds.get(ORDER) if tool == "refund" else None
+                if made is not None:  # the refund ran; only its outcome's write was lost
+                    tell.say(f"  an operator checks with the payment provider: the refund WAS "
+                             f"made ({made['refund']}) before the crash")
+                    tell.say("  and resolves the step by completing it with the provider's "
+                             "record, so the customer is not refunded twice")
+                    result = recorder.call("resolve (complete)", rt.resolve, execution_id,
+                                           step, output=made)
+                    report("resolve (complete)", result)
+                    continue
                 tell.say("  an operator checks with the payment provider that no refund was "
                          "made" if tool == "refund" else "  an operator accepts paying for "
                          "the model call again")
@@ -220,10 +240,12 @@ def run_story(store: JournalStore, execution_id: str, world: World, tell: Teller
             report("resume", result)
         except Crash as crash:
             recorder.end(crashed=True)
+            if on_crash is not None:
+                on_crash()
             if torn:
                 tell.say(f"  ** the process dies while writing journal event {crash.after}: "
-                         f"only {TORN_BYTES} bytes of its line reached the file (a torn tail) "
-                         "**")
+                         f"only {TORN_BYTES} bytes of its line (line {crash.after + 1}: line 1 "
+                         "is the header) reached the file (a torn tail) **")
             else:
                 tell.say(f"  ** the process dies: a simulated crash after journal event "
                          f"{crash.after} **")

@@ -4,12 +4,13 @@ Teaching and debugging views of one execution's journal file, or of one executio
 log (``--execution ID``; ``spec/journal.md`` 1.7):
 
 - ``show`` draws the execution's timeline (:mod:`loom_ref.cli.timeline`) up to the end, or
-  to ``--at SEQ`` (a journal file with a corrupt line is drawn up to its last good line, the
-  bad line marked, and ``show`` exits 2) (``journal.fold``: folding any prefix gives the state at that point), in
+  to ``--at SEQ`` (``journal.fold``: folding any prefix gives the state at that point), in
   one of four formats: ``text`` (one line per event and the folded state; ``--full`` prints
   whole payloads), ``json`` (the same timeline as data, described by ``journal schema``),
   ``html`` (one self-contained page with the picture) and ``mermaid`` (a sequence diagram).
-  ``--out FILE`` writes it there instead of to standard output.
+  ``--out FILE`` writes it there instead of to standard output. A journal file with a
+  corrupt line is drawn up to its last good line, the bad line marked (``journal.corrupt-line``),
+  and ``show`` exits 2.
 - ``check`` verifies checksums, the sequence, payload shapes and the transition table, and
   reports a torn tail (``journal.torn-tail``) or the first corrupt line
   (``journal.corrupt-line``) by number. Exit status: 0 clean, 1 torn tail or an empty file,
@@ -26,7 +27,12 @@ import json
 import sys
 from typing import Any, TextIO
 
-from loom_ref.cli.inputs import open_output, read_execution, read_good_prefix, read_journal_or_log
+from loom_ref.cli.inputs import (
+    open_output,
+    read_execution,
+    read_good_prefix,
+    read_journal_or_log,
+)
 from loom_ref.cli.timeline.html import render_html
 from loom_ref.cli.timeline.json_form import TIMELINE_SCHEMA, dumps
 from loom_ref.cli.timeline.mermaid import render_mermaid

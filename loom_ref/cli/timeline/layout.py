@@ -26,8 +26,18 @@ import attrs
 
 from loom_ref.cli.timeline.model import Lane, LaneKind, MarkerKind, Timeline
 
-__all__ = ["BLOCK", "COL", "GROUP_EVENTS", "GROUP_LANES", "GROUP_H", "Group", "LANE_H",
-           "Layout", "OPEN_AT_MOST", "group_lanes"]
+__all__ = [
+    "BLOCK",
+    "COL",
+    "GROUP_EVENTS",
+    "GROUP_H",
+    "GROUP_LANES",
+    "LANE_H",
+    "OPEN_AT_MOST",
+    "Group",
+    "Layout",
+    "group_lanes",
+]
 
 COL = 64  # one journal event
 LANE_H = 60  # one lane
@@ -133,18 +143,12 @@ class Layout:
         for group in self.groups:
             group.collapsed = group.header
         opened = 0
-        for marker in self.t.markers:
-            group = self.group_of.get(marker.lane or "")
-            if marker.kind in _ATTENTION and group is not None and group.collapsed:
-                if opened >= OPEN_AT_MOST:
-                    break
-                group.collapsed = False
-                opened += 1
-        failed = {p.lane for p in self.t.points if p.label == "failed"}
-        for lane in failed:
-            group = self.group_of.get(lane)
-            if group is not None and group.collapsed and opened < OPEN_AT_MOST:
-                group.collapsed = False
+        lanes = [m.lane for m in self.t.markers if m.kind in _ATTENTION and m.lane]
+        lanes += [p.lane for p in self.t.points if p.label == "failed"]
+        for lane in lanes:
+            found = self.group_of.get(lane)
+            if found is not None and found.collapsed and opened < OPEN_AT_MOST:
+                found.collapsed = False
                 opened += 1
 
     # -- x ------------------------------------------------------------------------------

@@ -39,7 +39,8 @@ SCRIPT = r"""
       pair.forEach(function (g) {
         g.setAttribute('transform', 'translate(0,' + y + ')');
         var lanes = g.querySelector(':scope > .grp-lanes');
-        if (lanes) { if (open) lanes.removeAttribute('display'); else lanes.setAttribute('display', 'none'); }
+        if (lanes && open) lanes.removeAttribute('display');
+        else if (lanes) lanes.setAttribute('display', 'none');
         var t = g.querySelector('.grp-toggle');
         if (t) {
           t.setAttribute('aria-expanded', open ? 'true' : 'false');
@@ -60,7 +61,8 @@ SCRIPT = r"""
   }
   function setOpen(id, open) {
     pairs.forEach(function (pair) {
-      if (attr(pair[0], 'data-group') === id) pair.forEach(function (g) { g.classList.toggle('grp-closed', !open); });
+      if (attr(pair[0], 'data-group') !== id) return;
+      pair.forEach(function (g) { g.classList.toggle('grp-closed', !open); });
     });
   }
   all(gutter, '.grp-toggle').forEach(function (t) {
@@ -78,7 +80,8 @@ SCRIPT = r"""
     b.addEventListener('click', function () {
       var open = attr(b, 'data-groups') === 'open';
       pairs.forEach(function (pair) {
-        if (pair[0].querySelector('.grp-row')) pair.forEach(function (g) { g.classList.toggle('grp-closed', !open); });
+        if (!pair[0].querySelector('.grp-row')) return;
+        pair.forEach(function (g) { g.classList.toggle('grp-closed', !open); });
       });
       relayout();
     });
@@ -123,7 +126,9 @@ SCRIPT = r"""
       var how = attr(b, 'data-zoom');
       if (how === 'in') setZoom(zoom * 1.5);
       else if (how === 'out') setZoom(zoom / 1.5);
-      else if (how === 'fit') setZoom(scroll.clientWidth / (GUTTER + columns * COL + 24), columns / 2);
+      else if (how === 'fit') {
+        setZoom(scroll.clientWidth / (GUTTER + columns * COL + 24), columns / 2);
+      }
       else setZoom(1);
     });
   });
@@ -185,7 +190,10 @@ SCRIPT = r"""
     if (!hits.length) return;
     at = (at + step + hits.length) % hits.length;
     var ev = hits[at], g = ev.closest('g.grp');
-    if (g && g.classList.contains('grp-closed')) { setOpen(attr(g, 'data-group'), true); relayout(); }
+    if (g && g.classList.contains('grp-closed')) {
+      setOpen(attr(g, 'data-group'), true);
+      relayout();
+    }
     select(attr(ev, 'data-seq'));
     goToColumn(attr(ev, 'data-seq') - 0.5);
     var r = ev.getBoundingClientRect(), s = scroll.getBoundingClientRect();

@@ -192,7 +192,7 @@ def _sever_words(call: StreamCall, names: SinkNames) -> str:
     if m.dropped or not reached:
         parts.append("With <b>hold-back</b> (an extension, off by default) the text that could "
                      "begin a match was held, and dropped with the sever: "
-                     + (f"<b>no sink received any of it</b>." if not reached else
+                     + ("<b>no sink received any of it</b>." if not reached else
                         f"the sinks received only «{esc(reached)}», no digit of the match."))
     else:
         parts.append(f"So the delta was <b>never delivered</b>; but the text before it had "

@@ -427,14 +427,14 @@ def _body(lay: Layout, streams: Sequence[StreamCall], stream_lanes: Mapping[int,
     y = 0
     for group in lay.groups:
         lanes = []
-        for lane in group.lanes:
-            index = lay.lane_index[lane.id]
-            top = lay.lane_offset(lane.id)
+        for member in group.lanes:
+            index = lay.lane_index[member.id]
+            top = lay.lane_offset(member.id)
             lanes.append(rect(0, top, lay.width, LANE_H, class_=f"lane-bg lane-{index % 2}")
-                         + "".join(spans.get(lane.id, [])) + "".join(ticks.get(lane.id, []))
-                         + "".join(_served(lay, m) for m in served.get(lane.id, []))
+                         + "".join(spans.get(member.id, [])) + "".join(ticks.get(member.id, []))
+                         + "".join(_served(lay, m) for m in served.get(member.id, []))
                          + "".join(_event(lay, p, before[p.seq], badges.get(p.seq, []))
-                                   for p in lane_points.get(lane.id, [])))
+                                   for p in lane_points.get(member.id, [])))
         head = ""
         if group.header:
             head = (rect(0, 0, lay.width, GROUP_H, class_="grp-row")

@@ -109,8 +109,8 @@ def render_text(timeline: Timeline, *, full: bool = False) -> str:
                      f"{timeline.torn.size} bytes (not written)")
     if timeline.corrupt is not None:
         bad = timeline.corrupt
-        lines.append(f"  CORRUPT: {line_words(bad.line, len(timeline.points))} "
-                     f"({bad.reason}): {bad.message}; nothing after it is read")
+        lines.append(f"  CORRUPT: {line_words(bad.line, len(timeline.points))}: "
+                     f"{bad.reason}: {bad.message}; nothing after it is read")
     lines.append("--")
     lines.append(render_state(timeline.state, full=full))
     return "\n".join(lines)
