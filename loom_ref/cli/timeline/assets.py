@@ -170,8 +170,18 @@ svg text { font-family: "DejaVu Sans", "Liberation Sans", Arial, sans-serif; }
 .grp-name { font-size: 13px; font-weight: bold; fill: #1e1b4b; }
 .grp-count { font-size: 11px; fill: #4338ca; }
 .grp-row { fill: #eef2ff; }
-.grp-span { fill: #c7d2fe; }
-.grp-sum path { stroke-width: 1; }
+.grp-title { font-size: 12.5px; font-weight: bold; fill: #312e81; }
+.rows-bg { fill: #f5f3ff; }
+.rows-name { font-size: 13px; font-weight: bold; fill: #3730a3; }
+.rows-hint { font-size: 10.5px; fill: #4338ca; font-style: italic; }
+.seg { cursor: pointer; }
+.seg:focus { outline: none; }
+.seg-box { fill: #e0e7ff; stroke: #6366f1; stroke-width: 1; }
+.seg-alert { stroke: #b91c1c; stroke-width: 2; }
+.seg:hover .seg-box, .seg:focus .seg-box { fill: #c7d2fe; }
+.seg-open .seg-box { fill: #fff; stroke-width: 2.5; }
+.seg-name { font-size: 11.5px; font-weight: bold; fill: #1e1b4b; }
+.seg path { stroke-width: 1; }
 .m-other { fill: #fff; stroke: #1d4ed8; }
 .m-done { fill: #15803d; stroke: #15803d; }
 .m-fail { fill: #b91c1c; stroke: #b91c1c; }

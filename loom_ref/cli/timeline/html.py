@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
 
 from loom_ref.cli.jsondiff import diff_rows
 from loom_ref.cli.timeline.assets import CSS
@@ -36,6 +37,9 @@ __all__ = ["PAYLOAD_CHARS", "page", "render_html", "stream_lanes"]
 
 #: A payload longer than this is cut in the page (the JSON form holds it whole).
 PAYLOAD_CHARS = 4000
+#: More events than this (or a grouped picture): the events are listed as text lines and
+#: their payloads kept in the page's data, so that a long run's page stays light.
+LONG_EVENTS = 160
 
 
 def _counts(processes: Iterable[Process]) -> str:
@@ -165,6 +169,21 @@ def _event_rows(points: Iterable[Point], timeline: Timeline) -> str:
             f"<th>what happened</th></tr>{''.join(rows)}</table>")
 
 
+def _event_list(points: Sequence[Point], timeline: Timeline) -> str:
+    """A long run's events as one listing (``journal show``'s text lines): the page stays
+    light, and the payloads are in the page's data, shown on a click."""
+    lines = [f"{p.seq:>6}  {p.kind.value:<20} "
+             + describe(Event(seq=p.seq, kind=p.kind, payload=p.payload)) for p in points]
+    return (f"<p class=\"muted\">{len(points)} events, one line each (click an event in the "
+            "picture for its payload; <code>journal show --format json</code> holds them "
+            f'all).</p><pre class="event-list">{esc(chr(10).join(lines))}</pre>')
+
+
+def _data(data: dict[str, Any]) -> str:
+    text = json.dumps(data, ensure_ascii=False, separators=(",", ":")).replace("</", "<\\/")
+    return f'<script type="application/json" id="tl-data">{text}</script>'
+
+
 def stream_lanes(timeline: Timeline, calls: Sequence[StreamCall]) -> dict[int, str | None]:
     """Each streamed call's lane: its step's, or, for a decider's transient call, the lane of
     the decision recorded right after it (None when there is none: the crash came first)."""
@@ -231,6 +250,12 @@ def render_html(timeline: Timeline, *, title: str | None = None, intro: Iterable
     lanes = stream_lanes(timeline, calls)
     streams = streams_section(calls, sink_names or {}, lanes,
                               _served_notes(timeline, calls, lanes))
+    drawn, data = picture(timeline, calls, lanes)
+    long = bool(data["lazy"]) or len(timeline.points) > LONG_EVENTS
+    if long:
+        data["payloads"] = {p.seq: _payload(p) for p in timeline.points}
+    events = (_event_list(timeline.points, timeline) if long
+              else _event_rows(timeline.points, timeline))
     return page(heading, [
         f'<p class="source">journal <code>{esc(timeline.source)}</code>: '
         f"{len(timeline.points)} events, folded status <b>{esc(status)}</b></p>",
@@ -241,13 +266,13 @@ def render_html(timeline: Timeline, *, title: str | None = None, intro: Iterable
         _summary(timeline),
         legend(timeline, calls),
         toolbar(timeline),
-        f'<div id="timeline">{picture(timeline, calls, lanes)}</div>',
+        f'<div id="timeline">{drawn}</div>',
         '<div class="inspector" id="inspector"><section id="details" aria-live="polite">'
         '<strong class="d-title">Click an event in the picture to see its payload.</strong> '
         '<span class="d-note"></span><pre></pre></section>'
         f"{_machine(timeline)}</div>",
         streams,
         _divergence(timeline),
-        f'<section id="events"><h2>Every event</h2>{_event_rows(timeline.points, timeline)}'
-        "</section>",
+        f'<section id="events"><h2>Every event</h2>{events}</section>',
+        _data(data),
     ])

@@ -4,17 +4,22 @@ Time runs left to right, one column per journal event (``seq``). Lanes are stack
 bottom in the order they first appear, in **groups**:
 
 - a small execution (at most :data:`GROUP_LANES` lanes and :data:`GROUP_EVENTS` events) gets
-  one group per lane and no group rows: the picture is a plain lane per step;
+  one group per lane and nothing else: the picture is a plain lane per step;
 - a larger one groups its lanes: an agent's by turn (``#turn:<i>`` with its tools, gates,
   compaction and decisions, ADR 0087's step identity), others by the step id's family (the
   part before its first ``:``), and runs of lanes that are alone in their family in blocks
-  of :data:`BLOCK` lanes. The execution's own lane stays a group of its own. Each group has
-  a row of its own that summarises every event of its lanes, and is **collapsed** (only that
-  row shows) unless it holds something to look at (an in-doubt step, a failure, a
-  divergence, a step run again), at most :data:`OPEN_AT_MOST` of them.
+  of :data:`BLOCK` lanes. The execution's own lane stays on top, always drawn. Every other
+  group is a **segment** of the *group rows* just under it, from its first event to its
+  last, named, and marked with its events; groups that do not overlap in time share a row (a
+  turn follows a turn), so a long run takes a few rows whatever its length, and wherever the
+  picture is scrolled the groups in view are named in it. A click on a segment **opens** the
+  group: its lanes are drawn below the group rows, one lane per step, with its name in the
+  gutter (a click there closes it). At first the groups that hold something to look at (an
+  in-doubt step, a failure, a divergence, a step run again) are open, at most
+  :data:`OPEN_AT_MOST` of them.
 
-The page's script re-stacks the groups when one is opened or closed (``script.py``); the
-layout here is the one a page opens with, and the one a page without JavaScript keeps.
+The page's script re-stacks the open groups when one is opened or closed (``script.py``);
+the layout here is the one a page opens with, and the one a page without JavaScript keeps.
 """
 
 from __future__ import annotations
@@ -26,26 +31,17 @@ import attrs
 
 from loom_ref.cli.timeline.model import Lane, LaneKind, MarkerKind, Timeline
 
-__all__ = [
-    "BLOCK",
-    "COL",
-    "GROUP_EVENTS",
-    "GROUP_H",
-    "GROUP_LANES",
-    "LANE_H",
-    "OPEN_AT_MOST",
-    "Group",
-    "Layout",
-    "group_lanes",
-]
+__all__ = ["BLOCK", "COL", "GROUP_EVENTS", "GROUP_H", "GROUP_LANES", "LANE_H", "OPEN_AT_MOST",
+           "Group", "Layout", "group_lanes"]
 
 COL = 64  # one journal event
 LANE_H = 60  # one lane
-GROUP_H = 30  # a group's own row
+GROUP_H = 30  # a group row, and an open group's title row
 GROUP_LANES = 16  # more lanes than this: grouped
 GROUP_EVENTS = 160  # more events than this: grouped
 BLOCK = 8  # lanes alone in their family, per block
 OPEN_AT_MOST = 3  # groups open at first because they hold something to look at
+ROWS_GAP = 8  # between the group rows and the open groups
 
 _TURN = re.compile(r"^(#turn:\d+)(?::|$)")
 _ATTENTION = {MarkerKind.IN_DOUBT, MarkerKind.NONDETERMINISM, MarkerKind.RAN_AGAIN}
@@ -53,29 +49,29 @@ _ATTENTION = {MarkerKind.IN_DOUBT, MarkerKind.NONDETERMINISM, MarkerKind.RAN_AGA
 
 @attrs.define(kw_only=True)
 class Group:
-    """Lanes drawn together: ``label`` names them; ``header`` says whether the group has a
-    row of its own (grouped timelines only); ``collapsed`` whether only that row shows."""
+    """Lanes drawn together: ``label`` names them; ``header`` says whether the group is a
+    segment of the group rows, opened on demand (grouped timelines), or always drawn (the
+    execution's lane, and every lane of a small timeline); ``collapsed`` whether it is closed
+    now; ``first`` and ``last`` the seqs its events span; ``row`` its group row."""
 
     id: str
     label: str
     lanes: list[Lane]
     header: bool
     collapsed: bool = False
+    first: int = 0
+    last: int = 0
+    row: int = 0
 
     @property
     def open_height(self) -> int:
-        """Its height with its lanes shown."""
+        """Its height when drawn: a title row (a segment group), then its lanes."""
         return (GROUP_H if self.header else 0) + LANE_H * len(self.lanes)
 
     @property
-    def closed_height(self) -> int:
-        """Its height collapsed (a group without a row of its own never collapses)."""
-        return GROUP_H if self.header else self.open_height
-
-    @property
     def height(self) -> int:
-        """Its height now."""
-        return self.closed_height if self.collapsed else self.open_height
+        """Its height now: a closed segment group takes no room under the group rows."""
+        return 0 if self.header and self.collapsed else self.open_height
 
 
 def _family(lane: Lane) -> str:
@@ -122,7 +118,7 @@ def group_lanes(lanes: Iterable[Lane], *, grouped: bool) -> list[Group]:
 
 class Layout:
     """The picture's geometry: the body's columns and rows (its x from 0 at the first
-    column), and the head's rows above it."""
+    column): the groups always drawn, the group rows, then the open groups."""
 
     def __init__(self, timeline: Timeline) -> None:
         self.t = timeline
@@ -135,6 +131,23 @@ class Layout:
         self.lane_index = {lane.id: i for i, lane in enumerate(timeline.lanes)}
         self._offsets = {lane.id: (GROUP_H if g.header else 0) + LANE_H * i
                          for g in self.groups for i, lane in enumerate(g.lanes)}
+        spans: dict[str, list[int]] = {}
+        for point in timeline.points:
+            span = spans.setdefault(self.group_of[point.lane].id, [point.seq, point.seq])
+            span[1] = point.seq
+        for group in self.groups:
+            group.first, group.last = spans.get(group.id, [0, 0])
+        #: The group rows: segment groups that do not overlap in time share a row.
+        self.rows: list[list[Group]] = []
+        for group in (g for g in self.groups if g.header):
+            for i, row in enumerate(self.rows):
+                if row[-1].last < group.first:
+                    row.append(group)
+                    group.row = i
+                    break
+            else:
+                group.row = len(self.rows)
+                self.rows.append([group])
         if self.grouped:
             self._open_what_matters()
         self.width = max(COL * self.columns + 24, 640)
@@ -161,13 +174,35 @@ class Layout:
         return float(COL * after)
 
     # -- y ------------------------------------------------------------------------------
+    @property
+    def fixed(self) -> list[Group]:
+        """The groups always drawn, on top."""
+        return [g for g in self.groups if not g.header]
+
+    @property
+    def segments(self) -> list[Group]:
+        """The groups of the group rows."""
+        return [g for g in self.groups if g.header]
+
+    @property
+    def rows_top(self) -> int:
+        """The top of the group rows."""
+        return sum(g.open_height for g in self.fixed)
+
+    @property
+    def blocks_top(self) -> int:
+        """The top of the open groups, under the group rows."""
+        return self.rows_top + GROUP_H * len(self.rows) + (ROWS_GAP if self.rows else 0)
+
     def group_top(self, group: Group) -> int:
-        """The top of ``group`` as the page opens."""
-        y = 0
+        """The top of ``group`` as the page opens (fixed groups on top; the open segment
+        groups under the group rows, in order)."""
+        y = self.blocks_top if group.header else 0
         for g in self.groups:
             if g is group:
                 return y
-            y += g.height
+            if g.header == group.header:
+                y += g.height
         raise KeyError(group.id)
 
     def lane_offset(self, lane_id: str) -> int:
@@ -177,4 +212,4 @@ class Layout:
     @property
     def height(self) -> int:
         """The body's height as the page opens."""
-        return sum(g.height for g in self.groups)
+        return self.blocks_top + sum(g.height for g in self.segments)

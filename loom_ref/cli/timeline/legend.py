@@ -99,9 +99,10 @@ def legend(timeline: Timeline, streams: Sequence[StreamCall] = ()) -> str:
             'tick-delivered"/><rect x="28" y="4" width="2.4" height="8" class="tick '
             'tick-severed"/></svg>', "a stream's deltas (click: the stream, delta by delta)"))
     if Layout(timeline).grouped:
-        items.append(_icon('<svg width="30" height="18"><rect x="1" y="2" width="28" '
-                           'height="14" rx="4" class="grp-box"/></svg>',
-                           "a group of lanes (click its name to open or close it)"))
+        items.append(_icon('<svg width="40" height="18"><rect x="1" y="2" width="38" '
+                           'height="14" rx="6" class="seg-box"/></svg>',
+                           "a group of lanes, from its first event to its last (a turn with "
+                           "its tools): click it to open its lanes"))
     statuses = sorted({p.status.value for p in timeline.points},
                       key=["not-started", "running", "suspended", "in-doubt", "completed",
                            "failed"].index)

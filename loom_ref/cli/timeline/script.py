@@ -1,15 +1,21 @@
 """The timeline page's behaviour, inline in every page (``html.py``): plain JavaScript, no
 library, no network.
 
-- A click (or Enter) on an event selects it, copies its payload from the event table into
-  the details panel, and lights up the status it led to, and the arrow it took, in the state
-  machine beside it.
-- A click (or Enter) on a group's name opens or closes the group; the groups are stacked
-  again, in the gutter and in the body alike, and what spans the body's height follows.
+- A click (or Enter) on an event selects it, shows its payload in the details panel, and
+  lights up the status it led to, and the arrow it took, in the state machine beside it.
+- A click (or Enter) on a group's segment in the group rows opens the group (drawing it from
+  the page's data the first time, for a long run), on its title in the gutter closes it; the
+  open groups are stacked again under the group rows, in the gutter and in the body alike,
+  and what spans the body's height follows.
 - Zoom scales the four SVGs of the picture together; ``fit`` puts every column in the width.
 - The overview strip shows the part in view and scrolls the picture where it is clicked.
-- Search marks the events whose seq, kind, status or lane matches, on the picture and on the
-  strip, and steps from hit to hit (opening a hit's group and selecting it).
+- Search finds the events whose seq, kind, status or lane matches (in the page's data, so
+  closed groups are searched too), marks them on the strip and in the picture, and steps
+  from hit to hit (opening a hit's group and selecting it).
+
+The page's data (``<script type="application/json" id="tl-data">``): ``events`` (``[seq,
+kind, status, lane, group]`` per event), ``lazy`` (a closed group's markup, by group) and,
+on a long run's page, ``payloads`` (by seq) and ``titles``.
 """
 
 from __future__ import annotations
@@ -21,33 +27,43 @@ SCRIPT = r"""
   var scroll = document.getElementById('tl-scroll');
   var panel = document.getElementById('details');
   if (!scroll || !panel) return;
+  var data = JSON.parse(document.getElementById('tl-data').textContent);
   var COL = +scroll.getAttribute('data-col'), GUTTER = +scroll.getAttribute('data-gutter');
   var svgs = Array.prototype.slice.call(scroll.querySelectorAll('svg[data-w]'));
-  var body = scroll.querySelector('.tl-body-svg'), gutter = scroll.querySelector('.tl-gutter-svg');
+  var body = scroll.querySelector('.tl-body-svg');
+  var gutter = scroll.querySelector('.tl-gutter-svg');
   var zoom = 1;
   function attr(e, name) { return e.getAttribute(name); }
   function all(root, sel) { return Array.prototype.slice.call(root.querySelectorAll(sel)); }
+  function clickable(e, act) {
+    e.addEventListener('click', act);
+    e.addEventListener('keydown', function (k) {
+      if (k.key === 'Enter' || k.key === ' ') { k.preventDefault(); act(); }
+    });
+  }
+  var bySeq = {};
+  data.events.forEach(function (e) { bySeq[e[0]] = e; });
 
-  // -- groups --------------------------------------------------------------------------
+  // -- groups: a segment of the group rows opens its group; its title in the gutter closes it
+  var blocksTop = +scroll.getAttribute('data-blocks-top');
   var pairs = all(body, 'g.grp').map(function (g) {
     return [g, gutter.querySelector('g.grp[data-group="' + attr(g, 'data-group') + '"]')];
   });
+  function block(id) { return body.querySelector('g.grp[data-group="' + id + '"]'); }
+  function isOpen(id) { var g = block(id); return !!g && !g.classList.contains('grp-closed'); }
   function relayout() {
-    var y = 0;
+    var y = blocksTop;
     pairs.forEach(function (pair) {
       var open = !pair[0].classList.contains('grp-closed');
       pair.forEach(function (g) {
-        g.setAttribute('transform', 'translate(0,' + y + ')');
-        var lanes = g.querySelector(':scope > .grp-lanes');
-        if (lanes && open) lanes.removeAttribute('display');
-        else if (lanes) lanes.setAttribute('display', 'none');
-        var t = g.querySelector('.grp-toggle');
-        if (t) {
-          t.setAttribute('aria-expanded', open ? 'true' : 'false');
-          var m = t.querySelector('.grp-mark'); if (m) m.textContent = open ? '\u25be' : '\u25b8';
-        }
+        if (open) {
+          g.removeAttribute('display');
+          g.setAttribute('transform', 'translate(0,' + y + ')');
+        } else g.setAttribute('display', 'none');
       });
-      y += +attr(pair[0], open ? 'data-open-h' : 'data-closed-h');
+      var seg = body.querySelector('.seg[data-group="' + attr(pair[0], 'data-group') + '"]');
+      if (seg) seg.classList.toggle('seg-open', open);
+      if (open) y += +attr(pair[0], 'data-open-h');
     });
     y = Math.max(y, 1);
     [body, gutter].forEach(function (s) {
@@ -62,32 +78,48 @@ SCRIPT = r"""
   function setOpen(id, open) {
     pairs.forEach(function (pair) {
       if (attr(pair[0], 'data-group') !== id) return;
+      if (open && pair[0].hasAttribute('data-lazy')) {  // drawn now, from the page's data
+        var held = data.lazy[id] || {};
+        pair[0].innerHTML = held.body || '';
+        pair[1].innerHTML = held.gutter || '';
+        pair.forEach(function (g) { g.removeAttribute('data-lazy'); wire(g); });
+      }
       pair.forEach(function (g) { g.classList.toggle('grp-closed', !open); });
     });
   }
-  all(gutter, '.grp-toggle').forEach(function (t) {
-    function flip() {
-      var g = t.closest('g.grp');
-      setOpen(attr(g, 'data-group'), g.classList.contains('grp-closed'));
+  function wire(root) {
+    all(root, '.ev').forEach(function (e) {
+      clickable(e, function () { select(attr(e, 'data-seq')); });
+      if (hitSet[attr(e, 'data-seq')]) e.classList.add('found');
+    });
+    all(root, '.grp-toggle').forEach(function (t) {
+      clickable(t, function () {
+        setOpen(attr(t.closest('g.grp'), 'data-group'), false);
+        relayout();
+      });
+    });
+  }
+  all(body, '.seg').forEach(function (seg) {
+    clickable(seg, function () {
+      var id = attr(seg, 'data-group'), opening = !isOpen(id);
+      setOpen(id, opening);
       relayout();
-    }
-    t.addEventListener('click', flip);
-    t.addEventListener('keydown', function (k) {
-      if (k.key === 'Enter' || k.key === ' ') { k.preventDefault(); flip(); }
+      if (opening) {
+        var r = block(id).getBoundingClientRect(), s = scroll.getBoundingClientRect();
+        if (r.top > s.bottom - 40 || r.top < s.top) scroll.scrollTop += r.top - s.top - 120;
+      }
     });
   });
   all(document, '[data-groups]').forEach(function (b) {
     b.addEventListener('click', function () {
       var open = attr(b, 'data-groups') === 'open';
-      pairs.forEach(function (pair) {
-        if (!pair[0].querySelector('.grp-row')) return;
-        pair.forEach(function (g) { g.classList.toggle('grp-closed', !open); });
-      });
+      pairs.forEach(function (pair) { setOpen(attr(pair[0], 'data-group'), open); });
       relayout();
     });
   });
-  if (!gutter.querySelector('.grp-toggle')) {
-    var tools = document.getElementById('groups-tools'); if (tools) tools.style.display = 'none';
+  if (!pairs.length) {
+    var tools = document.getElementById('groups-tools');
+    if (tools) tools.style.display = 'none';
   }
 
   // -- zoom and the overview strip ---------------------------------------------------
@@ -102,17 +134,17 @@ SCRIPT = r"""
     if (level) level.textContent = Math.round(zoom * 100) + '%';
     showView();
   }
-  function setZoom(z, keepSeq) {
-    var centre = keepSeq || visibleCentre();
-    zoom = Math.max(0.02, Math.min(3, z));
-    applyZoom();
-    goToColumn(centre);
-  }
   function visibleCentre() {
     return (scroll.scrollLeft + (scroll.clientWidth - GUTTER * zoom) / 2) / (COL * zoom);
   }
   function goToColumn(col) {
     scroll.scrollLeft = col * COL * zoom - (scroll.clientWidth - GUTTER * zoom) / 2;
+  }
+  function setZoom(z, keep) {
+    var centre = keep === undefined ? visibleCentre() : keep;
+    zoom = Math.max(0.02, Math.min(3, z));
+    applyZoom();
+    goToColumn(centre);
   }
   function showView() {
     if (!view) return;
@@ -128,8 +160,7 @@ SCRIPT = r"""
       else if (how === 'out') setZoom(zoom / 1.5);
       else if (how === 'fit') {
         setZoom(scroll.clientWidth / (GUTTER + columns * COL + 24), columns / 2);
-      }
-      else setZoom(1);
+      } else setZoom(1);
     });
   });
   scroll.addEventListener('scroll', showView);
@@ -143,13 +174,17 @@ SCRIPT = r"""
   function select(seq) {
     var ev = body.querySelector('.ev[data-seq="' + seq + '"]');
     var row = document.getElementById('event-' + seq);
-    if (!ev || !row) return;
+    if (!ev) return;
     all(document, '.ev.selected').forEach(function (e) { e.classList.remove('selected'); });
     ev.classList.add('selected');
-    panel.querySelector('.d-title').textContent = attr(row, 'data-title');
+    var known = bySeq[seq];
+    panel.querySelector('.d-title').textContent = row ? attr(row, 'data-title')
+      : 'event ' + seq + ': ' + known[1] + ' (' + known[3] + ')';
     panel.querySelector('.d-note').textContent = 'status after it: ' + attr(ev, 'data-status')
       + ' (the state machine beside this shows the arrow it took)';
-    panel.querySelector('pre').textContent = row.querySelector('pre').textContent;
+    var pre = row && row.querySelector('pre');
+    panel.querySelector('pre').textContent = pre ? pre.textContent
+      : (data.payloads || {})[seq] || '';
     all(document, '.sm-state').forEach(function (s) {
       s.classList.toggle('sm-current', attr(s, 'data-status') === attr(ev, 'data-status'));
     });
@@ -158,46 +193,43 @@ SCRIPT = r"""
         && attr(e, 'data-kinds').split(' ').indexOf(attr(ev, 'data-kind')) >= 0);
     });
   }
-  all(body, '.ev').forEach(function (e) {
-    e.addEventListener('click', function () { select(attr(e, 'data-seq')); });
-    e.addEventListener('keydown', function (k) {
-      if (k.key === 'Enter' || k.key === ' ') { k.preventDefault(); select(attr(e, 'data-seq')); }
-    });
-  });
 
   // -- search ------------------------------------------------------------------------
   var input = document.getElementById('search'), count = document.getElementById('search-count');
   var hitsPath = document.getElementById('ov-hits');
-  var hits = [], at = -1;
-  function matches(ev, q) {
-    if (/^#?\d+$/.test(q)) return attr(ev, 'data-seq') === q.replace('#', '');
-    var lane = attr(ev, 'data-lane').toLowerCase();
-    return attr(ev, 'data-kind').toLowerCase().indexOf(q) >= 0 || lane.indexOf(q) >= 0
-      || attr(ev, 'data-status') === q;
+  var hits = [], hitSet = {}, at = -1;
+  function matches(e, q) {
+    if (/^#?\d+$/.test(q)) return String(e[0]) === q.replace('#', '');
+    return e[1].toLowerCase().indexOf(q) >= 0 || e[3].toLowerCase().indexOf(q) >= 0
+      || e[2] === q;
   }
   function search() {
     var q = input.value.trim().toLowerCase();
     all(body, '.ev.found').forEach(function (e) { e.classList.remove('found'); });
-    hits = q ? all(body, '.ev').filter(function (e) { return matches(e, q); }) : [];
-    hits.forEach(function (e) { e.classList.add('found'); });
+    hits = q ? data.events.filter(function (e) { return matches(e, q); }) : [];
+    hitSet = {};
+    hits.forEach(function (e) { hitSet[e[0]] = true; });
+    all(body, '.ev').forEach(function (e) {
+      if (hitSet[attr(e, 'data-seq')]) e.classList.add('found');
+    });
     at = -1;
     if (count) count.textContent = q ? hits.length + ' event(s)' : '';
     if (hitsPath) hitsPath.setAttribute('d', hits.map(function (e) {
-      return 'M' + (attr(e, 'data-seq') - 0.5) + ',0V22';
+      return 'M' + (e[0] - 0.5) + ',0V22';
     }).join(''));
   }
   function go(step) {
     if (!hits.length) return;
     at = (at + step + hits.length) % hits.length;
-    var ev = hits[at], g = ev.closest('g.grp');
-    if (g && g.classList.contains('grp-closed')) {
-      setOpen(attr(g, 'data-group'), true);
-      relayout();
+    var hit = hits[at];
+    if (block(hit[4]) && !isOpen(hit[4])) { setOpen(hit[4], true); relayout(); }
+    select(hit[0]);
+    goToColumn(hit[0] - 0.5);
+    var ev = body.querySelector('.ev[data-seq="' + hit[0] + '"]');
+    if (ev) {
+      var r = ev.getBoundingClientRect(), s = scroll.getBoundingClientRect();
+      scroll.scrollTop += (r.top - s.top) - scroll.clientHeight / 2;
     }
-    select(attr(ev, 'data-seq'));
-    goToColumn(attr(ev, 'data-seq') - 0.5);
-    var r = ev.getBoundingClientRect(), s = scroll.getBoundingClientRect();
-    scroll.scrollTop += (r.top - s.top) - scroll.clientHeight / 2;
     if (count) count.textContent = (at + 1) + ' of ' + hits.length;
   }
   if (input) {
@@ -208,6 +240,8 @@ SCRIPT = r"""
     document.getElementById('search-next').addEventListener('click', function () { go(1); });
     document.getElementById('search-prev').addEventListener('click', function () { go(-1); });
   }
+  wire(body);
+  wire(gutter);
   showView();
   window.loomTimeline = {relayout: relayout, setZoom: setZoom, search: search, go: go,
                          select: select, setOpen: setOpen};

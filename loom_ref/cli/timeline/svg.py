@@ -1,39 +1,31 @@
 """The timeline as SVG: time runs left to right, one column per journal event.
 
-The picture is four SVGs in a grid (``picture``), so that the page can keep the head and the
-lane names in sight while the lanes scroll (``position: sticky``):
+The picture is four SVGs in a grid (:func:`picture`), so that the page can keep the head and
+the lane names in sight while the lanes scroll (``position: sticky``):
 
-- the **head**: the boundary markers' words (a crash, a torn tail, a corrupt line), the
-  processes and their calls (when known), the sequence numbers, and the folded status after
-  each event;
-- the **corner**: the names of the head's rows;
-- the **gutter**: the name of each lane and each group (``layout.py``);
-- the **body**: one lane per execution / step / decision / gate / stream, in groups. Every
-  event is a symbol with a word under it; every marker has words, not only a colour; a
-  streamed call's deltas are ticks inside its step, on the same time axis (a click leads to
-  the stream's table, ``stream_html.py``).
+- the **head** and its **corner** (``svg_head.py``): the boundary markers' words, the
+  processes and their calls, the sequence numbers, the folded status after each event;
+- the **gutter**: the name of each lane, of the group rows, and of each open group;
+- the **body**: the lanes, in the groups of ``layout.py``: the lanes always drawn (the
+  execution's), the group rows (each group a named segment marked with its events; a click
+  opens it), and the open groups' lanes. Every event is a symbol with a word under it; every
+  marker has words, not only a colour; a streamed call's deltas are ticks inside its step, on
+  the same time axis (a click leads to the stream's table, ``stream_html.py``).
 
 Each event symbol is a ``<g class="ev" data-seq=N>`` with a ``<title>`` (the hover text);
 the page's script shows its payload on click. Elements that span the body's height carry
-``data-full``, so the script can follow the groups' height when one opens or closes.
+``data-full``, so the script can follow the open groups' height.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from typing import Any
 
 from loom_ref.cli.timeline.layout import COL, GROUP_H, LANE_H, Group, Layout
-from loom_ref.cli.timeline.model import (
-    Call,
-    Lane,
-    LaneKind,
-    Marker,
-    MarkerKind,
-    Point,
-    Timeline,
-    line_words,
-)
+from loom_ref.cli.timeline.model import Lane, LaneKind, Marker, MarkerKind, Point, Timeline
 from loom_ref.cli.timeline.streams import StreamCall
+from loom_ref.cli.timeline.svg_head import GUTTER, Head, corner_svg, head_svg, svg_element
 from loom_ref.cli.timeline.svgkit import attrs_of, esc, line, rect, text, text_width
 from loom_ref.cli.timeline.symbols import symbol
 from loom_ref.cli.timeline.text import describe
@@ -42,11 +34,6 @@ from loom_ref.journal.events import Event, EventKind
 __all__ = ["GUTTER", "picture", "symbol"]
 
 K = EventKind
-GUTTER = 236  # the lane names
-BANNER_H = 30  # boundary markers' words
-PROC_H = 50  # processes and their calls
-AXIS_H = 22
-STATUS_H = 28
 SYM_DY = 26  # a symbol's centre below its lane's top
 WORD_DY = 50  # the baseline of its word
 
@@ -54,195 +41,7 @@ _KIND_LABEL = {LaneKind.EXECUTION: "execution", LaneKind.STEP: "step",
                LaneKind.DECISION: "decision", LaneKind.GATE: "gate", LaneKind.STREAM: "stream"}
 
 
-def _svg(cls: str, width: float, height: float, body: str, label: str = "") -> str:
-    aria = f' role="img" aria-label="{esc(label)}"' if label else ""
-    return (f'<svg xmlns="http://www.w3.org/2000/svg" class="{cls}"{aria} '
-            f'width="{width:g}" height="{height:g}" viewBox="0 0 {width:g} {height:g}" '
-            f'data-w="{width:g}" data-h="{height:g}">{body}</svg>')
-
-
-def _fit(word: str) -> dict[str, object]:
-    """The attributes that squeeze a status word longer than 8 letters into its column."""
-    return {"textLength": COL - 12, "lengthAdjust": "spacingAndGlyphs"} if len(word) > 8 else {}
-
-
-# -- the head ---------------------------------------------------------------------------------
-class _Head:
-    def __init__(self, lay: Layout) -> None:
-        self.proc_y = BANNER_H
-        self.axis_y = BANNER_H + (PROC_H if lay.t.processes else 0)
-        self.status_y = self.axis_y + AXIS_H
-        self.height = self.status_y + STATUS_H + 6
-
-
-def _head(lay: Layout, head: _Head) -> str:
-    out = []
-    for point in lay.t.points:
-        x0 = lay.boundary(point.seq - 1)
-        out.append(text(lay.x(point.seq), head.axis_y + 15, str(point.seq), class_="seq",
-                        text_anchor="middle"))
-        out.append(rect(x0 + 2, head.status_y + 2, COL - 4, STATUS_H - 4, rx=4,
-                        class_=f"status st-{point.status.value}"))
-        out.append(text(lay.x(point.seq), head.status_y + 18, point.status.value,
-                        class_="status-text", text_anchor="middle", **_fit(point.status.value)))
-    if lay.t.processes:
-        out += _processes(lay, head.proc_y)
-    out += _banners(lay, head)
-    return _svg("tl-head-svg", lay.width, head.height, "".join(out))
-
-
-def _corner(lay: Layout, head: _Head) -> str:
-    rows = [(head.axis_y + 15, "journal event (seq)"),
-            (head.status_y + 18, "status after the event")]
-    if lay.t.processes:
-        rows += [(head.proc_y + 16, "process"), (head.proc_y + 39, "call to the runtime")]
-    body = "".join(text(12, y, words, class_="row-label") for y, words in rows)
-    return _svg("tl-corner-svg", GUTTER, head.height, body)
-
-
-def _banners(lay: Layout, head: _Head) -> list[str]:
-    """The words of the crash, a torn tail, a corrupt line, over the lanes."""
-    out = []
-    torn_at = {m.after_seq for m in lay.t.markers if m.kind is MarkerKind.TORN_TAIL}
-    end = len(lay.t.points)
-    for marker in lay.t.markers:
-        if marker.after_seq is None:
-            continue
-        x = lay.boundary(marker.after_seq)
-        title = f"<title>{esc(marker.detail)}</title>"
-        if marker.kind is MarkerKind.CRASH:
-            words = (f"CRASH while writing event {marker.after_seq + 1}: its line is torn"
-                     if marker.after_seq in torn_at and marker.after_seq < end
-                     else f"CRASH after event {marker.after_seq}")
-            room = lay.width - x - 14 >= text_width(words, 15.5)
-            out.append(f'<g class="marker marker-crash">{title}'
-                       + line(x, BANNER_H - 6, x, head.height, class_="crash-line")
-                       + _bolt(x, 4)
-                       + text(x + 14 if room else x - 12, 19, words, class_="crash-text",
-                              text_anchor="start" if room else "end") + "</g>")
-        elif marker.kind is MarkerKind.TORN_TAIL and marker.after_seq < end:
-            # a torn write that recovery truncated: a tag on the boundary, in the axis row
-            out.append(f'<g class="marker marker-torn">{title}'
-                       + rect(x - 17, head.axis_y + 1, 34, AXIS_H - 3, rx=3, class_="torn-col")
-                       + text(x, head.axis_y + 15, "torn", class_="torn-tag",
-                              text_anchor="middle") + "</g>")
-        elif marker.kind in (MarkerKind.TORN_TAIL, MarkerKind.CORRUPT) and isinstance(
-                marker.data, dict):
-            torn = marker.kind is MarkerKind.TORN_TAIL
-            cls = "torn" if torn else "corrupt"
-            where = line_words(int(marker.data["line"]), marker.after_seq)
-            words = (f"TORN TAIL: {where}, {marker.data.get('size')} bytes, not written"
-                     if torn else f"CORRUPT: {where}, {marker.data.get('reason')}; "
-                     "nothing after it is read")
-            room = lay.width - x - 8 >= text_width(words, 13)
-            out.append(f'<g class="marker marker-{cls}">{title}'
-                       + rect(x + 2, head.axis_y, COL - 4, head.height - head.axis_y,
-                              class_=f"{cls}-col")
-                       + text(x + COL / 2, head.axis_y + 15, "torn" if torn else "bad",
-                              class_=f"seq {cls}-text", text_anchor="middle")
-                       + text(x + COL / 2, head.status_y + 18,
-                              "not written" if torn else "corrupt", class_="status-text",
-                              text_anchor="middle", **_fit("not written"))
-                       + text(x + 6 if room else x + COL - 4, 19, words,
-                              class_=f"{cls}-text", text_anchor="start" if room else "end")
-                       + "</g>")
-    return out
-
-
-def _bolt(x: float, y: float) -> str:
-    """A lightning bolt over the crash line."""
-    return (f'<path d="M{x + 3:g},{y:g} L{x - 4:g},{y + 11:g} L{x + 1:g},{y + 11:g} '
-            f'L{x - 3:g},{y + 22:g} L{x + 6:g},{y + 8:g} L{x + 1:g},{y + 8:g} z" '
-            'class="bolt"/>')
-
-
-def _processes(lay: Layout, y: float) -> list[str]:
-    out = []
-    crash_recovered = {m.after_seq for m in lay.t.markers if m.kind is MarkerKind.RECOVERY}
-    for process in lay.t.processes:
-        first = min((c.first_seq for c in process.calls), default=1)
-        last = max((c.last_seq for c in process.calls), default=0)
-        if last < first:
-            continue
-        x0, x1 = lay.boundary(first - 1), lay.boundary(last)
-        label = f"process {process.number}"
-        if process.number > 1 and (first - 1) in crash_recovered:
-            for more in (": a fresh runtime, fresh effects, the same journal", " (fresh)"):
-                if text_width(label + more, 13.5) <= x1 - x0 - 16:
-                    label += more
-                    break
-        out.append(rect(x0 + 2, y + 2, x1 - x0 - 4, 20, rx=4,
-                        class_=f"proc proc-{process.number % 2}"))
-        out.append(text(x0 + 8, y + 16, label, class_="proc-text"))
-        pending = ""
-        for call in process.calls:
-            if call.last_seq < call.first_seq:  # appended nothing: named with the next call
-                pending += call.action + ", "
-                continue
-            c0, c1 = lay.boundary(call.first_seq - 1), lay.boundary(call.last_seq)
-            full = pending + call.action + (" (crashed)" if call.outcome == "crashed" else "")
-            pending = ""
-            name = next((n for n in (full, call.action) if text_width(n, 12) <= c1 - c0 - 8),
-                        call.action[: max(1, int((c1 - c0 - 8) / 7.2) - 1)] + "…")
-            out.append(f"<g class=\"call\"><title>{esc(_call_title(call))}</title>"
-                       + rect(c0 + 2, y + 25, c1 - c0 - 4, 20, rx=4, class_="call-box")
-                       + text((c0 + c1) / 2, y + 39, name, class_="call-text",
-                              text_anchor="middle") + "</g>")
-    return out
-
-
-def _call_title(call: Call) -> str:
-    served = ", ".join(call.served) or "nothing"
-    ran = ", ".join(call.ran) or "nothing"
-    if call.outcome == "crashed":
-        return f"{call.action}: events {call.first_seq}-{call.last_seq}, then the crash"
-    return (f"{call.action}: events {call.first_seq}-{call.last_seq}; served from the "
-            f"journal: {served}; ran: {ran}; ended {call.outcome}")
-
-
 # -- the gutter -------------------------------------------------------------------------------
-def _gutter(lay: Layout) -> str:
-    out = []
-    y = 0
-    counts: dict[str, int] = {}
-    for point in lay.t.points:
-        group = lay.group_of[point.lane]
-        counts[group.id] = counts.get(group.id, 0) + 1
-    for group in lay.groups:
-        parts = []
-        if group.header:
-            mark = "▸" if group.collapsed else "▾"
-            words = (f"{group.label}" if len(group.label) <= 24 else group.label[:23] + "…")
-            parts.append(
-                f'<g class="grp-toggle" tabindex="0" role="button" '
-                f'aria-expanded="{"false" if group.collapsed else "true"}" '
-                f'aria-label="{esc("group " + group.label)}">'
-                f"<title>{esc(group.label)}: {len(group.lanes)} lane(s), "
-                f"{counts.get(group.id, 0)} event(s); click to open or close</title>"
-                + rect(2, 2, GUTTER - 4, GROUP_H - 4, rx=5, class_="grp-box")
-                + text(10, 20, mark, class_="grp-mark")
-                + text(26, 20, words, class_="grp-name")
-                + text(GUTTER - 8, 20, f"{len(group.lanes)}·{counts.get(group.id, 0)}",
-                       class_="grp-count", text_anchor="end") + "</g>")
-        lanes = [_lane_label(lay, lane, lay.lane_offset(lane.id)) for lane in group.lanes]
-        parts.append(_lanes_g(group, "".join(lanes)))
-        out.append(_group_g(group, y, "".join(parts)))
-        y += group.height
-    return _svg("tl-gutter-svg", GUTTER, max(lay.height, 1), "".join(out))
-
-
-def _lanes_g(group: Group, inner: str) -> str:
-    hidden = ' display="none"' if group.collapsed else ""
-    return f'<g class="grp-lanes"{hidden}>{inner}</g>'
-
-
-def _group_g(group: Group, y: int, inner: str) -> str:
-    at = attrs_of(class_="grp" + (" grp-closed" if group.collapsed else ""),
-                  data_group=group.id, data_open_h=group.open_height,
-                  data_closed_h=group.closed_height, transform=f"translate(0,{y})")
-    return f"<g {at}>{inner}</g>"
-
-
 def _lane_label(lay: Layout, lane: Lane, top: float) -> str:
     index = lay.lane_index[lane.id]
     name = (f"execution {lay.t.execution_id}" if lane.kind is LaneKind.EXECUTION else lane.name)
@@ -257,15 +56,58 @@ def _lane_label(lay: Layout, lane: Lane, top: float) -> str:
             + text(12, top + 44, detail, class_="lane-detail") + "</g>")
 
 
+Lazy = dict[str, dict[str, str]]
+
+
+def _block_g(group: Group, y: int, inner: str, lazy: Lazy | None, side: str) -> str:
+    """An open group's block (or a closed one's, hidden), in the gutter or the body. With
+    ``lazy``, a closed group's markup is kept there (the page's data) instead of in the SVG,
+    and the script draws it when the group is opened: a long run's page opens with only what
+    shows."""
+    held = lazy is not None and group.collapsed
+    if held:
+        assert lazy is not None
+        lazy.setdefault(group.id, {})[side] = inner
+    at = attrs_of(class_="grp" + (" grp-closed" if group.collapsed else ""),
+                  data_group=group.id, data_open_h=group.open_height,
+                  transform=f"translate(0,{y})",
+                  display="none" if group.collapsed else None, data_lazy="1" if held else None)
+    return f"<g {at}>{'' if held else inner}</g>"
+
+
+def _gutter(lay: Layout, lazy: Lazy | None) -> str:
+    out = []
+    for group in lay.fixed:
+        top = lay.group_top(group)
+        out += [_lane_label(lay, lane, top + lay.lane_offset(lane.id)) for lane in group.lanes]
+    if lay.rows:
+        top = lay.rows_top
+        out.append(rect(0, top, GUTTER, GROUP_H * len(lay.rows), class_="rows-bg")
+                   + text(12, top + 13, "groups of lanes", class_="rows-name")
+                   + f"<title>{len(lay.segments)} groups: each is a segment of these rows, "
+                   "from its first event to its last; click a segment to open it</title>")
+        out.append(text(12, top + 26, "click one to open it", class_="rows-hint"))
+    for group in lay.segments:
+        words = group.label if len(group.label) <= 24 else group.label[:23] + "…"
+        title = (f'<g class="grp-toggle" tabindex="0" role="button" aria-expanded="'
+                 f'{"false" if group.collapsed else "true"}" '
+                 f'aria-label="{esc("close the group " + group.label)}">'
+                 f"<title>{esc(group.label)}: events {group.first}-{group.last}; click to "
+                 "close</title>"
+                 + rect(2, 2, GUTTER - 4, GROUP_H - 4, rx=5, class_="grp-box")
+                 + text(10, 20, "▾", class_="grp-mark") + text(26, 20, words, class_="grp-name")
+                 + text(GUTTER - 8, 20, f"{group.first}-{group.last}", class_="grp-count",
+                        text_anchor="end") + "</g>")
+        lanes = "".join(_lane_label(lay, lane, lay.lane_offset(lane.id)) for lane in group.lanes)
+        out.append(_block_g(group, lay.group_top(group), title + lanes, lazy, "gutter"))
+    return svg_element("tl-gutter-svg", GUTTER, max(lay.height, 1), "".join(out))
+
+
 # -- the body ---------------------------------------------------------------------------------
-def _summary_marks(lay: Layout, seqs: Sequence[Point]) -> str:
-    """A group's own row: every event of its lanes as a small mark, one path per kind."""
-    if not seqs:
-        return ""
-    seqs = sorted(seqs, key=lambda p: p.seq)
+def _marks(lay: Layout, points: Sequence[Point], y: float) -> str:
+    """Every event of a group as a small mark at its column, one path per kind."""
     paths: dict[str, list[str]] = {}
-    y = GROUP_H / 2
-    for p in seqs:
+    for p in points:
         x = lay.x(p.seq)
         cls = ("m-fail" if p.kind in (K.STEP_FAILED, K.EXECUTION_FAILED) else
                "m-doubt" if p.kind is K.STEP_IN_DOUBT else
@@ -273,13 +115,37 @@ def _summary_marks(lay: Layout, seqs: Sequence[Point]) -> str:
                "m-gate" if p.kind in (K.EXECUTION_SUSPENDED, K.RESUME_RECEIVED,
                                       K.EXECUTION_RESUMED) else
                "m-decision" if p.kind is K.DECISION_RECORDED else "m-other")
-        paths.setdefault(cls, []).append(f"M{x - 4:g},{y - 4:g}h8v8h-8z")
-    first, last = lay.x(seqs[0].seq), lay.x(seqs[-1].seq)
-    return (f'<g class="grp-sum"><title>{len(seqs)} event(s), {seqs[0].seq}-{seqs[-1].seq}'
-            f"</title>" + rect(first - 6, 4, last - first + 12, GROUP_H - 8, rx=6,
-                               class_="grp-span")
-            + "".join(f'<path class="{cls}" d="{"".join(d)}"/>' for cls, d in paths.items())
-            + "</g>")
+        paths.setdefault(cls, []).append(f"M{x - 3.5:g},{y - 3.5:g}h7v7h-7z")
+    return "".join(f'<path class="{cls}" d="{"".join(d)}"/>' for cls, d in paths.items())
+
+
+def _segment(lay: Layout, group: Group, points: Sequence[Point]) -> str:
+    """A group in the group rows: named, marked with its events; a click opens it."""
+    if not points:
+        return ""
+    y = lay.rows_top + GROUP_H * group.row
+    x0, x1 = lay.boundary(group.first - 1) + 3, lay.boundary(group.last) - 3
+    width = x1 - x0
+    name = group.label
+    fits = text_width(name, 11.5) + 10 <= width
+    at = attrs_of(class_="seg" + ("" if group.collapsed else " seg-open"), data_group=group.id,
+                  tabindex="0", role="button", aria_label=f"open the group {group.label}")
+    failed = any(p.kind in (K.STEP_FAILED, K.EXECUTION_FAILED, K.STEP_IN_DOUBT) for p in points)
+    return (f"<g {at}><title>{esc(group.label)}: {len(group.lanes)} lane(s), events "
+            f"{group.first}-{group.last}" + (" (a failure or an in-doubt step)" if failed else "")
+            + "; click to open or close</title>"
+            + rect(x0, y + 3, width, GROUP_H - 6, rx=6,
+                   class_="seg-box" + (" seg-alert" if failed else ""))
+            + (text(x0 + 6, y + 13, name, class_="seg-name") if fits else "")
+            + _marks(lay, points, y + (21 if fits else GROUP_H / 2)) + "</g>")
+
+
+def _group_title(lay: Layout, group: Group) -> str:
+    """An open group's title row in the body."""
+    x = lay.boundary(group.first - 1)
+    return (rect(0, 0, lay.width, GROUP_H, class_="grp-row")
+            + text(x + 6, 20, f"{group.label} (open: its lanes below; close it in the gutter)",
+                   class_="grp-title"))
 
 
 def _spans(lay: Layout, lane_points: Mapping[str, list[Point]]) -> dict[str, list[str]]:
@@ -400,8 +266,8 @@ def _full(lay: Layout, height: int) -> list[str]:
     return out
 
 
-def _body(lay: Layout, streams: Sequence[StreamCall], stream_lanes: Mapping[int, str | None]
-          ) -> str:
+def _body(lay: Layout, streams: Sequence[StreamCall], stream_lanes: Mapping[int, str | None],
+          lazy: Lazy | None) -> str:
     own = {p.seq: p.label for p in lay.t.points}
     badges: dict[int, list[Marker]] = {}
     served: dict[str, list[Marker]] = {}
@@ -411,10 +277,12 @@ def _body(lay: Layout, streams: Sequence[StreamCall], stream_lanes: Mapping[int,
         if marker.kind is MarkerKind.SERVED and marker.lane is not None:
             served.setdefault(marker.lane, []).append(marker)
     lane_points: dict[str, list[Point]] = {}
+    group_points: dict[str, list[Point]] = {}
     before: dict[int, str] = {}
     previous = "not-started"
     for point in lay.t.points:
         lane_points.setdefault(point.lane, []).append(point)
+        group_points.setdefault(lay.group_of[point.lane].id, []).append(point)
         before[point.seq] = previous
         previous = point.status.value
     spans = _spans(lay, lane_points)
@@ -423,50 +291,61 @@ def _body(lay: Layout, streams: Sequence[StreamCall], stream_lanes: Mapping[int,
         lane = stream_lanes.get(call.number)
         if lane is not None and call.after is not None and lane in lay.group_of:
             ticks.setdefault(lane, []).append(_ticks(lay, call, lane))
-    groups = []
-    y = 0
-    for group in lay.groups:
-        lanes = []
+
+    def lanes_of(group: Group) -> str:
+        out = []
         for member in group.lanes:
             index = lay.lane_index[member.id]
             top = lay.lane_offset(member.id)
-            lanes.append(rect(0, top, lay.width, LANE_H, class_=f"lane-bg lane-{index % 2}")
-                         + "".join(spans.get(member.id, [])) + "".join(ticks.get(member.id, []))
-                         + "".join(_served(lay, m) for m in served.get(member.id, []))
-                         + "".join(_event(lay, p, before[p.seq], badges.get(p.seq, []))
-                                   for p in lane_points.get(member.id, [])))
-        head = ""
-        if group.header:
-            head = (rect(0, 0, lay.width, GROUP_H, class_="grp-row")
-                    + _summary_marks(lay, [p for lane in group.lanes
-                                           for p in lane_points.get(lane.id, [])]))
-        inner = head + _lanes_g(group, "".join(lanes))
-        groups.append(_group_g(group, y, inner))
-        y += group.height
+            out.append(rect(0, top, lay.width, LANE_H, class_=f"lane-bg lane-{index % 2}")
+                       + "".join(spans.get(member.id, [])) + "".join(ticks.get(member.id, []))
+                       + "".join(_served(lay, m) for m in served.get(member.id, []))
+                       + "".join(_event(lay, p, before[p.seq], badges.get(p.seq, []))
+                                 for p in lane_points.get(member.id, [])))
+        return "".join(out)
+
+    parts = [f'<g transform="translate(0,{lay.group_top(g)})">{lanes_of(g)}</g>'
+             for g in lay.fixed]
+    if lay.rows:
+        parts.append(rect(0, lay.rows_top, lay.width, GROUP_H * len(lay.rows), class_="rows-bg"))
+        parts += [_segment(lay, g, group_points.get(g.id, [])) for g in lay.segments]
+    parts += [_block_g(g, lay.group_top(g), _group_title(lay, g) + lanes_of(g), lazy, "body")
+              for g in lay.segments]
     height = max(lay.height, 1)
     defs = (f'<defs><pattern id="tl-cols" width="{COL}" height="8" '
             f'patternUnits="userSpaceOnUse"><line x1="0" y1="0" x2="0" y2="8" class="grid"/>'
             "</pattern></defs>")
-    body = defs + "".join(groups) + "".join(_full(lay, height))
+    grid, *spanning = _full(lay, height)
+    body = defs + grid + "".join(parts) + "".join(spanning)
     if not lay.t.lanes:
         body += text(12, 20, "(no events)", class_="caption")
-    return _svg("tl-body-svg", lay.width, height, body,
-                f"timeline of execution {lay.t.execution_id}")
+    return svg_element("tl-body-svg", lay.width, height, body,
+                       f"timeline of execution {lay.t.execution_id}")
 
 
 def picture(timeline: Timeline, streams: Sequence[StreamCall] = (),
-            stream_lanes: Mapping[int, str | None] | None = None) -> str:
+            stream_lanes: Mapping[int, str | None] | None = None
+            ) -> tuple[str, dict[str, Any]]:
     """The whole picture: the grid of the corner, the head, the gutter and the body, in a
-    scrolling box whose head and lane names stay in sight."""
+    scrolling box whose head and lane names stay in sight; and the data the page's script
+    needs beside it: every event's seq, kind, status, lane and group (for search), and, for
+    a grouped timeline, the markup of the closed groups (drawn when opened)."""
     lay = Layout(timeline)
-    head = _Head(lay)
+    head = Head(lay)
+    lazy: Lazy | None = {} if lay.grouped else None
+    gutter, body = _gutter(lay, lazy), _body(lay, streams, stream_lanes or {}, lazy)
+    data: dict[str, Any] = {
+        "events": [[p.seq, p.kind.value, p.status.value, p.lane, lay.group_of[p.lane].id]
+                   for p in timeline.points],
+        "lazy": lazy or {}}
     return (f'<div class="tl-scroll" id="tl-scroll" data-grouped="{int(lay.grouped)}" '
-            f'data-col="{COL}" data-gutter="{GUTTER}" data-events="{len(timeline.points)}">'
+            f'data-col="{COL}" data-gutter="{GUTTER}" data-events="{len(timeline.points)}" '
+            f'data-blocks-top="{lay.blocks_top}">'
             '<div class="tl-grid">'
-            f'<div class="tl-corner">{_corner(lay, head)}</div>'
-            f'<div class="tl-head">{_head(lay, head)}</div>'
-            f'<div class="tl-gutter">{_gutter(lay)}</div>'
-            f'<div class="tl-body">{_body(lay, streams, stream_lanes or {})}</div>'
+            f'<div class="tl-corner">{corner_svg(lay, head)}</div>'
+            f'<div class="tl-head">{head_svg(lay, head)}</div>'
+            f'<div class="tl-gutter">{gutter}</div>'
+            f'<div class="tl-body">{body}</div>'
             "</div></div>"
             f'<p class="caption-line">Time runs left to right: one column per journal event '
-            "(events carry no clock; their order is the sequence number).</p>")
+            "(events carry no clock; their order is the sequence number).</p>"), data
