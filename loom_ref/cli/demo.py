@@ -22,7 +22,9 @@ import tempfile
 from typing import Any, TextIO
 
 from loom_ref.cli.demo_agent import PLAIN, Options, World
+from loom_ref.cli.demo_matrix import cost, run_cut
 from loom_ref.cli.demo_story import run_story
+from loom_ref.cli.explorer import run_explorer
 from loom_ref.cli.inputs import check_output_dir, check_output_file, open_output
 from loom_ref.cli.timeline.html import render_html
 from loom_ref.cli.timeline.model import build_timeline
@@ -149,6 +151,32 @@ def demo_page(timeline: Any, options: Options, *, crash_after: int | None, torn:
                        intro=intro, sink_names=SINK_NAMES)
 
 
+def explore(*, html: str | None, options: Options, out: TextIO) -> int:
+    """``demo --explore --html OUT``: crash the story at every cut (and torn at each), by the
+    crash matrix the tests run, and write the crash explorer's page; 0 when every cut ended
+    as the uncrashed run did."""
+    if html is None:
+        raise InvalidArgument("--explore writes a page: give --html OUT too",
+                              code="argument.explore")
+    check_output_file(html)
+    page, cuts = run_explorer(options)
+    base = count_events(options)
+    print(f"loom-ref demo --explore: the story crashed after each of its {base} journal "
+          "events, and torn while writing each; a fresh process recovered every time", file=out)
+    print("cut  crash: what it cost                      torn: what it cost", file=out)
+    baseline = run_cut(options)
+    for plain, torn in zip(cuts["crash"], cuts["torn"], strict=True):
+        words = [", ".join([f"{name} {n:+d}" for name, n in cost(c, baseline).items()]
+                           + ["an in-doubt step" for _ in c.in_doubt()]) or "nothing"
+                 for c in (plain, torn)]
+        print(f"{plain.after:>3}  {words[0]:<40} {words[1]}", file=out)
+    with open_output(html) as f:
+        f.write(page)
+    print(f"wrote the crash explorer: {html} (open it in a browser)", file=out)
+    ended = {c.status for group in cuts.values() for c in group}
+    return 0 if ended == {baseline.status} else 1
+
+
 def run_demo(*, directory: str | None, crash_after: int | None, out: TextIO,
              options: Options = PLAIN, html: str | None = None, torn: bool = False
              ) -> int:
@@ -212,6 +240,9 @@ def register(subparsers: Any) -> None:
                    help="the crash tears the N-th event's line: a torn tail, not written")
     p.add_argument("--html", default=None, metavar="OUT",
                    help="also write the whole story as one HTML page to OUT")
+    p.add_argument("--explore", action="store_true",
+                   help="crash the story at every point (and torn at each) and write the "
+                        "crash explorer, one page with a slider over every cut, to --html OUT")
     p.add_argument("--deny", action="store_true", help="the human declines the refund")
     p.add_argument("--leak", action="store_true",
                    help="the model tries to stream a card number: watch the guard sever it")
@@ -220,7 +251,16 @@ def register(subparsers: Any) -> None:
     p.add_argument("--redact", action="store_true",
                    help="add a redaction middleware with no delta form: the runtime refuses "
                         "to stream (fail-closed)")
-    p.set_defaults(func=lambda a: run_demo(
-        directory=a.dir, crash_after=a.crash_after, out=sys.stdout, html=a.html, torn=a.torn,
-        options=Options(deny=a.deny, leak=a.leak, hold_back=a.hold_back, redact=a.redact)))
+    p.set_defaults(func=_main)
+
+
+def _main(a: Any) -> int:
+    options = Options(deny=a.deny, leak=a.leak, hold_back=a.hold_back, redact=a.redact)
+    if a.explore:
+        if a.crash_after is not None or a.torn or a.dir is not None:
+            raise InvalidArgument("--explore runs every crash point in memory: it takes no "
+                                  "--crash-after, --torn or --dir", code="argument.explore")
+        return explore(html=a.html, options=options, out=sys.stdout)
+    return run_demo(directory=a.dir, crash_after=a.crash_after, out=sys.stdout, html=a.html,
+                    torn=a.torn, options=options)
 

@@ -230,11 +230,12 @@ def _machine(timeline: Timeline) -> str:
             "</section>")
 
 
-def page(title: str, body: Sequence[str], *, script: str = SCRIPT) -> str:
-    """A self-contained page: ``body`` parts (HTML) under an ``h1`` of ``title``."""
+def page(title: str, body: Sequence[str], *, script: str = SCRIPT, css: str = "") -> str:
+    """A self-contained page: ``body`` parts (HTML) under an ``h1`` of ``title``; ``css``
+    is added to the shared style sheet."""
     parts = ["<!DOCTYPE html>", '<html lang="en"><head><meta charset="utf-8">',
              '<meta name="viewport" content="width=device-width, initial-scale=1">',
-             f"<title>{esc(title)}</title><style>{CSS}</style></head><body>",
+             f"<title>{esc(title)}</title><style>{CSS}{css}</style></head><body>",
              f"<h1>{esc(title)}</h1>", *body, f"<script>{script}</script>", "</body></html>"]
     return "\n".join(p for p in parts if p) + "\n"
 

@@ -245,10 +245,10 @@ def _ticks(lay: Layout, call: StreamCall, lane: str) -> str:
             + "".join(marks) + "</a>")
 
 
-def _full(lay: Layout, height: int) -> list[str]:
+def _full(lay: Layout, height: int, suffix: str) -> list[str]:
     """What spans the body's height: the column grid, crash lines, torn and corrupt columns."""
     out = [f'<rect x="0" y="0" width="{COL * lay.columns:g}" height="{height}" '
-           'fill="url(#tl-cols)" data-full="1"/>']
+           f'fill="url(#tl-cols{suffix})" data-full="1"/>']
     end = len(lay.t.points)
     for marker in lay.t.markers:
         if marker.after_seq is None:
@@ -267,7 +267,7 @@ def _full(lay: Layout, height: int) -> list[str]:
 
 
 def _body(lay: Layout, streams: Sequence[StreamCall], stream_lanes: Mapping[int, str | None],
-          lazy: Lazy | None) -> str:
+          lazy: Lazy | None, suffix: str) -> str:
     own = {p.seq: p.label for p in lay.t.points}
     badges: dict[int, list[Marker]] = {}
     served: dict[str, list[Marker]] = {}
@@ -312,10 +312,10 @@ def _body(lay: Layout, streams: Sequence[StreamCall], stream_lanes: Mapping[int,
     parts += [_block_g(g, lay.group_top(g), _group_title(lay, g) + lanes_of(g), lazy, "body")
               for g in lay.segments]
     height = max(lay.height, 1)
-    defs = (f'<defs><pattern id="tl-cols" width="{COL}" height="8" '
+    defs = (f'<defs><pattern id="tl-cols{suffix}" width="{COL}" height="8" '
             f'patternUnits="userSpaceOnUse"><line x1="0" y1="0" x2="0" y2="8" class="grid"/>'
             "</pattern></defs>")
-    grid, *spanning = _full(lay, height)
+    grid, *spanning = _full(lay, height, suffix)
     body = defs + grid + "".join(parts) + "".join(spanning)
     if not lay.t.lanes:
         body += text(12, 20, "(no events)", class_="caption")
@@ -324,21 +324,23 @@ def _body(lay: Layout, streams: Sequence[StreamCall], stream_lanes: Mapping[int,
 
 
 def picture(timeline: Timeline, streams: Sequence[StreamCall] = (),
-            stream_lanes: Mapping[int, str | None] | None = None
+            stream_lanes: Mapping[int, str | None] | None = None, *, suffix: str = ""
             ) -> tuple[str, dict[str, Any]]:
     """The whole picture: the grid of the corner, the head, the gutter and the body, in a
     scrolling box whose head and lane names stay in sight; and the data the page's script
     needs beside it: every event's seq, kind, status, lane and group (for search), and, for
-    a grouped timeline, the markup of the closed groups (drawn when opened)."""
+    a grouped timeline, the markup of the closed groups (drawn when opened). ``suffix`` keeps
+    the ids of several pictures on one page apart (the crash explorer)."""
     lay = Layout(timeline)
     head = Head(lay)
     lazy: Lazy | None = {} if lay.grouped else None
-    gutter, body = _gutter(lay, lazy), _body(lay, streams, stream_lanes or {}, lazy)
+    gutter = _gutter(lay, lazy)
+    body = _body(lay, streams, stream_lanes or {}, lazy, suffix)
     data: dict[str, Any] = {
         "events": [[p.seq, p.kind.value, p.status.value, p.lane, lay.group_of[p.lane].id]
                    for p in timeline.points],
         "lazy": lazy or {}}
-    return (f'<div class="tl-scroll" id="tl-scroll" data-grouped="{int(lay.grouped)}" '
+    return (f'<div class="tl-scroll" id="tl-scroll{suffix}" data-grouped="{int(lay.grouped)}" '
             f'data-col="{COL}" data-gutter="{GUTTER}" data-events="{len(timeline.points)}" '
             f'data-blocks-top="{lay.blocks_top}">'
             '<div class="tl-grid">'
