@@ -197,6 +197,7 @@ EXPLORER_CSS = """
 .ch-zero { font-size: 16px; fill: #9ca3af; }
 .ch-doubt { fill: #ede9fe; stroke: #6d28d9; }
 .ch-doubt-text { font-size: 14px; font-weight: bold; fill: #5b21b6; }
+.cut .tl-scroll { max-height: none; }
 .cut { border-top: 3px solid #2563eb; margin-top: 14px; padding-top: 4px;
        scroll-margin-top: 90px; }
 .cut h2 { font-size: 18px; }

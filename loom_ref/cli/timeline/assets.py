@@ -32,7 +32,8 @@ table.counts th:first-child, table.counts td:first-child { text-align: left; }
 .scroll { overflow-x: auto; border: 1px solid var(--line); border-radius: 8px;
           background: #fff; }
 .muted { color: var(--muted); }
-.tl-scroll { overflow: auto; max-height: calc(100vh - 120px); border: 1px solid var(--line);
+.tl-scroll { overflow: auto; max-height: max(340px, calc(100vh - 330px));
+             border: 1px solid var(--line);
              border-radius: 8px; background: #fff; overscroll-behavior: contain; }
 .tl-grid { display: grid; grid-template-columns: max-content max-content; width: max-content; }
 .tl-grid svg { display: block; }
@@ -68,10 +69,12 @@ table.counts th:first-child, table.counts td:first-child { text-align: left; }
                margin: 6px 0 0; border: 1px solid var(--line); font-size: 13px;
                white-space: pre-wrap; }
 #details pre:empty { display: none; }
-#machine { flex: 1 1 560px; border: 1px solid var(--line); border-radius: 8px;
-           padding: 4px 12px 8px; min-width: 420px; }
-#machine h2 { margin-top: 6px; }
-.machine-fit svg { width: 100%; height: auto; max-width: 980px; }
+#machine { flex: 2 1 560px; border: 1px solid var(--line); border-radius: 8px;
+           padding: 2px 10px 4px; min-width: 420px; }
+#machine h2 { margin: 4px 0 0; font-size: 15px; }
+#machine p { margin: 0; font-size: 12.5px; }
+.machine-fit svg { display: block; height: 250px; width: auto; max-width: 100%; }
+#details .d-note b { white-space: nowrap; }
 .diff { border-collapse: collapse; margin: 6px 0; font-size: 14px; }
 .diff th, .diff td { border: 1px solid var(--line); padding: 3px 8px; text-align: left;
                      font-family: "DejaVu Sans Mono", monospace; }

@@ -40,6 +40,9 @@ PAYLOAD_CHARS = 4000
 #: More events than this (or a grouped picture): the events are listed as text lines and
 #: their payloads kept in the page's data, so that a long run's page stays light.
 LONG_EVENTS = 160
+#: More events than this: payloads are cut shorter still in the page's data.
+HUGE_EVENTS = 2000
+PAYLOAD_CHARS_HUGE = 1200
 
 
 def _counts(processes: Iterable[Process]) -> str:
@@ -145,11 +148,11 @@ def _divergence(timeline: Timeline) -> str:
     return "".join(out)
 
 
-def _payload(p: Point) -> str:
+def _payload(p: Point, limit: int = PAYLOAD_CHARS) -> str:
     text = json.dumps(dict(p.payload), ensure_ascii=False, indent=2)
-    if len(text) > PAYLOAD_CHARS:
-        more = len(text) - PAYLOAD_CHARS
-        text = (text[:PAYLOAD_CHARS] + f"\n… cut here: {more} more characters (journal show "
+    if len(text) > limit:
+        more = len(text) - limit
+        text = (text[:limit] + f"\n… cut here: {more} more characters (journal show "
                 "--format json holds every payload whole)")
     return text
 
@@ -222,10 +225,10 @@ def _served_notes(timeline: Timeline, calls: Sequence[StreamCall],
 
 
 def _machine(timeline: Timeline) -> str:
-    return ('<section id="machine"><h2>The state machine</h2><p class="muted">Drawn from the '
+    return ('<section id="machine"><h2>The state machine</h2><p class="muted">From the '
             "transition table the code enforces (<code>loom_ref.journal.fold.TRANSITIONS"
-            "</code>): a box is a status, an arrow the event kinds allowed in it. Click an "
-            "event: its status lights up, and so does the arrow it took.</p>"
+            "</code>): a box is a status, an arrow the event kinds allowed in it; a clicked "
+            "event lights up its status and the arrow it took.</p>"
             f'<div class="machine-fit">{state_svg(current=timeline.state.status)}</div>'
             "</section>")
 
@@ -254,7 +257,8 @@ def render_html(timeline: Timeline, *, title: str | None = None, intro: Iterable
     drawn, data = picture(timeline, calls, lanes)
     long = bool(data["lazy"]) or len(timeline.points) > LONG_EVENTS
     if long:
-        data["payloads"] = {p.seq: _payload(p) for p in timeline.points}
+        limit = PAYLOAD_CHARS if len(timeline.points) <= HUGE_EVENTS else PAYLOAD_CHARS_HUGE
+        data["payloads"] = {p.seq: _payload(p, limit) for p in timeline.points}
     events = (_event_list(timeline.points, timeline) if long
               else _event_rows(timeline.points, timeline))
     return page(heading, [

@@ -150,7 +150,7 @@ class Layout:
                 self.rows.append([group])
         if self.grouped:
             self._open_what_matters()
-        self.width = max(COL * self.columns + 24, 640)
+        self.width = max(COL * self.columns + 24, 960)  # room for a marker's words
 
     def _open_what_matters(self) -> None:
         for group in self.groups:

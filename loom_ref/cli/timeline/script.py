@@ -180,8 +180,9 @@ SCRIPT = r"""
     var known = bySeq[seq];
     panel.querySelector('.d-title').textContent = row ? attr(row, 'data-title')
       : 'event ' + seq + ': ' + known[1] + ' (' + known[3] + ')';
-    panel.querySelector('.d-note').textContent = 'status after it: ' + attr(ev, 'data-status')
-      + ' (the state machine beside this shows the arrow it took)';
+    var from = attr(ev, 'data-before'), to = attr(ev, 'data-status');
+    panel.querySelector('.d-note').innerHTML = 'it took the execution from <b>' + from
+      + '</b> to <b>' + to + '</b> (the lit arrow of the state machine beside this)';
     var pre = row && row.querySelector('pre');
     panel.querySelector('pre').textContent = pre ? pre.textContent
       : (data.payloads || {})[seq] || '';
@@ -192,6 +193,8 @@ SCRIPT = r"""
       e.classList.toggle('sm-taken', attr(e, 'data-from') === attr(ev, 'data-before')
         && attr(e, 'data-kinds').split(' ').indexOf(attr(ev, 'data-kind')) >= 0);
     });
+    var inspector = document.getElementById('inspector');
+    if (inspector) inspector.scrollIntoView({block: 'nearest'});
   }
 
   // -- search ------------------------------------------------------------------------

@@ -42,16 +42,43 @@ class Head:
         self.height = self.status_y + STATUS_H + 6
 
 
+#: On a grouped (long) picture, a run of one status is one box, its word every this many
+#: columns: the page stays light, and the word is in sight wherever it is scrolled.
+WORD_EVERY = 6
+
+
+def _status_runs(lay: Layout, head: Head) -> list[str]:
+    out = []
+    points = lay.t.points
+    start = 0
+    for i in range(1, len(points) + 1):
+        if i < len(points) and points[i].status is points[start].status:
+            continue
+        status = points[start].status.value
+        x0, x1 = lay.boundary(points[start].seq - 1), lay.boundary(points[i - 1].seq)
+        out.append(rect(x0 + 2, head.status_y + 2, x1 - x0 - 4, STATUS_H - 4, rx=4,
+                        class_=f"status st-{status}"))
+        for seq in range(points[start].seq, points[i - 1].seq + 1, WORD_EVERY):
+            out.append(text(lay.x(seq), head.status_y + 18, status, class_="status-text",
+                            text_anchor="middle", **fit(status)))
+        start = i
+    return out
+
+
 def head_svg(lay: Layout, head: Head) -> str:
     out = []
     for point in lay.t.points:
-        x0 = lay.boundary(point.seq - 1)
         out.append(text(lay.x(point.seq), head.axis_y + 15, str(point.seq), class_="seq",
                         text_anchor="middle"))
+        if lay.grouped:
+            continue
+        x0 = lay.boundary(point.seq - 1)
         out.append(rect(x0 + 2, head.status_y + 2, COL - 4, STATUS_H - 4, rx=4,
                         class_=f"status st-{point.status.value}"))
         out.append(text(lay.x(point.seq), head.status_y + 18, point.status.value,
                         class_="status-text", text_anchor="middle", **fit(point.status.value)))
+    if lay.grouped:
+        out += _status_runs(lay, head)
     if lay.t.processes:
         out += _processes(lay, head.proc_y)
     out += _banners(lay, head)
