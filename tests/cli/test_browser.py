@@ -309,6 +309,7 @@ def test_a_long_execution_stays_navigable(browser: Browser, shots: Path,
                          "document.getElementById('tl-scroll').getBoundingClientRect().top")
     assert abs(head) <= 1
     assert visible(page, ".tl-gutter .rows-name")
+    page.evaluate("new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)))")
     view = float(page.evaluate("document.getElementById('ov-view').getAttribute('x')"))
     assert 400 < view < 500  # the strip shows where the view is: around event 469
     page.screenshot(shots / "long-1000-scrolled.png", viewport=True)

@@ -148,8 +148,11 @@ def _divergence(timeline: Timeline) -> str:
     return "".join(out)
 
 
-def _payload(p: Point, limit: int = PAYLOAD_CHARS) -> str:
-    text = json.dumps(dict(p.payload), ensure_ascii=False, indent=2)
+def _payload(p: Point, limit: int = PAYLOAD_CHARS, *, compact: bool = False) -> str:
+    """The payload as JSON text, cut at ``limit`` characters (saying so); ``compact`` for the
+    page's data (the script indents it when it shows it)."""
+    text = json.dumps(dict(p.payload), ensure_ascii=False,
+                      **({"separators": (",", ":")} if compact else {"indent": 2}))
     if len(text) > limit:
         more = len(text) - limit
         text = (text[:limit] + f"\n… cut here: {more} more characters (journal show "
@@ -258,7 +261,7 @@ def render_html(timeline: Timeline, *, title: str | None = None, intro: Iterable
     long = bool(data["lazy"]) or len(timeline.points) > LONG_EVENTS
     if long:
         limit = PAYLOAD_CHARS if len(timeline.points) <= HUGE_EVENTS else PAYLOAD_CHARS_HUGE
-        data["payloads"] = {p.seq: _payload(p, limit) for p in timeline.points}
+        data["payloads"] = {p.seq: _payload(p, limit, compact=True) for p in timeline.points}
     events = (_event_list(timeline.points, timeline) if long
               else _event_rows(timeline.points, timeline))
     return page(heading, [

@@ -150,6 +150,7 @@ class Layout:
                 self.rows.append([group])
         if self.grouped:
             self._open_what_matters()
+        self._tops: dict[str, int] | None = None  # computed once the groups are opened
         self.width = max(COL * self.columns + 24, 960)  # room for a marker's words
 
     def _open_what_matters(self) -> None:
@@ -197,13 +198,13 @@ class Layout:
     def group_top(self, group: Group) -> int:
         """The top of ``group`` as the page opens (fixed groups on top; the open segment
         groups under the group rows, in order)."""
-        y = self.blocks_top if group.header else 0
-        for g in self.groups:
-            if g is group:
-                return y
-            if g.header == group.header:
-                y += g.height
-        raise KeyError(group.id)
+        if self._tops is None:
+            self._tops = {}
+            tops = {False: 0, True: self.blocks_top}
+            for g in self.groups:
+                self._tops[g.id] = tops[g.header]
+                tops[g.header] += g.height
+        return self._tops[group.id]
 
     def lane_offset(self, lane_id: str) -> int:
         """The top of lane ``lane_id`` within its group."""

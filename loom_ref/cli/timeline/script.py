@@ -184,8 +184,11 @@ SCRIPT = r"""
     panel.querySelector('.d-note').innerHTML = 'it took the execution from <b>' + from
       + '</b> to <b>' + to + '</b> (the lit arrow of the state machine beside this)';
     var pre = row && row.querySelector('pre');
-    panel.querySelector('pre').textContent = pre ? pre.textContent
-      : (data.payloads || {})[seq] || '';
+    var text = pre ? pre.textContent : (data.payloads || {})[seq] || '';
+    if (!pre) {  // the page's data holds it compact: indent it, unless it was cut
+      try { text = JSON.stringify(JSON.parse(text), null, 2); } catch (e) { /* cut */ }
+    }
+    panel.querySelector('pre').textContent = text;
     all(document, '.sm-state').forEach(function (s) {
       s.classList.toggle('sm-current', attr(s, 'data-status') === attr(ev, 'data-status'));
     });
