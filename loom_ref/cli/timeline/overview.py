@@ -5,8 +5,8 @@
   thing to look at (a crash, a torn or corrupt line, an in-doubt step, a failure, a
   divergence), the search's hits, and a frame showing the part of the picture in view. A
   click on it scrolls the picture there (``script.py``).
-- **Zoom** scales the whole picture (``−``, ``+``, ``fit``: every column in the width,
-  ``100%``).
+- **Zoom** scales the whole picture, from 20% to 300% (``−``, ``+``, ``fit``: every column
+  in the width, or as many as fit at 20%; ``100%``).
 - **Search** finds events by seq (``17``), kind (``STEP_FAILED``, ``suspended``) or id
   (``#turn:12``, ``refund``): it marks the hits in the picture and on the strip, opens
   their groups, and steps from hit to hit.
@@ -63,8 +63,9 @@ def toolbar(timeline: Timeline) -> str:
             '<span class="tool-group" role="group" aria-label="zoom">zoom '
             '<button type="button" data-zoom="out" title="zoom out">−</button>'
             '<button type="button" data-zoom="in" title="zoom in">+</button>'
-            '<button type="button" data-zoom="fit" title="every column in the width">fit'
-            '</button><button type="button" data-zoom="1" title="actual size">100%</button>'
+            '<button type="button" data-zoom="fit" title="every column in the width (a long '
+            'run: as many as fit at 20%)">fit</button>'
+            '<button type="button" data-zoom="1" title="actual size">100%</button>'
             '<output id="zoom-level">100%</output></span>'
             '<span class="tool-group"><label for="search">find</label> '
             '<input id="search" type="search" size="26" placeholder="seq, kind or id: 17, '

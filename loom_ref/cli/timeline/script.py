@@ -7,7 +7,9 @@ library, no network.
   the page's data the first time, for a long run), on its title in the gutter closes it; the
   open groups are stacked again under the group rows, in the gutter and in the body alike,
   and what spans the body's height follows.
-- Zoom scales the four SVGs of the picture together; ``fit`` puts every column in the width.
+- Zoom scales the four SVGs of the picture together, from a fifth to three times; ``fit``
+  puts every column in the width, or as many as a fifth of the size shows (the overview
+  strip shows the whole of a longer run).
 - The overview strip shows the part in view and scrolls the picture where it is clicked.
 - Search finds the events whose seq, kind, status or lane matches (in the page's data, so
   closed groups are searched too), marks them on the strip and in the picture, and steps
@@ -142,7 +144,7 @@ SCRIPT = r"""
   }
   function setZoom(z, keep) {
     var centre = keep === undefined ? visibleCentre() : keep;
-    zoom = Math.max(0.02, Math.min(3, z));
+    zoom = Math.max(0.2, Math.min(3, z));  // below a fifth, the strip shows it better
     applyZoom();
     goToColumn(centre);
   }
