@@ -52,7 +52,8 @@ __all__ = ["CallTape", "DeltaRecorder", "RecordingSilent", "TapeKind", "TapeReco
 
 
 class TapeKind(LoomEnum):
-    """What one record of the tape says happened (see the module docstring)."""
+    """What one record of the tape says happened (spec: deltas.recorder; see the module
+    docstring)."""
 
     OPEN = "open"
     REFUSED = "refused"
@@ -69,7 +70,7 @@ class TapeKind(LoomEnum):
 class TapeRecord:
     """One thing the channel did: ``index`` on the tape (from 0), the ``call`` it belongs to
     (from 1), the ``attempt`` running then (0 before the first), and the kind's ``data``
-    (JSON values only)."""
+    (JSON values only). spec: deltas.recorder"""
 
     index: int
     call: int
