@@ -270,9 +270,16 @@ class Page:
             self.send("Input.dispatchMouseEvent", {"type": kind, "x": x, "y": y,
                                                    "button": "left", "clickCount": 1})
 
-    def screenshot(self, path: Path, *, selector: str | None = None) -> Path:
-        """Write a PNG of the whole page, or of the element matching ``selector``, to
+    def screenshot(self, path: Path, *, selector: str | None = None,
+                   viewport: bool = False) -> Path:
+        """Write a PNG of the whole page, of the element matching ``selector``, or of what is
+        on screen now (``viewport``: a long page's whole height takes long to draw), to
         ``path``."""
+        if viewport:
+            data = self.send("Page.captureScreenshot", {"format": "png"})["data"]
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_bytes(base64.b64decode(data))
+            return path
         if selector is None:
             size = self.send("Page.getLayoutMetrics")["cssContentSize"]
             clip = {"x": 0, "y": 0, "width": size["width"], "height": size["height"]}

@@ -9,8 +9,11 @@ fresh effects over the same journal.
 While it runs it records every process and every call it made to the runtime
 (:class:`~loom_ref.cli.timeline.model.Process`, ``Call``): the journal events each call
 appended, what it served from the journal and what it ran, and how often each effect really
-ran in each process. The journal cannot hold these facts (a recovered journal equals an
-uncrashed one, ``kernel.recover``); the picture of ``loom-ref demo --html`` draws them.
+ran in each process; and, on a :class:`~loom_ref.effects.DeltaRecorder` shared by every
+process (``deltas.recorder``, an extension), every stream: what each effect wrote, what the
+guards saw and what each sink received. The journal cannot hold these facts (a recovered
+journal equals an uncrashed one, ``kernel.recover``; deltas are live-only, ADR 0119 #5); the
+picture of ``loom-ref demo --html`` draws them.
 """
 
 from __future__ import annotations
@@ -20,8 +23,18 @@ from typing import Any, Protocol
 
 import attrs
 
-from loom_ref.cli.demo_agent import WORKFLOW, World, build_host, build_workflow
+from loom_ref.cli.demo_agent import (
+    ORDER,
+    PLAIN,
+    WORKFLOW,
+    Options,
+    World,
+    build_host,
+    build_workflow,
+)
 from loom_ref.cli.timeline.model import Call, Process
+from loom_ref.effects import DeltaRecorder, EffectDelta
+from loom_ref.governance import unwrap_tainted
 from loom_ref.journal import Crash, FaultInjectingStore, JournalNotFoundError, JournalStore, Status
 from loom_ref.kernel import ExecutionResult, Runtime
 
@@ -33,19 +46,25 @@ TORN_BYTES = 24
 
 
 class Teller(Protocol):
-    """Where the story is told: ``say`` a line, ``stream`` a delta the guard let through."""
+    """Where the story is told: ``say`` a line; ``stream`` a delta the guard let through to
+    ``who`` (``model``: the customer's chat, ``desk``: the support desk's ticket view);
+    ``restart`` the view of ``who`` when a reset chunk for ``attempt`` arrives."""
 
     def say(self, text: str) -> None: ...
 
-    def stream(self, text: str) -> None: ...
+    def stream(self, who: str, text: str) -> None: ...
+
+    def restart(self, who: str, attempt: int) -> None: ...
 
 
 @attrs.define(kw_only=True)
 class Story:
-    """What a run of the story leaves: the final result and the record of its processes."""
+    """What a run of the story leaves: the final result, the record of its processes, and
+    the tape of its streams (``deltas.recorder``)."""
 
     result: ExecutionResult | None = None
     processes: list[Process] = attrs.field(factory=list)
+    tape: DeltaRecorder = attrs.field(factory=DeltaRecorder)
 
 
 class _Recorder:
@@ -131,25 +150,37 @@ def _severed(hold_back: bool, streamed: int) -> str:
 
 
 def run_story(store: JournalStore, execution_id: str, world: World, tell: Teller, *,
-              crash_after: int | None, deny: bool, leak: bool, hold_back: bool,
-              torn: bool = False, on_warn: Callable[[str], None] | None = None) -> Story:
+              crash_after: int | None, options: Options = PLAIN, torn: bool = False,
+              on_warn: Callable[[str], None] | None = None,
+              on_crash: Callable[[], None] | None = None) -> Story:
     """Run the story to its end. ``crash_after`` crashes process 1 after that many events;
-    with ``torn`` the last of them is only partly written (a torn tail)."""
+    with ``torn`` the last of them is only partly written (a torn tail). ``on_crash`` is
+    called when process 1 has died, before another process opens the journal."""
     recorder = _Recorder(store, execution_id, world)
+    deny, hold_back = options.deny, options.hold_back
     streamed = [0]
+    tape = DeltaRecorder(position=lambda: {"process": recorder.number,
+                                           "journal": recorder.length()})
 
     def stream(text: str) -> None:
         streamed[0] += len(text)
-        tell.stream(text)
+        tell.stream("model", text)
+
+    def desk(chunk: EffectDelta) -> None:  # the triage decision's per-call sink
+        if chunk.reset:
+            assert chunk.attempt is not None
+            tell.restart("desk", chunk.attempt)
+        elif not chunk.done:
+            tell.stream("desk", unwrap_tainted(chunk.delta))
 
     def runtime(process: int) -> Runtime:
         used: Any = store
         if process == 1 and crash_after is not None:
             used = FaultInjectingStore(store, crash_after=crash_after,
                                        torn_bytes=TORN_BYTES if torn else 0)
-        host = build_host(world, on_text=stream, leak=leak, hold_back=hold_back)
-        return Runtime(store=used, effects=host, workflows=[build_workflow()],
-                       on_warn=on_warn or (lambda message: tell.say(f"    warning: {message}")))
+        warn = on_warn or (lambda message: tell.say(f"    warning: {message}"))
+        host = build_host(world, on_text=stream, options=options, recorder=tape, on_warn=warn)
+        return Runtime(store=used, effects=host, workflows=[build_workflow(desk)], on_warn=warn)
 
     def report(what: str, result: ExecutionResult) -> None:
         _report(tell, what, result, hold_back=hold_back, streamed=lambda: streamed[0])
@@ -179,6 +210,16 @@ def run_story(store: JournalStore, execution_id: str, world: World, tell: Teller
                 tell.say(f"  step {step} ({tool}) is in doubt: it started, but the journal "
                          f"holds no outcome, and {tool} is not idempotent, so nothing "
                          "re-runs it on its own")
+                made = world.refunds.get(ORDER) if tool == "refund" else None
+                if made is not None:  # the refund ran; only its outcome's write was lost
+                    tell.say(f"  an operator checks with the payment provider: the refund WAS "
+                             f"made ({made['refund']}) before the crash")
+                    tell.say("  and resolves the step by completing it with the provider's "
+                             "record, so the customer is not refunded twice")
+                    result = recorder.call("resolve (complete)", rt.resolve, execution_id,
+                                           step, output=made)
+                    report("resolve (complete)", result)
+                    continue
                 tell.say("  an operator checks with the payment provider that no refund was "
                          "made" if tool == "refund" else "  an operator accepts paying for "
                          "the model call again")
@@ -199,10 +240,12 @@ def run_story(store: JournalStore, execution_id: str, world: World, tell: Teller
             report("resume", result)
         except Crash as crash:
             recorder.end(crashed=True)
+            if on_crash is not None:
+                on_crash()
             if torn:
                 tell.say(f"  ** the process dies while writing journal event {crash.after}: "
-                         f"only {TORN_BYTES} bytes of its line reached the file (a torn tail) "
-                         "**")
+                         f"only {TORN_BYTES} bytes of its line (line {crash.after + 1}: line 1 "
+                         "is the header) reached the file (a torn tail) **")
             else:
                 tell.say(f"  ** the process dies: a simulated crash after journal event "
                          f"{crash.after} **")
@@ -212,4 +255,4 @@ def run_story(store: JournalStore, execution_id: str, world: World, tell: Teller
             rt = runtime(process)
             result = None
     recorder.end(crashed=False)
-    return Story(result=result, processes=recorder.processes)
+    return Story(result=result, processes=recorder.processes, tape=tape)

@@ -28,11 +28,11 @@ from typing import TextIO
 
 from loom_ref.errors import InvalidArgument, JournalError
 from loom_ref.journal.logstore import LOG_SCHEMA_NAME, ParsedLog, parse_log
-from loom_ref.journal.reader import ParsedJournal, parse_journal
+from loom_ref.journal.reader import CorruptJournalError, ParsedJournal, parse_journal
 from loom_ref.journal.store import JournalNotFoundError
 
 __all__ = ["JournalFileError", "check_output_dir", "check_output_file", "open_output",
-           "read_bytes", "read_execution", "read_journal_or_log"]
+           "read_bytes", "read_execution", "read_good_prefix", "read_journal_or_log"]
 
 # how a store log's first line starts (spec: journal.log-format); anything else is parsed as
 # one execution's journal file, as loom_ref.journal.read_log_file does
@@ -109,6 +109,24 @@ def read_execution(path: str, execution: str | None = None, *,
     except KeyError:
         raise InvalidArgument(f"store log {path} holds no execution {execution!r}",
                               code="argument.execution-id") from None
+
+
+def read_good_prefix(path: str, error: CorruptJournalError
+                     ) -> tuple[ParsedJournal, int, str]:
+    """For a journal file (not a store log) that ``error`` found corrupt: the journal up to
+    its last good line, the bad line's number and its first bytes (decoded leniently), so a
+    picture can show "lines 1-4 good, line 5 bad" (spec: journal.corrupt-line). Re-raises
+    ``error`` for a store log."""
+    data = read_bytes(path)
+    line = error.details.get("line")
+    if data.startswith(_LOG_START) or not isinstance(line, int) or line < 1:
+        raise error
+    lines = data.split(b"\n")
+    good = b"".join(piece + b"\n" for piece in lines[: line - 1])
+    bad = lines[line - 1][:160].decode("utf-8", errors="replace") if line <= len(lines) else ""
+    if line == 1:
+        return ParsedJournal(execution_id=None, events=(), torn=None, good_size=0), line, bad
+    return parse_journal(good, source=path), line, bad
 
 
 def _refuse(path: str, why: str) -> InvalidArgument:

@@ -8,7 +8,9 @@ log (``--execution ID``; ``spec/journal.md`` 1.7):
   one of four formats: ``text`` (one line per event and the folded state; ``--full`` prints
   whole payloads), ``json`` (the same timeline as data, described by ``journal schema``),
   ``html`` (one self-contained page with the picture) and ``mermaid`` (a sequence diagram).
-  ``--out FILE`` writes it there instead of to standard output.
+  ``--out FILE`` writes it there instead of to standard output. A journal file with a
+  corrupt line is drawn up to its last good line, the bad line marked (``journal.corrupt-line``),
+  and ``show`` exits 1 (a negative verdict, as every command reports one).
 - ``check`` verifies checksums, the sequence, payload shapes and the transition table, and
   reports a torn tail (``journal.torn-tail``) or the first corrupt line
   (``journal.corrupt-line``) by number. Exit status (the table of every command,
@@ -27,15 +29,21 @@ import json
 import sys
 from typing import Any, TextIO
 
-from loom_ref.cli.inputs import open_output, read_execution, read_journal_or_log
+from loom_ref.cli.inputs import (
+    open_output,
+    read_execution,
+    read_good_prefix,
+    read_journal_or_log,
+)
 from loom_ref.cli.timeline.html import render_html
 from loom_ref.cli.timeline.json_form import TIMELINE_SCHEMA, dumps
 from loom_ref.cli.timeline.mermaid import render_mermaid
-from loom_ref.cli.timeline.model import build_timeline
+from loom_ref.cli.timeline.model import Corrupt, build_timeline, line_words
 from loom_ref.cli.timeline.text import describe, render_state, render_text, render_timeline
 from loom_ref.errors import InvalidArgument
 from loom_ref.journal.fold import fold
 from loom_ref.journal.logstore import ParsedLog
+from loom_ref.journal.reader import CorruptJournalError
 
 __all__ = ["FORMATS", "check", "describe", "register", "render_state", "render_timeline",
            "show"]
@@ -54,7 +62,17 @@ def show(path: str, at: int | None, out: TextIO, execution: str | None = None, *
     if full and format != "text":
         raise InvalidArgument("--full is for --format text (the other formats hold every "
                               "payload whole)", code="argument.full")
-    parsed = read_execution(path, execution)
+    corrupt = None
+    try:
+        parsed = read_execution(path, execution)
+    except CorruptJournalError as error:  # spec: journal.corrupt-line -- drawn up to it
+        if at is not None:
+            raise
+        parsed, line, text = read_good_prefix(path, error)
+        if execution is not None and parsed.execution_id not in (None, execution):
+            raise
+        corrupt = Corrupt(line=line, reason=str(error.details.get("reason", error.code)),
+                          message=error.message.split(": ", 1)[-1], text=text)
     events = list(parsed.events)
     if at is not None:
         if not 0 <= at <= len(events):
@@ -62,7 +80,7 @@ def show(path: str, at: int | None, out: TextIO, execution: str | None = None, *
                                   code="argument.seq")
         events = events[:at]
     timeline = build_timeline(events, source=path, execution_id=parsed.execution_id,
-                              torn=parsed.torn if at is None else None)
+                              torn=parsed.torn if at is None else None, corrupt=corrupt)
     if format == "json":
         rendered = dumps(timeline)
     elif format == "html":
@@ -71,14 +89,17 @@ def show(path: str, at: int | None, out: TextIO, execution: str | None = None, *
         rendered = render_mermaid(timeline) + "\n"
     else:
         rendered = render_text(timeline, full=full) + "\n"
+    code = 0 if corrupt is None else 1  # a corrupt journal is a negative verdict (EXIT_STATUSES)
     if output is None:
         out.write(rendered)
         out.flush()
-        return 0
+        return code
     with open_output(output) as f:
         f.write(rendered)
-    print(f"wrote {format} of {len(events)} events to {output}", file=out)
-    return 0
+    print(f"wrote {format} of {len(events)} events to {output}"
+          + ("" if corrupt is None else f" (up to {line_words(corrupt.line, len(events))}, "
+             "which is corrupt)"), file=out)
+    return code
 
 
 def check(path: str, out: TextIO, execution: str | None = None) -> int:
@@ -92,8 +113,10 @@ def check(path: str, out: TextIO, execution: str | None = None) -> int:
     states = [fold(j.events) for j in journals]  # spec: journal.transitions
     events = sum(len(j.events) for j in journals)
     if parsed.torn is not None:
-        sys.stderr.write(f"loom-ref: journal.torn-tail: {path}: line {parsed.torn.line} is "
-                         f"torn ({parsed.torn.size} bytes); {events} events before it are "
+        where = (f"line {parsed.torn.line}" if isinstance(parsed, ParsedLog)
+                 else line_words(parsed.torn.line, events))
+        sys.stderr.write(f"loom-ref: journal.torn-tail: {path}: {where} is torn "
+                         f"({parsed.torn.size} bytes); {events} events before it are "
                          "intact\n")
         return 1
     if isinstance(parsed, ParsedLog):

@@ -57,6 +57,7 @@ from loom_ref.effects.middleware import (
     safety_middleware,
     stream_budget_middleware,
 )
+from loom_ref.effects.recorder import DeltaRecorder, TapeKind, TapeRecord
 from loom_ref.effects.runtime import STREAMING_DISABLED, EffectRuntime
 from loom_ref.effects.scope import SCOPE_CLOSED, DecideScope, TransientHost
 from loom_ref.effects.vectors import VECTOR_FUNCTIONS
@@ -84,6 +85,7 @@ __all__ = [
     "Decision",
     "DeltaChannel",
     "DeltaGuardFactory",
+    "DeltaRecorder",
     "DeltaSink",
     "DeltaWriter",
     "DirectWriter",
@@ -117,6 +119,8 @@ __all__ = [
     "Signal",
     "SilentChannel",
     "StreamBudgetMiddleware",
+    "TapeKind",
+    "TapeRecord",
     "TransientHost",
     "UnknownEffectError",
     "any_of",

@@ -31,6 +31,9 @@ Spec: ``spec/deltas.md`` (chapter 3a). Rules enforced here, ADR 0119 decision by
 - ``deltas.hold-back`` (**extension**, off by default): a guard with ``feed``/``flush`` (a
   ``HoldBackGuard``) releases text only once it can no longer start a match; the held text is
   flushed after success and dropped on a sever.
+- ``deltas.recorder`` (**extension**, off by default): with a ``CallTape`` (the runtime's
+  recorder, :mod:`loom_ref.effects.recorder`) the channel tapes each write, sever, hold,
+  delivery and end beside its work; without one it does nothing more than above.
 - ``deltas.no-runtime``: with no runtime between an effect and its sinks (the plain
   registry's :class:`DirectWriter`, or an effect that finds ``ctx.on_delta`` is ``None``),
   text chunks go to the per-call sink and then the configured sink, and the end chunk to the
@@ -54,6 +57,7 @@ from loom_ref.stream.wire import usage_to_json
 if TYPE_CHECKING:
     from loom_ref.effects.call import DeltaSink
     from loom_ref.effects.middleware.base import DeltaGuardFactory
+    from loom_ref.effects.recorder import CallTape
 
 __all__ = [
     "SILENT",
@@ -253,6 +257,7 @@ class DeltaChannel:
         "_holds",
         "_pending",
         "_released",
+        "_windows",
         "attempt",
         "configured",
         "dropped",
@@ -264,6 +269,7 @@ class DeltaChannel:
         "severed",
         "signal",
         "streamed",
+        "tape",
     )
 
     def __init__(
@@ -275,6 +281,7 @@ class DeltaChannel:
         configured: DeltaSink | None,
         factories: tuple[DeltaGuardFactory, ...],
         on_warn: Callable[[str], None],
+        tape: CallTape | None = None,
     ) -> None:
         # spec: errors.invalid-argument -- one combined test (a streamed call builds one)
         if not (isinstance(tool_id, str) and tool_id and isinstance(signal, Signal)
@@ -300,10 +307,13 @@ class DeltaChannel:
         self.settled = False
         #: Writes dropped because the call had settled or its signal had aborted.
         self.dropped = 0
+        #: The recorder's handle on this call, or None (spec: deltas.recorder).
+        self.tape = tape
         self._reset_attempt_state()
 
     def _reset_attempt_state(self) -> None:
         self._checks: list[Check] = []
+        self._windows: list[Any] = []  # guards that keep a running text (taped only)
         self._holds: list[Any] = []
         self._released: list[int] = []
         self._pending = ""
@@ -325,6 +335,9 @@ class DeltaChannel:
                                   f"{type(ctx).__name__}")
         self.attempt = n = ctx.attempt
         self._reset_attempt_state()
+        tape = self.tape
+        if tape is not None:
+            tape.begin(n)
         if n > 1:
             self._deliver(EffectDelta.restart(n, self.origin), both=True)
         for factory in self._factories:
@@ -334,6 +347,8 @@ class DeltaChannel:
                 if callable(reset):
                     reset()
             check, hold = _normalise(guard)
+            if tape is not None and hasattr(guard, "running_text"):
+                self._windows.append(guard)
             if hold is not None:
                 check = self._feeder(hold)
             if check is not None:  # in middleware order (spec: deltas.guard-order)
@@ -366,11 +381,15 @@ class DeltaChannel:
             usage = self.held.usage if self.held is not None else None
             self._deliver(EffectDelta.end(self.origin, usage), both=False)
         self.settled = True
+        if self.tape is not None:
+            self.tape.settle(None)
 
-    def settle(self) -> None:
-        """The call settled (either way): nothing is delivered any more.
-        spec: deltas.live-window"""
+    def settle(self, error: BaseException | None = None) -> None:
+        """The call settled (either way; ``error`` is what it failed with, for the tape):
+        nothing is delivered any more. spec: deltas.live-window"""
         self.settled = True
+        if self.tape is not None:
+            self.tape.settle(error)
 
     # -- effect side --------------------------------------------------------------------
 
@@ -378,17 +397,27 @@ class DeltaChannel:
         """The effect writes its end-of-stream chunk (spec: deltas.writer): held with its
         usage, never forwarded (spec: deltas.terminal)."""
         usage = _usage_of(usage)
+        tape = self.tape
         if self.settled or self.signal.aborted:  # spec: deltas.live-window
             self.dropped += 1
+            if tape is not None:
+                tape.end(usage, "late")
             return
         if self.severed is not None:  # spec: deltas.sever-sticky
+            if tape is not None:
+                tape.end(usage, "after-sever")
             raise self.severed
         self.held = EffectDelta.end(self.origin, usage)
         self.streamed = True
+        if tape is not None:
+            tape.end(usage)
 
     def __call__(self, text: str) -> None:
         """The effect writes a text delta (spec: deltas.writer)."""
         what = text if type(text) is str else _text_of(text)
+        tape = self.tape
+        if tape is not None and what:
+            self._tape_write(tape, what)
         if self.settled or self.signal.aborted:  # spec: deltas.live-window
             self.dropped += 1
             return
@@ -402,6 +431,8 @@ class DeltaChannel:
                 check(what)
         except BaseException as sever:
             self.severed = sever
+            if tape is not None:
+                tape.sever(sever, self._pending)
             self._pending = ""  # spec: deltas.hold-back -- dropped on sever
             raise
         if not self._holds:
@@ -409,6 +440,20 @@ class DeltaChannel:
             return
         self._pending += what
         self._release()
+        if tape is not None:
+            tape.hold(self._pending)
+
+    def _tape_write(self, tape: CallTape, what: str) -> None:
+        """Tape a write before the channel acts on it (spec: deltas.recorder)."""
+        if self.settled or self.signal.aborted:
+            tape.write(what, "late")
+        elif self.severed is not None:
+            tape.write(what, "after-sever")
+        elif self._windows:
+            guard = self._windows[0]
+            tape.write(what, "checked", guard.running_text + what, getattr(guard, "window", None))
+        else:
+            tape.write(what, "checked")
 
     def _release(self) -> None:
         """Deliver the pending text every hold-back guard has released."""
@@ -422,13 +467,23 @@ class DeltaChannel:
         """Per-call sink first, then the configured sink (``both``); a sink's exception is
         reported, never raised (spec: deltas.sink-isolated, deltas.channel)."""
         signal = self.signal
+        tape = self.tape
         for sink in self._both if both else self._first:
             if signal.aborted:  # a sink may abort the signal: deliver nothing after
                 return
             try:
                 sink(chunk)
             except Exception as error:
+                if tape is not None:
+                    tape.deliver(self._name(sink), chunk, error)
                 self.on_warn(f"{SINK_RAISED}: {type(error).__name__}: {error}")
+            else:
+                if tape is not None:
+                    tape.deliver(self._name(sink), chunk, None)
+
+    def _name(self, sink: DeltaSink) -> str:
+        """``per-call`` or ``configured``: which sink ``sink`` is (for the tape)."""
+        return "per-call" if sink is self.per_call else "configured"
 
     def __repr__(self) -> str:
         return (

@@ -40,6 +40,11 @@ Spec: ``spec/effects.md``. Theory of operation, rule by rule:
   (``deltas.live-window``). A call with no sink and no delta guard gets the shared silent
   channel (``effects.lean-route``).
 
+``deltas.recorder`` (**extension**, off by default): with ``recorder=`` a
+:class:`~loom_ref.effects.recorder.DeltaRecorder`, every call that gets a channel (or whose
+streaming is refused) is taped beside its work; without one nothing is taped and nothing
+changes.
+
 ``effects.transient-door``: the public transient call is ADR 0119's
 ``EffectRuntime.invokeTransient(toolId, input, {signal, onDelta})``:
 :meth:`EffectRuntime.invoke_transient` ``(tool_id, input, *, principal, signal=None,
@@ -52,7 +57,7 @@ runtime satisfies ``loom_ref.kernel.seam.EffectHost`` structurally through the r
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from typing import Any
+from typing import Any, cast
 
 from loom_ref.effects.authorizer import AllowAll, Authorizer
 from loom_ref.effects.call import DeltaSink, EffectCall, Mode
@@ -78,6 +83,7 @@ from loom_ref.effects.middleware.base import (
     delta_guard_of,
     inspects_output,
 )
+from loom_ref.effects.recorder import DeltaRecorder, RecordingSilent
 from loom_ref.errors import InvalidArgument, warn
 from loom_ref.signals import NEVER, Signal
 
@@ -119,6 +125,7 @@ class EffectRuntime:
         "meter",
         "middleware",
         "on_warn",
+        "recorder",
         "streaming_blocked_by",
     )
 
@@ -132,6 +139,7 @@ class EffectRuntime:
         kill_switch: KillSwitch | None = None,
         clock: Clock | None = None,
         on_warn: Callable[[str], None] | None = None,
+        recorder: DeltaRecorder | None = None,
     ) -> None:
         self.authorizer: Authorizer = AllowAll() if authorizer is None else authorizer
         if not callable(getattr(self.authorizer, "authorize", None)):
@@ -160,6 +168,10 @@ class EffectRuntime:
         if on_warn is not None and not callable(on_warn):
             raise InvalidArgument("on_warn must be callable")
         self.on_warn: Callable[[str], None] = _warn if on_warn is None else on_warn
+        if recorder is not None and not isinstance(recorder, DeltaRecorder):
+            raise InvalidArgument(f"recorder must be a DeltaRecorder, got {recorder!r}")
+        #: The tape of every streamed call, or None (spec: deltas.recorder, extension).
+        self.recorder = recorder
         #: Middleware whose ``inspects_output`` is uncovered by a ``delta_guard``
         #: (spec: effects.streaming-refused).
         self.streaming_blocked_by: tuple[Middleware, ...] = tuple(
@@ -288,11 +300,16 @@ class EffectRuntime:
         if per_call is None and quiet:  # spec: effects.lean-route -- nothing to deliver or guard
             ctx.on_delta = SILENT
             return entry(ctx, call.input)
+        recorder = self.recorder
+        tape = None if recorder is None else recorder.open(
+            call, per_call=per_call is not None, configured=configured is not None)
         if self.streaming_blocked_by:  # spec: deltas.fail-closed, effects.streaming-refused
             if per_call is not None or configured is not None:
                 self.on_warn(STREAMING_DISABLED)
-            ctx.on_delta = SILENT
-            return entry(ctx, call.input)
+            if tape is None:
+                ctx.on_delta = SILENT
+                return entry(ctx, call.input)
+            return self._refused(entry, ctx, call, tape)
         channel = DeltaChannel(  # spec: deltas.channel
             tool_id=call.tool_id,
             signal=signal,
@@ -300,15 +317,33 @@ class EffectRuntime:
             configured=configured,
             factories=self._guard_factories,
             on_warn=self.on_warn,
+            tape=tape,
         )
         ctx.on_delta = channel
         ctx._channel = channel
         try:
             output = entry(ctx, call.input)
-        except BaseException:
-            channel.settle()  # spec: deltas.live-window -- never a terminal on failure
+        except BaseException as error:
+            channel.settle(error)  # spec: deltas.live-window -- never a terminal on failure
             raise
         channel.succeed()  # spec: deltas.terminal -- after the middleware output phase
+        return output
+
+    def _refused(self, entry: Next, ctx: EffectContext, call: EffectCall, tape: Any) -> Any:
+        """A refused stream with a recorder listening: silent, and taped (spec:
+        deltas.fail-closed, deltas.recorder)."""
+        had_sink = call.on_delta is not None or self._routes[call.tool_id][1] is not None
+        tape.refused(STREAMING_DISABLED if had_sink else "nothing to refuse: no sink",
+                     [repr(mw) for mw in self.streaming_blocked_by])
+        silent = RecordingSilent(tape)
+        ctx.on_delta = silent
+        ctx._channel = cast(Any, silent)  # started per attempt like a channel; never severs
+        try:
+            output = entry(ctx, call.input)
+        except BaseException as error:
+            tape.settle(error)
+            raise
+        tape.settle(None)
         return output
 
     def invoke(self, call: EffectCall) -> Any:

@@ -101,6 +101,16 @@ class HoldBackGuard:
         self._life = GuardLifecycle()
 
     @property
+    def window(self) -> int:
+        """The window of its validators' guard (spec: guards.window)."""
+        return self._guard.window
+
+    @property
+    def running_text(self) -> str:
+        """The running text its validators' guard checks the next delta against."""
+        return self._guard.running_text
+
+    @property
     def held(self) -> str:
         """The text received but not yet released."""
         return self._held

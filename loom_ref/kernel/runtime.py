@@ -127,7 +127,8 @@ class Runtime:
         journal = self.store.open(check_execution_id(execution_id))
         if journal.torn is not None:  # spec: journal.torn-tail (reported, never silent)
             self.on_warn(
-                f"journal.torn-tail: {execution_id!r} line {journal.torn.line} was torn "
+                f"journal.torn-tail: {execution_id!r} line {journal.torn.line} (event "
+                f"{len(journal.events) + 1}) was torn "
                 f"({journal.torn.size} bytes); treated as not written"
             )
         return journal

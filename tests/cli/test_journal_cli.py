@@ -51,7 +51,7 @@ def test_check_clean_torn_and_corrupt(journal_file: Path,
     journal_file.write_bytes(data[:-10])  # spec: journal.torn-tail
     assert main(["journal", "check", str(journal_file)]) == 1
     err = capsys.readouterr().err
-    assert err.startswith("loom-ref: journal.torn-tail: ") and "line 12 is torn (" in err
+    assert err.startswith("loom-ref: journal.torn-tail: ") and "line 12 (event 11) is torn (" in err
     lines = data.split(b"\n")
     lines[4] = lines[4].replace(b"card", b"cash")  # a complete line with a bad checksum
     journal_file.write_bytes(b"\n".join(lines))

@@ -33,16 +33,16 @@ def test_a_crash_point_past_the_end_is_refused(tmp_path: Path) -> None:
     ran = run(["demo", "--crash-after", "999", "--dir", str(tmp_path)])
     assert (ran.status, ran.out) == (2, "")
     assert ran.err == ("loom-ref: argument.crash-after: --crash-after 999 would never crash: "
-                       "the demo writes 15 journal events; choose 1 to 15\n")
+                       "the demo writes 16 journal events; choose 1 to 16\n")
     assert list(tmp_path.iterdir()) == []  # refused before anything ran
-    ran = run(["demo", "--deny", "--crash-after", "14"])  # a refusal writes two fewer
-    assert ran.status == 2 and "the demo with --deny writes 13 journal events" in ran.err
+    ran = run(["demo", "--deny", "--crash-after", "15"])  # a refusal writes two fewer
+    assert ran.status == 2 and "the demo with --deny writes 14 journal events" in ran.err
 
 
 def test_the_last_crash_point_crashes(tmp_path: Path) -> None:
-    ran = run(["demo", "--crash-after", "15", "--dir", str(tmp_path)])
+    ran = run(["demo", "--crash-after", "16", "--dir", str(tmp_path)])
     assert ran.status == 0, ran
-    assert "a simulated crash after journal event 15" in ran.out
+    assert "a simulated crash after journal event 16" in ran.out
     assert "recover: completed" in ran.out
 
 
@@ -50,15 +50,17 @@ def test_torn_needs_a_crash_point(tmp_path: Path) -> None:
     ran = run(["demo", "--torn", "--dir", str(tmp_path)])
     assert ran.status == 2
     assert ran.err.startswith("loom-ref: argument.torn: ") and ran.err.count("\n") == 1
-    ran = run(["demo", "--torn", "--crash-after", "6", "--dir", str(tmp_path)])
+    ran = run(["demo", "--torn", "--crash-after", "7", "--dir", str(tmp_path)])
     assert ran.status == 0, ran
-    assert "while writing journal event 6: only 24 bytes of its line reached the file" in ran.out
-    assert "warning: journal.torn-tail: 'demo-1' line 7 was torn (24 bytes)" in ran.out
+    # one numbering: events by seq; a line of the file said as a line, with its event
+    assert ("while writing journal event 7: only 24 bytes of its line (line 8: line 1 is the "
+            "header) reached the file") in ran.out
+    assert "warning: journal.torn-tail: 'demo-1' line 8 (event 7) was torn (24 bytes)" in ran.out
 
 
 def test_replay_reports_a_divergence_once_as_a_diff(tmp_path: Path) -> None:
     path = demo_journal(tmp_path)
-    rewrite_line(path, 5, b'"lookup_order"', b'"refund"')
+    rewrite_line(path, 6, b'"lookup_order"', b'"refund"')
     ran = run(["replay", str(path)])
     assert ran.status == 1 and ran.err == ""
     assert ran.out.count("NOT deterministic") == 1

@@ -81,7 +81,7 @@ COMMANDS: tuple[Command, ...] = (
             {}),
     Command("journal show --out", ("journal", "show", "{journal}", "--format", "json",
                                    "--out", "{path}"),
-            {**WRITE_FAULTS, "empty": Sees(0, "stdout", "wrote json of 15 events to ")},
+            {**WRITE_FAULTS, "empty": Sees(0, "stdout", "wrote json of 16 events to ")},
             pipe=("journal", "show", "{journal}", "--format", "json")),
     Command("journal check", ("journal", "check", "{path}"), READ_FAULTS),
     Command("replay", ("replay", "{path}"), READ_FAULTS),
@@ -125,8 +125,7 @@ COMMANDS: tuple[Command, ...] = (
 def journal(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A good demo journal."""
     where = tmp_path_factory.mktemp("journal")
-    run_demo(directory=str(where), crash_after=None, deny=False, leak=False,
-             hold_back=False, out=io.StringIO())
+    run_demo(directory=str(where), crash_after=None, out=io.StringIO())
     return where / "demo-1.jsonl"
 
 

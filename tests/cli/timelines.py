@@ -18,33 +18,36 @@ class Quiet:
     def say(self, text: str) -> None:
         pass
 
-    def stream(self, text: str) -> None:
+    def stream(self, who: str, text: str) -> None:
+        pass
+
+    def restart(self, who: str, attempt: int) -> None:
         pass
 
 
-def crashed_demo(where: Path, crash_after: int = 6, *, torn: bool = False) -> Timeline:
-    """The demo crashed after ``crash_after`` events and recovered, with its processes."""
+def crashed_demo(where: Path, crash_after: int | None = 7, *, torn: bool = False) -> Timeline:
+    """The demo crashed after ``crash_after`` events (None: not crashed) and recovered, with
+    its processes and the tape of its streams."""
     store = FileStore(where, fsync=FsyncPolicy.NEVER)
-    story = run_story(store, "demo-1", World(), Quiet(), crash_after=crash_after, deny=False,
-                      leak=False, hold_back=False, torn=torn, on_warn=lambda m: None)
+    story = run_story(store, "demo-1", World(), Quiet(), crash_after=crash_after, torn=torn,
+                      on_warn=lambda m: None)
     parsed = store.read("demo-1")
     return build_timeline(parsed.events, source=store.path("demo-1"), torn=parsed.torn,
-                          processes=story.processes)
+                          processes=story.processes, tape=story.tape.to_json())
 
 
 def demo_journal(where: Path) -> Path:
-    """An uncrashed demo's journal file (15 events)."""
+    """An uncrashed demo's journal file (16 events)."""
     from loom_ref.cli.demo import run_demo
 
-    run_demo(directory=str(where), crash_after=None, deny=False, leak=False, hold_back=False,
-             out=io.StringIO())
+    run_demo(directory=str(where), crash_after=None, out=io.StringIO())
     return where / "demo-1.jsonl"
 
 
 def torn_journal(where: Path) -> Path:
-    """A demo journal whose last line is cut short (15 events intact, line 17 torn)."""
+    """A demo journal whose last line is cut short (16 events intact, line 18 torn)."""
     path = demo_journal(where)
-    path.write_bytes(path.read_bytes() + b'{"seq":16,"kind":"STEP_STA')
+    path.write_bytes(path.read_bytes() + b'{"seq":17,"kind":"STEP_STA')
     return path
 
 
@@ -57,12 +60,12 @@ def rewrite_line(path: Path, number: int, old: bytes, new: bytes) -> None:
 
 
 def diverged_journal(where: Path) -> Path:
-    """A demo journal cut after event 5 whose lookup step names another tool: recovering it
+    """A demo journal cut after event 6 whose lookup step names another tool: recovering it
     makes the body diverge, and the kernel journals EXECUTION_FAILED with expected/actual."""
     path = demo_journal(where)
     lines = path.read_bytes().split(b"\n")
-    path.write_bytes(b"\n".join(lines[:6]) + b"\n")  # the header and events 1-5
-    rewrite_line(path, 5, b'"lookup_order"', b'"refund"')
+    path.write_bytes(b"\n".join(lines[:7]) + b"\n")  # the header and events 1-6
+    rewrite_line(path, 6, b'"lookup_order"', b'"refund"')
     store = FileStore(where, fsync=FsyncPolicy.NEVER)
     runtime = Runtime(store=store, effects=build_host(World(), on_text=lambda t: None),
                       workflows=[build_workflow()], on_warn=lambda m: None)

@@ -1,76 +1,48 @@
 """The timeline as one self-contained HTML page: ``journal show --format html``, ``demo --html``.
 
-One file, no network, no framework: inline CSS, inline SVG (the timeline of ``svg.py`` and
-the state machine of ``machine.py``), and a few lines of inline JavaScript that show the
-payload of a clicked event and light up the status it led to. Without JavaScript the page
-still reads: every event's payload is in the table at the end, and every symbol has a hover
-title. It opens from ``file://``.
+One file, no network, no framework: inline CSS, inline SVG (the picture of ``svg.py``, the
+state machine of ``machine.py``), and inline JavaScript (``script.py``) that shows the
+payload of a clicked event beside the state machine, opens and closes groups of lanes, zooms,
+searches, and follows the overview strip. Without JavaScript the page still reads: every
+event's payload is in the table at the end, and every symbol has a hover title. It opens from
+``file://``.
 
 Reading order, top to bottom: what happened in words (and, for the demo, how often each
-effect really ran before and after the crash), the legend, the picture, the clicked event's
-payload, a divergence's expected/actual diff, the state machine, every event.
+effect really ran before and after the crash), the legend (only what the page shows), zoom,
+search and the overview strip, the picture, the clicked event beside the state machine, the
+streams delta by delta (when recorded), a divergence's expected/actual diff, every event.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
 
 from loom_ref.cli.jsondiff import diff_rows
-from loom_ref.cli.timeline.assets import CSS, SCRIPT
+from loom_ref.cli.timeline.assets import CSS
+from loom_ref.cli.timeline.legend import legend
 from loom_ref.cli.timeline.machine import state_svg
-from loom_ref.cli.timeline.model import MarkerKind, Point, Process, Timeline
-from loom_ref.cli.timeline.svg import symbol, timeline_svg
+from loom_ref.cli.timeline.model import MarkerKind, Point, Process, Timeline, line_words
+from loom_ref.cli.timeline.overview import toolbar
+from loom_ref.cli.timeline.script import SCRIPT
+from loom_ref.cli.timeline.stream_html import SinkNames, streams_section
+from loom_ref.cli.timeline.streams import StreamCall, read_tape
+from loom_ref.cli.timeline.svg import picture
 from loom_ref.cli.timeline.svgkit import esc
 from loom_ref.cli.timeline.text import describe
-from loom_ref.journal.events import Event
+from loom_ref.journal.events import Event, EventKind
 
-__all__ = ["render_html"]
+__all__ = ["PAYLOAD_CHARS", "page", "render_html", "stream_lanes"]
 
-_LEGEND: tuple[tuple[str, str], ...] = (
-    ("EXECUTION_STARTED", "execution started / resumed"),
-    ("STEP_STARTED", "step started (effect called)"),
-    ("STEP_COMPLETED", "step done (outcome journaled)"),
-    ("STEP_FAILED", "step or execution failed"),
-    ("STEP_IN_DOUBT", "in doubt: started, no outcome"),
-    ("DECISION_RECORDED", "decision recorded"),
-    ("STREAM_APPENDED", "stream data appended"),
-    ("EXECUTION_SUSPENDED", "suspended on a gate"),
-    ("RESUME_RECEIVED", "resume payload received"),
-    ("EXECUTION_COMPLETED", "execution completed"),
-    ("DIVERGED", "diverged from the journal"),
-)
-
-
-def _legend() -> str:
-    items = []
-    for kind, words in _LEGEND:
-        icon = symbol(kind, 14, 14)
-        items.append(f'<span><svg width="28" height="28" viewBox="0 0 28 28">{icon}</svg>'
-                     f"{esc(words)}</span>")
-    extra = [
-        ('<svg width="58" height="20"><rect x="2" y="1" width="54" height="18" rx="9" '
-         'class="served-chip"/><text x="29" y="14" text-anchor="middle" class="served-text">'
-         "served</text></svg>", "served from the journal by a recovery: not run again"),
-        ('<svg width="66" height="18"><rect x="1" y="1" width="64" height="15" rx="7" '
-         'class="badge badge-ran-again"/><text x="33" y="12" text-anchor="middle" '
-         'class="badge-text">ran again</text></svg>', "invoked again after the crash"),
-        ('<svg width="30" height="30"><line x1="15" y1="0" x2="15" y2="30" class="crash-line"/>'
-         "</svg>", "CRASH: the process died here"),
-        ('<svg width="30" height="22"><rect x="2" y="2" width="26" height="18" '
-         'class="torn-col"/></svg>', "torn tail: a half-written last line, not written"),
-        ('<svg width="40" height="14"><line x1="4" y1="7" x2="36" y2="7" class="bar-step"/>'
-         "</svg>", "a step from start to outcome"),
-        ('<svg width="40" height="14"><line x1="4" y1="7" x2="36" y2="7" class="bar-gate"/>'
-         "</svg>", "a gate waiting for its resume"),
-    ]
-    items += [f"<span>{icon}{esc(words)}</span>" for icon, words in extra]
-    statuses = "".join(
-        f'<span><svg width="20" height="16"><rect x="1" y="1" width="18" height="14" rx="3" '
-        f'class="status st-{s}"/></svg>{esc(s)}</span>'
-        for s in ("running", "suspended", "in-doubt", "completed", "failed"))
-    return (f'<div class="legend" id="legend"><strong>Legend</strong>{"".join(items)}'
-            f'<strong>status</strong>{statuses}</div>')
+#: A payload longer than this is cut in the page (the JSON form holds it whole).
+PAYLOAD_CHARS = 4000
+#: More events than this (or a grouped picture): the events are listed as text lines and
+#: their payloads kept in the page's data, so that a long run's page stays light.
+LONG_EVENTS = 160
+#: More events than this: payloads are cut shorter still in the page's data.
+HUGE_EVENTS = 2000
+PAYLOAD_CHARS_HUGE = 1200
 
 
 def _counts(processes: Iterable[Process]) -> str:
@@ -119,14 +91,33 @@ def _story(timeline: Timeline) -> list[str]:
 def _summary(timeline: Timeline) -> str:
     markers = {m.kind for m in timeline.markers}
     notes = []
+    n = len(timeline.points)
     if MarkerKind.TORN_TAIL in markers and timeline.torn is not None:
-        notes.append(f"The journal ends in a <b>torn tail</b> (line {timeline.torn.line}, "
-                     f"{timeline.torn.size} bytes): a crash cut the last write short; it is "
-                     "treated as not written.")
+        notes.append(f"The journal ends in a <b>torn tail</b> "
+                     f"({line_words(timeline.torn.line, n)}, {timeline.torn.size} bytes): a "
+                     "crash cut the last write short; it is treated as not written.")
+    if timeline.corrupt is not None:
+        bad = timeline.corrupt
+        good = ("no line is good: the header itself" if bad.line == 1 else
+                f"lines 1-{bad.line - 1} are good (the header and events 1-{n})" if n else
+                "line 1 (the header) is good")
+        notes.append(f'<span class="corrupt-note">The journal is <b>corrupt</b> at '
+                     f"{line_words(bad.line, n)}: {esc(bad.reason)} ({esc(bad.message)}). "
+                     f"{good} and drawn; the bad line is marked, and nothing after it is read "
+                     "(a bad line anywhere but the last is a hard error, "
+                     "<code>journal.corrupt-line</code>): no runtime will recover this "
+                     f"journal.</span> The bad line begins: <code>{esc(bad.text[:120])}</code>")
     if MarkerKind.IN_DOUBT in markers:
-        notes.append("A step is <b>in doubt</b>: it started, but the journal holds no outcome "
-                     "(a crash came in between), and its effect is not idempotent, so an "
-                     "operator resolves it.")
+        resolved = [m for m in timeline.markers if m.kind is MarkerKind.RESOLVED]
+        if resolved:
+            notes.append("A step <b>was in doubt</b>: it had started, but the journal held no "
+                         "outcome (a crash came in between), and its effect is not idempotent, "
+                         "so nothing re-ran it on its own; an operator <b>resolved</b> it "
+                         f"(event {resolved[-1].at_seq}).")
+        else:
+            notes.append("A step <b>is in doubt</b>: it started, but the journal holds no "
+                         "outcome (a crash came in between), and its effect is not "
+                         "idempotent, so the execution waits for an operator to resolve it.")
     if MarkerKind.NONDETERMINISM in markers:
         notes.append("The body <b>diverged</b> from its journal: see the expected/actual "
                      "diff below.")
@@ -134,7 +125,7 @@ def _summary(timeline: Timeline) -> str:
         notes.append("This picture is drawn from the journal alone, which does not record "
                      "where a process died: a recovered journal equals an uncrashed one. "
                      "<code>loom-ref demo --html OUT</code> draws the processes too.")
-    return "".join(f"<p>{n}</p>" for n in notes)
+    return "".join(f"<p>{note}</p>" for note in notes)
 
 
 def _divergence(timeline: Timeline) -> str:
@@ -157,33 +148,123 @@ def _divergence(timeline: Timeline) -> str:
     return "".join(out)
 
 
+def _payload(p: Point, limit: int = PAYLOAD_CHARS, *, compact: bool = False) -> str:
+    """The payload as JSON text, cut at ``limit`` characters (saying so); ``compact`` for the
+    page's data (the script indents it when it shows it)."""
+    text = json.dumps(dict(p.payload), ensure_ascii=False,
+                      **({"separators": (",", ":")} if compact else {"indent": 2}))
+    if len(text) > limit:
+        more = len(text) - limit
+        text = (text[:limit] + f"\n… cut here: {more} more characters (journal show "
+                "--format json holds every payload whole)")
+    return text
+
+
 def _event_rows(points: Iterable[Point], timeline: Timeline) -> str:
+    lanes = {lane.id: lane for lane in timeline.lanes}
     rows = []
     for p in points:
-        lane = timeline.lane(p.lane)
+        lane = lanes[p.lane]
         summary = describe(Event(seq=p.seq, kind=p.kind, payload=p.payload))
         title = f"event {p.seq}: {p.kind.value} ({lane.kind.value} {lane.name})"
-        payload = json.dumps(dict(p.payload), ensure_ascii=False, indent=2)
         rows.append(f'<tr id="event-{p.seq}" data-title="{esc(title)}"><td>{p.seq}</td>'
                     f"<td><code>{esc(p.kind.value)}</code></td><td>{esc(p.status.value)}</td>"
                     f"<td>{esc(summary)}<details><summary>payload</summary>"
-                    f"<pre>{esc(payload)}</pre></details></td></tr>")
+                    f"<pre>{esc(_payload(p))}</pre></details></td></tr>")
     return ('<table class="events"><tr><th>seq</th><th>kind</th><th>status after</th>'
             f"<th>what happened</th></tr>{''.join(rows)}</table>")
 
 
-def render_html(timeline: Timeline, *, title: str | None = None,
-                intro: Iterable[str] = ()) -> str:
-    """The page. ``title`` replaces the default heading; ``intro`` paragraphs (HTML) open it."""
+def _event_list(points: Sequence[Point], timeline: Timeline) -> str:
+    """A long run's events as one listing (``journal show``'s text lines): the page stays
+    light, and the payloads are in the page's data, shown on a click."""
+    lines = [f"{p.seq:>6}  {p.kind.value:<20} "
+             + describe(Event(seq=p.seq, kind=p.kind, payload=p.payload)) for p in points]
+    return (f"<p class=\"muted\">{len(points)} events, one line each (click an event in the "
+            "picture for its payload; <code>journal show --format json</code> holds them "
+            f'all).</p><pre class="event-list">{esc(chr(10).join(lines))}</pre>')
+
+
+def _data(data: dict[str, Any]) -> str:
+    text = json.dumps(data, ensure_ascii=False, separators=(",", ":")).replace("</", "<\\/")
+    return f'<script type="application/json" id="tl-data">{text}</script>'
+
+
+def stream_lanes(timeline: Timeline, calls: Sequence[StreamCall]) -> dict[int, str | None]:
+    """Each streamed call's lane: its step's, or, for a decider's transient call, the lane of
+    the decision recorded right after it (None when there is none: the crash came first)."""
+    lanes = {lane.id for lane in timeline.lanes}
+    by_seq = {p.seq: p for p in timeline.points}
+    out: dict[int, str | None] = {}
+    for call in calls:
+        lane = None
+        if call.mode == "durable" and call.step_id and f"step:{call.step_id}" in lanes:
+            lane = f"step:{call.step_id}"
+        elif call.after is not None:
+            nxt = by_seq.get(call.after + 1)
+            if nxt is not None and nxt.kind is EventKind.DECISION_RECORDED:
+                lane = nxt.lane
+        out[call.number] = lane
+    return out
+
+
+def _served_notes(timeline: Timeline, calls: Sequence[StreamCall],
+                  lanes: Mapping[int, str | None]) -> dict[int, str]:
+    out = {}
+    for call in calls:
+        lane = lanes.get(call.number)
+        if lane is None or call.process is None:
+            continue
+        name = lane.split(":", 1)[1]
+        later = [p.number for p in timeline.processes if p.number > call.process
+                 and any(name in c.served for c in p.calls)]
+        if later:
+            what = "decision" if lane.startswith("decision:") else "step"
+            out[call.number] = (f"Later, process {later[0]} was served {what} "
+                                f"<code>{esc(name)}</code> from the journal: it did not run "
+                                "again, so this stream was not played again (ADR 0119 #5: "
+                                "deltas are “not called on replay”).")
+    return out
+
+
+def _machine(timeline: Timeline) -> str:
+    return ('<section id="machine"><h2>The state machine</h2><p class="muted">From the '
+            "transition table the code enforces (<code>loom_ref.journal.fold.TRANSITIONS"
+            "</code>): a box is a status, an arrow the event kinds allowed in it; a clicked "
+            "event lights up its status and the arrow it took.</p>"
+            f'<div class="machine-fit">{state_svg(current=timeline.state.status)}</div>'
+            "</section>")
+
+
+def page(title: str, body: Sequence[str], *, script: str = SCRIPT, css: str = "") -> str:
+    """A self-contained page: ``body`` parts (HTML) under an ``h1`` of ``title``; ``css``
+    is added to the shared style sheet."""
+    parts = ["<!DOCTYPE html>", '<html lang="en"><head><meta charset="utf-8">',
+             '<meta name="viewport" content="width=device-width, initial-scale=1">',
+             f"<title>{esc(title)}</title><style>{CSS}{css}</style></head><body>",
+             f"<h1>{esc(title)}</h1>", *body, f"<script>{script}</script>", "</body></html>"]
+    return "\n".join(p for p in parts if p) + "\n"
+
+
+def render_html(timeline: Timeline, *, title: str | None = None, intro: Iterable[str] = (),
+                sink_names: SinkNames | None = None) -> str:
+    """The page. ``title`` replaces the default heading; ``intro`` paragraphs (HTML) open it;
+    ``sink_names`` names the sinks of the recorded streams."""
     status = timeline.state.status.value
     heading = title or (f"Execution {timeline.execution_id} ({timeline.workflow}): {status}")
     story = _story(timeline)
-    parts = [
-        "<!DOCTYPE html>",
-        '<html lang="en"><head><meta charset="utf-8">',
-        '<meta name="viewport" content="width=device-width, initial-scale=1">',
-        f"<title>{esc(heading)}</title><style>{CSS}</style></head><body>",
-        f"<h1>{esc(heading)}</h1>",
+    calls = read_tape(timeline.tape)
+    lanes = stream_lanes(timeline, calls)
+    streams = streams_section(calls, sink_names or {}, lanes,
+                              _served_notes(timeline, calls, lanes))
+    drawn, data = picture(timeline, calls, lanes)
+    long = bool(data["lazy"]) or len(timeline.points) > LONG_EVENTS
+    if long:
+        limit = PAYLOAD_CHARS if len(timeline.points) <= HUGE_EVENTS else PAYLOAD_CHARS_HUGE
+        data["payloads"] = {p.seq: _payload(p, limit, compact=True) for p in timeline.points}
+    events = (_event_list(timeline.points, timeline) if long
+              else _event_rows(timeline.points, timeline))
+    return page(heading, [
         f'<p class="source">journal <code>{esc(timeline.source)}</code>: '
         f"{len(timeline.points)} events, folded status <b>{esc(status)}</b></p>",
         *(f"<p>{p}</p>" for p in intro),
@@ -191,20 +272,15 @@ def render_html(timeline: Timeline, *, title: str | None = None,
          if story else ""),
         _counts(timeline.processes),
         _summary(timeline),
-        _legend(),
-        f'<div class="scroll" id="timeline">{timeline_svg(timeline)}</div>',
-        '<section id="details" aria-live="polite"><strong class="d-title">Click an event '
-        "in the picture to see its payload.</strong> <span class=\"d-note\"></span>"
-        "<pre></pre></section>",
+        legend(timeline, calls),
+        toolbar(timeline),
+        f'<div id="timeline">{drawn}</div>',
+        '<div class="inspector" id="inspector"><section id="details" aria-live="polite">'
+        '<strong class="d-title">Click an event in the picture to see its payload.</strong> '
+        '<span class="d-note"></span><pre></pre></section>'
+        f"{_machine(timeline)}</div>",
+        streams,
         _divergence(timeline),
-        '<section id="machine"><h2>The state machine</h2><p>Drawn from the transition table '
-        "the code enforces (<code>loom_ref.journal.fold.TRANSITIONS</code>): a box is a "
-        "status, an arrow the event kinds allowed in it. Click an event above: its status "
-        "lights up here, and so does the arrow it took.</p>"
-        f'<div class="scroll">{state_svg(current=timeline.state.status)}</div></section>',
-        f'<section id="events"><h2>Every event</h2>{_event_rows(timeline.points, timeline)}'
-        "</section>",
-        f"<script>{SCRIPT}</script>",
-        "</body></html>",
-    ]
-    return "\n".join(p for p in parts if p) + "\n"
+        f'<section id="events"><h2>Every event</h2>{events}</section>',
+        _data(data),
+    ])

@@ -4,7 +4,10 @@ The document is the :class:`~loom_ref.cli.timeline.model.Timeline` record, membe
 member, in the journal's camelCase. :data:`TIMELINE_SCHEMA` describes it in the JSON Schema
 subset of :mod:`loom_ref.schema` (so loom-ref checks its own output with it), printed by
 ``loom-ref journal schema`` and kept in ``docs/timeline.schema.json``. ``schema`` and
-``version`` name the format; a later version may add members, never rename one.
+``version`` name the format; a later version may add members, never rename one. Version 2
+added ``corrupt`` (a journal drawn up to its last good line) and ``streams`` (a delta
+recorder's tape, ``deltas.recorder``: empty for a journal alone, since deltas are never
+journaled).
 """
 
 from __future__ import annotations
@@ -22,6 +25,7 @@ from loom_ref.cli.timeline.model import (
     Process,
     Timeline,
 )
+from loom_ref.effects.recorder import TapeKind
 from loom_ref.journal.events import EventKind
 from loom_ref.journal.fold import FrameStatus, Status
 from loom_ref.journal.vectors import state_json
@@ -30,7 +34,7 @@ __all__ = ["TIMELINE_SCHEMA", "TIMELINE_SCHEMA_NAME", "TIMELINE_VERSION", "dumps
            "timeline_json"]
 
 TIMELINE_SCHEMA_NAME = "loom-ref.timeline"
-TIMELINE_VERSION = 1
+TIMELINE_VERSION = 2
 
 
 def _lane(lane: Lane) -> dict[str, Any]:
@@ -76,6 +80,10 @@ def timeline_json(timeline: Timeline) -> dict[str, Any]:
         "torn": None if torn is None else {"line": torn.line, "size": torn.size},
         "processes": [_process(p) for p in timeline.processes],
         "state": state_json(timeline.state),
+        "corrupt": None if timeline.corrupt is None else {
+            "line": timeline.corrupt.line, "reason": timeline.corrupt.reason,
+            "message": timeline.corrupt.message, "text": timeline.corrupt.text},
+        "streams": [dict(record) for record in timeline.tape],
     }
 
 
@@ -101,9 +109,10 @@ TIMELINE_SCHEMA: dict[str, Any] = {
     "title": "loom-ref timeline (loom-ref journal show --format json)",
     "description": "One execution's journal laid out for a picture: one lane per step, "
                    "decision, gate and stream; each event with the folded status after it; "
-                   "markers for torn tails, in-doubt steps, resolutions, divergences, and "
-                   "(when the processes are known) crashes, recoveries, served and re-run "
-                   "steps.",
+                   "markers for torn tails, corrupt lines, in-doubt steps, resolutions, "
+                   "divergences, and (when the processes are known) crashes, recoveries, "
+                   "served and re-run steps; and the tape of the streams when a delta "
+                   "recorder listened.",
     **_record({
         "schema": {"const": TIMELINE_SCHEMA_NAME},
         "version": {"const": TIMELINE_VERSION},
@@ -116,6 +125,8 @@ TIMELINE_SCHEMA: dict[str, Any] = {
         "torn": {"$ref": "#/$defs/torn"},
         "processes": {"type": "array", "items": {"$ref": "#/$defs/process"}},
         "state": {"$ref": "#/$defs/state"},
+        "corrupt": {"$ref": "#/$defs/corrupt"},
+        "streams": {"type": "array", "items": {"$ref": "#/$defs/tape"}},
     }, "the timeline"),
     "$defs": {
         "lane": _record({
@@ -157,6 +168,21 @@ TIMELINE_SCHEMA: dict[str, Any] = {
             "crashedAfter": _INT_OR_NULL,
             "torn": {"$ref": "#/$defs/torn"},
         }, "one simulated process (known only to the program that ran it)"),
+        "corrupt": {"anyOf": [{"type": "null"}, _record(
+            {"line": {"type": "integer", "minimum": 1},
+             "reason": {"type": "string"},
+             "message": {"type": "string"},
+             "text": {"type": "string", "description": "the line's first bytes"}},
+            "a corrupt line: the events are those before it, and nothing after it is read")]},
+        "tape": {
+            "type": "object",
+            "description": "one record of a delta recorder's tape (spec/deltas.md 3a.12): its "
+                           "kind's members beside these",
+            "properties": {"index": {"type": "integer", "minimum": 0},
+                           "call": {"type": "integer", "minimum": 1},
+                           "kind": {"enum": [k.value for k in TapeKind]},
+                           "attempt": {"type": "integer", "minimum": 0}},
+            "required": ["attempt", "call", "index", "kind"]},
         "torn": {"anyOf": [{"type": "null"}, _record(
             {"line": {"type": "integer", "minimum": 1},
              "size": {"type": "integer", "minimum": 1}},

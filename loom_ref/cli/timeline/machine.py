@@ -97,8 +97,9 @@ def replace_block(page: str, table: Table = TRANSITIONS) -> str:
 
 
 # -- SVG --------------------------------------------------------------------------------------
-NODE_W, NODE_H = 132, 40
-GAP_X, GAP_Y = 250, 58
+NODE_W, NODE_H = 168, 40  # room for "completed (final)" inside its double border
+GAP_X, GAP_Y = 220, 58
+BOW = 9  # how far a return arrow bows away from the arrow it returns along
 LINE = 14  # the height of one label line
 KIND_SIZE = 11
 
@@ -190,22 +191,30 @@ def state_svg(table: Table = TRANSITIONS, *, current: Status | None = None) -> s
                 d = f"M{x:g},{sy + NODE_H / 2:g} C{x + 70:g},{sy:g} {x + 70:g},{ty + NODE_H:g} " \
                     f"{x:g},{ty + NODE_H / 2:g}"
             label = _label(x + 8, (sy + NODE_H + ty) / 2 - 2, edge.kinds, "start", up=False)
-        else:  # between layers: a straight arrow; an arrow and its return run side by side
+        else:  # between layers: a straight arrow; an arrow and its return bow apart
             forward = depth[edge.target] > depth[edge.source]
-            off = (-7 if forward else 7) if (edge.target, edge.source) in pairs else 0
+            paired = (edge.target, edge.source) in pairs
             near, far = (pos[edge.source], pos[edge.target]) if forward else (
                 pos[edge.target], pos[edge.source])  # near: the left end of the arrow
             spread = max(-14.0, min(14.0, (far[1] - near[1]) * 0.12))
-            y_near = near[1] + NODE_H / 2 + spread + off
-            y_far = far[1] + NODE_H / 2 + off
+            y_near = near[1] + NODE_H / 2 + spread + (0 if not paired else -5 if forward else 5)
+            y_far = far[1] + NODE_H / 2 + (0 if not paired else -8 if forward else 8)
             x_near, x_far = near[0] + NODE_W, far[0]
-            d = (f"M{x_near:g},{y_near:g} L{x_far:g},{y_far:g}" if forward
-                 else f"M{x_far:g},{y_far:g} L{x_near:g},{y_near:g}")
-            # the kinds run along the arrow, near its right end where the arrows are far
-            # apart: a forward arrow's above it, its return arrow's below
+            # of a pair, the return arrow is dashed and bows away below the forward one, so the
+            # two read as a way there and a way back
+            bow = BOW if paired and not forward else 0
+            length = max(((x_far - x_near) ** 2 + (y_far - y_near) ** 2) ** 0.5, 1.0)
+            cx = (x_near + x_far) / 2 + bow * (y_far - y_near) / length * -1
+            cy = (y_near + y_far) / 2 + bow * (x_far - x_near) / length
+            there = f"M{x_near:g},{y_near:g} Q{cx:g},{cy:g} {x_far:g},{y_far:g}"
+            d = there if forward else f"M{x_far:g},{y_far:g} Q{cx:g},{cy:g} {x_near:g},{y_near:g}"
+            if paired and not forward:
+                at = at.replace('class="sm-edge"', 'class="sm-edge sm-back"')
+            # the kinds run along the arrow, near its right end: a forward arrow's above it,
+            # its return arrow's below
             guide = f"sm-guide-{len(guides)}"
-            guides.append(f'<path id="{guide}" d="M{x_near:g},{y_near:g} L{x_far:g},{y_far:g}"/>')
-            label = _along(guide, edge.kinds, above=forward or not off)
+            guides.append(f'<path id="{guide}" d="{there}"/>')
+            label = _along(guide, edge.kinds, above=forward or not paired)
         parts.append(f'<g {at}><path d="{d}" class="sm-arrow" marker-end="url(#sm-head)"/>'
                      f"{label}</g>")
     initial = initial_state()

@@ -29,7 +29,7 @@ _ENTITIES = {"#": "#35;", ";": "#59;", "<": "#lt;", ">": "#gt;", '"': "#quot;",
 _TOWARD_LANE = {K.STEP_STARTED, K.EXECUTION_SUSPENDED, K.RESUME_RECEIVED}
 _TOWARD_EXECUTION = {K.STEP_COMPLETED, K.STEP_FAILED, K.EXECUTION_RESUMED}
 _WIDTH = 60
-_SPANNING = {MarkerKind.TORN_TAIL, MarkerKind.CRASH, MarkerKind.RECOVERY}
+_SPANNING = {MarkerKind.TORN_TAIL, MarkerKind.CORRUPT, MarkerKind.CRASH, MarkerKind.RECOVERY}
 
 
 def label(text: str) -> str:

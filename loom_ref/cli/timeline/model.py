@@ -12,11 +12,16 @@ from a record of them (:class:`Process`, :class:`Call`):
 - each point carries the folded status after it, computed with the transition table itself
   (``journal.fold``: folding any prefix gives the state at that point);
 - **markers** for what a teacher points at. From the journal: a torn tail
-  (``journal.torn-tail``), an in-doubt step and its resolution (``kernel.in-doubt``,
+  (``journal.torn-tail``), a corrupt line (``journal.corrupt-line``: the timeline is drawn up
+  to the last good line), an in-doubt step and its resolution (``kernel.in-doubt``,
   ``kernel.resolve``), a non-determinism failure with expected and actual
   (``kernel.replay-compare``). From a record of the processes: the crash, the point where a
-  recovery took over, what that recovery served from the journal, and the steps that ran
-  again.
+  recovery took over, what each call (a recovery, a resume) served from the journal, and the
+  steps that ran again;
+- one numbering: an event is named by its ``seq``; a line of the journal file is said as a
+  line, with the event it holds (``line 17 (event 16)``: line 1 is the header);
+- the **tape** of the run's streams, when a delta recorder was listening
+  (``deltas.recorder``): deltas are never journaled, so it comes from beside the journal.
 
 The journal alone cannot show where a process died: the journal of a recovered run equals
 the uncrashed one (``kernel.recover``), which is the point. Only the torn tail and an
@@ -35,8 +40,8 @@ from loom_ref.journal.events import Event, EventKind
 from loom_ref.journal.fold import ExecutionState, Status, fold, next_status
 from loom_ref.journal.reader import TornTail
 
-__all__ = ["DEFAULT_LABELS", "EXECUTION_LANE", "Call", "Lane", "LaneKind", "Marker",
-           "MarkerKind", "Point", "Process", "Timeline", "build_timeline"]
+__all__ = ["DEFAULT_LABELS", "EXECUTION_LANE", "Call", "Corrupt", "Lane", "LaneKind", "Marker",
+           "MarkerKind", "Point", "Process", "Timeline", "build_timeline", "line_words"]
 
 K = EventKind
 
@@ -58,6 +63,7 @@ class MarkerKind(LoomEnum):
     IN_DOUBT = "in-doubt"
     RESOLVED = "resolved"
     NONDETERMINISM = "nondeterminism"
+    CORRUPT = "corrupt"
     CRASH = "crash"
     RECOVERY = "recovery"
     SERVED = "served"
@@ -135,6 +141,23 @@ class Process:
 
 
 @attrs.frozen(kw_only=True)
+class Corrupt:
+    """A corrupt line (``journal.corrupt-line``): its 1-based ``line``, the ``reason`` code,
+    the reader's ``message``, and the first bytes of the line (``text``, decoded leniently)."""
+
+    line: int
+    reason: str
+    message: str
+    text: str = ""
+
+
+def line_words(line: int, events: int) -> str:
+    """A journal file's line said with the event it holds or would hold: ``line 17 (event
+    16)`` (line 1 is the header); ``events`` is how many events precede it."""
+    return f"line {line} (event {events + 1})" if line >= 2 else f"line {line} (the header)"
+
+
+@attrs.frozen(kw_only=True)
 class Timeline:
     """An execution's journal, laid out (see the module docstring)."""
 
@@ -147,6 +170,8 @@ class Timeline:
     state: ExecutionState
     torn: TornTail | None = None
     processes: tuple[Process, ...] = ()
+    corrupt: Corrupt | None = None
+    tape: tuple[Mapping[str, Any], ...] = ()
 
     def lane(self, lane_id: str) -> Lane:
         """The lane named ``lane_id``."""
@@ -266,6 +291,7 @@ class _Builder:
         for process in self.processes:
             if crash_point is not None and process.calls:
                 self.recovery(process, crash_point, started_by, outcome_at)
+            self.served(process, crash_point)
             if process.crashed_after is not None:
                 crash_point = process.crashed_after
                 self.markers.append(Marker(
@@ -277,9 +303,29 @@ class _Builder:
                 self.markers.append(Marker(
                     kind=MarkerKind.TORN_TAIL, label="torn tail", after_seq=crash_point,
                     detail=f"the crash cut event {crash_point + 1}'s line short: "
-                           f"{torn.size} bytes of line {torn.line} reached the file; they "
-                           "are treated as not written, and the next writer truncates them",
-                    data={"line": torn.line, "size": torn.size}))
+                           f"{torn.size} bytes of {line_words(torn.line, crash_point)} reached "
+                           "the file; they are treated as not written, and the next writer "
+                           "truncates them",
+                    data={"line": torn.line, "size": torn.size, "event": crash_point + 1}))
+
+    def served(self, process: Process, crash_point: int | None) -> None:
+        """A served tag on each lane a call of ``process`` read back from the journal: a
+        recovery after a crash, and every resume (which drives the body again from its
+        start, kernel.resume)."""
+        n = process.number
+        for i, call in enumerate(process.calls):
+            recovering = i == 0 and crash_point is not None
+            at = crash_point if recovering else call.first_seq - 1
+            who = (f"the recovery of process {n}" if recovering
+                   else f"the {call.action} call of process {n}")
+            for name in call.served:
+                lane = self.by_name.get(name)
+                if lane is not None and at is not None:
+                    self.markers.append(Marker(
+                        kind=MarkerKind.SERVED, label="served", lane=lane, after_seq=at,
+                        detail=f"{name}: served from the journal by {who}, not run again "
+                               "(the body runs again from its start; what is journaled is "
+                               "handed back)"))
 
     def recovery(self, process: Process, crash_point: int, started_by: Mapping[str, int],
                  outcome_at: Mapping[str, list[int]]) -> None:
@@ -288,13 +334,6 @@ class _Builder:
             kind=MarkerKind.RECOVERY, label=f"process {n} recovers", after_seq=crash_point,
             detail=f"process {n}: a fresh runtime with fresh effects opens the same journal "
                    "and drives the body again from its start"))
-        first = process.calls[0]
-        for name in first.served:
-            lane = self.by_name.get(name)
-            if lane is not None:
-                self.markers.append(Marker(
-                    kind=MarkerKind.SERVED, label="served", lane=lane, after_seq=crash_point,
-                    detail=f"{name}: served from the journal by process {n}, not run again"))
         for call in process.calls:
             for name in call.ran:
                 started = started_by.get(name)
@@ -312,12 +351,15 @@ class _Builder:
 
 
 def build_timeline(events: Sequence[Event], *, source: str, execution_id: str | None = None,
-                   torn: TornTail | None = None, processes: Iterable[Process] = ()
-                   ) -> Timeline:
+                   torn: TornTail | None = None, processes: Iterable[Process] = (),
+                   corrupt: Corrupt | None = None,
+                   tape: Iterable[Mapping[str, Any]] = ()) -> Timeline:
     """The timeline of ``events`` (a journal a reader checked); ``execution_id`` the journal
     header's (for a journal without events), ``torn`` the journal's torn tail, ``processes`` a
-    record of the processes that wrote it, when known. Raises ``journal.illegal-transition``
-    for events the transition table does not allow."""
+    record of the processes that wrote it, when known; ``corrupt`` the corrupt line that ends
+    the readable part (``events`` are the events before it); ``tape`` a delta recorder's tape
+    (its JSON records). Raises ``journal.illegal-transition`` for events the transition table
+    does not allow."""
     state = fold(events)  # spec: journal.transitions -- a journal the table refuses is refused
     recorded = tuple(processes)
     builder = _Builder(events, recorded)
@@ -326,13 +368,22 @@ def build_timeline(events: Sequence[Event], *, source: str, execution_id: str | 
     if torn is not None:  # spec: journal.torn-tail -- reported, never skipped silently
         builder.markers.append(Marker(
             kind=MarkerKind.TORN_TAIL, label="torn tail", after_seq=len(events),
-            detail=f"line {torn.line}: {torn.size} bytes after the last newline, cut by a "
-                   "crash in mid-write; treated as not written",
-            data={"line": torn.line, "size": torn.size}))
+            detail=f"{line_words(torn.line, len(events))}: {torn.size} bytes after the last "
+                   "newline, cut by a crash in mid-write; treated as not written",
+            data={"line": torn.line, "size": torn.size, "event": len(events) + 1}))
+    if corrupt is not None:  # spec: journal.corrupt-line -- drawn up to the last good line
+        builder.markers.append(Marker(
+            kind=MarkerKind.CORRUPT, label="corrupt", after_seq=len(events),
+            detail=f"{line_words(corrupt.line, len(events))} is corrupt ({corrupt.reason}): "
+                   f"{corrupt.message}. A bad line anywhere but the last is a hard error: "
+                   "nothing after it is read, and no runtime will recover this journal",
+            data={"line": corrupt.line, "reason": corrupt.reason,
+                  "event": len(events) + 1 if corrupt.line >= 2 else None}))
     order = {kind: i for i, kind in enumerate(MarkerKind)}
     markers = sorted(builder.markers, key=lambda m: (
         m.at_seq if m.at_seq is not None else (m.after_seq or 0) + 0.5, order[m.kind]))
     return Timeline(source=source, execution_id=state.execution_id or execution_id,
                     workflow=state.workflow,
                     lanes=tuple(builder.lanes.values()), points=tuple(points),
-                    markers=tuple(markers), state=state, torn=torn, processes=recorded)
+                    markers=tuple(markers), state=state, torn=torn, processes=recorded,
+                    corrupt=corrupt, tape=tuple(tape))

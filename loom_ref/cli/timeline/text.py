@@ -12,7 +12,7 @@ import json
 from typing import Any
 
 from loom_ref.cli.jsondiff import render_diff
-from loom_ref.cli.timeline.model import MarkerKind, Timeline
+from loom_ref.cli.timeline.model import MarkerKind, Timeline, line_words
 from loom_ref.journal.events import Event, EventKind
 from loom_ref.journal.fold import ExecutionState
 
@@ -105,8 +105,12 @@ def render_text(timeline: Timeline, *, full: bool = False) -> str:
             lines.extend(render_diff(marker.data.get("expected"), marker.data.get("actual"),
                                      indent=" " * 9))
     if timeline.torn is not None:
-        lines.append(f"  torn tail: line {timeline.torn.line}, {timeline.torn.size} bytes "
-                     "(not written)")
+        lines.append(f"  torn tail: {line_words(timeline.torn.line, len(timeline.points))}, "
+                     f"{timeline.torn.size} bytes (not written)")
+    if timeline.corrupt is not None:
+        bad = timeline.corrupt
+        lines.append(f"  CORRUPT: {line_words(bad.line, len(timeline.points))}: "
+                     f"{bad.reason}: {bad.message}; nothing after it is read")
     lines.append("--")
     lines.append(render_state(timeline.state, full=full))
     return "\n".join(lines)
