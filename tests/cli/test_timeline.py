@@ -104,7 +104,7 @@ def test_a_torn_tail_at_the_end_of_a_file(tmp_path: Path,
     assert main(["journal", "show", str(path), "--format", "html"]) == 0
     assert "TORN TAIL: line 18 (event 17), 26 bytes, not written" in capsys.readouterr().out
     assert main(["journal", "check", str(path)]) == 1
-    assert "line 18 (event 17) is torn" in capsys.readouterr().out
+    assert "line 18 (event 17) is torn" in capsys.readouterr().err
 
 
 def test_a_corrupt_journal_is_drawn_up_to_its_last_good_line(
