@@ -191,6 +191,10 @@ class _SimFile:
         self._disk._locks[self._path] = self
         return True
 
+    def still_named(self) -> bool:
+        self._check()
+        return self._disk._files.get(self._path) is self._inode  # nothing is ever replaced
+
     def close(self) -> None:
         if not self._closed:
             self._closed = True
@@ -283,6 +287,11 @@ class SimulatedDisk:
 
     def is_dir(self, path: str) -> bool:
         return path in self.directories
+
+    def list_dir(self, path: str) -> list[str]:
+        if path not in self.directories:
+            raise FileNotFoundError(path)
+        return sorted(os.path.basename(n) for n in self._files if os.path.dirname(n) == path)
 
     def sync_dir(self, path: str) -> None:
         if path not in self.directories:

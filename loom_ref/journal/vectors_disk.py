@@ -220,6 +220,9 @@ class _RecordingFile:
         self._note("lock")
         return self._inner.lock()
 
+    def still_named(self) -> bool:
+        return self._inner.still_named()
+
     def close(self) -> None:
         self._note("close")
         self._inner.close()
@@ -249,6 +252,9 @@ class _RecordingDisk:
 
     def is_dir(self, path: str) -> bool:
         return self.disk.is_dir(path)
+
+    def list_dir(self, path: str) -> list[str]:
+        return self.disk.list_dir(path)
 
     def sync_dir(self, path: str) -> None:
         self.calls.append({"call": "fsyncDir", "path": path})

@@ -34,6 +34,7 @@ from typing import Any
 import pytest
 
 from loom_ref.cli.main import main as cli_main
+from loom_ref.effects import Effect
 from loom_ref.errors import InvalidArgument, JournalError
 from loom_ref.journal import (
     CorruptJournalError,
@@ -49,7 +50,6 @@ from loom_ref.journal import (
 )
 from loom_ref.journal.codec import encode_header, encode_line
 from loom_ref.journal.store import check_execution_id
-from loom_ref.effects import Effect
 from loom_ref.kernel import EffectRegistry, Runtime, Workflow
 
 K = EventKind
@@ -219,8 +219,8 @@ def _at_depth(frames: int, call: Callable[[], Any]) -> Any:
 
 def test_the_limit_is_a_number_not_the_callers_stack() -> None:
     from loom_ref.journal.codec import NESTING_LIMIT
-    at_limit = nested(NESTING_LIMIT - 3)  # line {, payload {, input: arrays
-    over = nested(NESTING_LIMIT - 2)
+    at_limit = nested(NESTING_LIMIT - 2)  # the line's object, the payload's, then the arrays
+    over = nested(NESTING_LIMIT - 1)
     deep_caller = sys.getrecursionlimit() - 60
     for frames in (0, deep_caller):
         store = MemoryStore()
@@ -274,7 +274,7 @@ def test_file_store_failures_are_stable_codes_naming_the_file(tmp_path: Path, er
             call()
         assert info.value.code in ("journal.io-failed", "journal.unreadable",
                                    "journal.write-failed"), info.value
-        assert info.value.details["file"].endswith((".jsonl")), info.value.details
+        assert info.value.details["file"].endswith(".jsonl"), info.value.details
         assert info.value.details["errno"] == errno.errorcode[error]
 
 
