@@ -60,6 +60,7 @@ __all__ = [
     "encode_line",
     "event_line",
     "from_json_text",
+    "from_written_text",
     "is_schema_version",
     "json_string",
     "may_escape_surrogate",
@@ -162,7 +163,7 @@ def _short(text: str) -> str:
 def _unique(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     """An object's members, refused when a name repeats (``journal.duplicate-names``)."""
     obj = dict(pairs)
-    if len(obj) != len(pairs):
+    if len(obj) < len(pairs):
         seen: set[str] = set()
         name = next(k for k, _ in pairs if k in seen or seen.add(k))  # type: ignore[func-returns-value]
         raise _NotJournalJson(f"a duplicate member name: an object repeats {json_string(name)} "
@@ -174,8 +175,14 @@ def _unique(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
 # infinities, which Python's decoder would otherwise accept
 _decoder = json.JSONDecoder(parse_constant=_not_json, parse_float=_finite)
 _loads = _decoder.decode
-#: The exact decoder, for a line that is not in the writer's own spelling: duplicate member
-#: names refused (``journal.duplicate-names``), integers checked (``journal.json-values``).
+#: The reader's decoder: what ``_decoder`` refuses, and a repeated member name
+#: (``journal.duplicate-names``); a repeated name is a malformed line, never a member a
+#: reader keeps the first or the last of.
+_line_decoder = json.JSONDecoder(parse_constant=_not_json, parse_float=_finite,
+                                 object_pairs_hook=_unique)
+_line_raw_decode: Callable[[str], tuple[Any, int]] = _line_decoder.raw_decode
+#: The same, integers checked too (``journal.json-values``): for a line that may hold one too
+#: large for a double.
 _strict_decoder = json.JSONDecoder(parse_constant=_not_json, parse_float=_finite,
                                    parse_int=_finite_int, object_pairs_hook=_unique)
 #: The fast path for text that starts with its value (every line loom-ref writes):
@@ -207,6 +214,13 @@ def to_json_text(value: Any) -> str:
 def from_json_text(text: str) -> Any:
     """The value of JSON text that :func:`to_json_text` wrote (so: no whitespace around it)."""
     return _with_headroom(_raw_decode, text)[0]
+
+
+def from_written_text(text: str) -> Any:
+    """:func:`from_json_text` for a line about to be written: ValueError if two members of
+    an object have one name in JSON (``journal.duplicate-names``: keys such as ``1`` and
+    ``"1"``, which the encoder spells alike), as a reader would refuse the line."""
+    return _with_headroom(_line_raw_decode, text)[0]
 
 
 def _seal(body: str) -> bytes:
@@ -272,6 +286,7 @@ def may_escape_surrogate(data: bytes) -> bool:
 
 
 _BOM = b"\xef\xbb\xbf"
+_DIGITS = b"0123456789"
 #: 309 digits in a row: the shortest run that may be an integer too large for a double
 _LONG_DIGITS = re.compile(rb"[0-9]{309}")
 #: a JSON string token, as the decoder pairs its quotes (``journal.nesting-limit``)
@@ -300,7 +315,8 @@ def check_line_text(line: bytes) -> None:
         if depth > NESTING_LIMIT:
             raise _NotJournalJson(f"the line nests {depth} arrays and objects, more than the "
                                   f"journal's limit of {NESTING_LIMIT}")
-    if len(line) > 308 and _LONG_DIGITS.search(line):
+    if len(line) > 308 and len(line) - len(line.translate(None, _DIGITS)) > 308 and (
+            _LONG_DIGITS.search(line)):
         _strict_decoder.decode(line.decode("utf-8"))  # finds the number, if it is one
 
 
@@ -329,11 +345,9 @@ def decode_line(line: bytes, *, surrogate_escapes: bool = True) -> dict[str, Any
     one. Raises :class:`ChecksumError` or :class:`MalformedLineError`; the caller adds file
     and line number to the error's details.
 
-    A line is decoded once with the fast decoder; when it is not in the writer's own
-    spelling (another writer's spacing or member order, an escape, or a repeated member
-    name that the fast decoder collapsed) it is decoded again by the exact one, which
-    refuses a repeated name (``journal.duplicate-names``). The nesting limit is checked in
-    the bytes first (``journal.nesting-limit``).
+    The nesting limit, and integers too large for a double, are checked in the bytes first
+    (``journal.nesting-limit``, ``journal.json-values``); the decoder refuses a repeated
+    member name (``journal.duplicate-names``).
     (spec: journal.line-shape)
     """
     if not isinstance(line, bytes | bytearray):
@@ -346,18 +360,21 @@ def decode_line(line: bytes, *, surrogate_escapes: bool = True) -> dict[str, Any
             raise MalformedLineError("crc is not 8 lowercase hexadecimal digits")
         raise ChecksumError(_mismatch(line))
     try:
-        check_line_text(line)
+        if len(line) > NESTING_LIMIT:  # a shorter line can neither nest nor hold 309 digits
+            check_line_text(line)
         text = line.decode("utf-8")
         try:
-            obj, end = _with_headroom(_raw_decode, text)
-        except ValueError:
-            obj, end = _with_headroom(_loads, text), len(text)  # leading whitespace, or the error
+            obj, end = _line_raw_decode(text)
+        except RecursionError:  # within the limit, but the caller's stack is deep
+            obj, end = _with_headroom(_line_raw_decode, text)
+        except _NotJournalJson:
+            raise
+        except ValueError:  # leading whitespace, or the precise error
+            obj, end = _with_headroom(_line_decoder.decode, text), len(text)
         if end != len(text) and text[end:].strip():
             raise MalformedLineError("data after the JSON object")
         if type(obj) is not dict:
             raise MalformedLineError("line is not a JSON object")
-        if _with_headroom(_encode, obj) != text:  # not the writer's spelling: decode exactly
-            obj = _with_headroom(_strict_decoder.decode, text)
     except _NotJournalJson as exc:
         raise MalformedLineError(str(exc)) from None
     except (ValueError, UnicodeDecodeError) as exc:

@@ -377,6 +377,15 @@ def test_duplicate_member_names_are_malformed(line: str) -> None:
     assert "duplicate" in info.value.message
 
 
+def test_the_writer_never_writes_a_duplicate_name() -> None:
+    # 1 and "1" are two keys in Python and one name in JSON
+    journal = MemoryStore().create("x")
+    with pytest.raises(JournalError) as info:
+        journal.append(K.EXECUTION_STARTED, {**START, "input": {1: "a", "1": "b"}})
+    assert info.value.code == "journal.bad-payload"
+    assert journal.events == []
+
+
 # -- 8. a journal unlinked or replaced while held ------------------------------------------------
 @pytest.mark.parametrize("how", ["unlink", "replace"])
 def test_a_journal_unlinked_or_replaced_while_held_is_reported(tmp_path: Path, how: str) -> None:
