@@ -36,7 +36,9 @@ from loom_ref.conformance.schemas import SchemaSet, describe
 
 __all__ = ["ANCHOR_RE", "lint", "spec_anchors"]
 
-ANCHOR_RE = re.compile(r"\{#([A-Za-z0-9][A-Za-z0-9._-]*)\}")
+#: ``{#area.rule}``, or with its provenance class ``{#area.rule .loom-ref}`` (issue 28)
+ANCHOR_RE = re.compile(r"\{#([A-Za-z0-9][A-Za-z0-9._-]*)"
+                       r"(?:\s+\.(?:seed|upstream|convention|loom-ref|extension))?\}")
 
 
 def spec_anchors(spec_dir: str) -> set[str]:

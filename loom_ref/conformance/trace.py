@@ -23,7 +23,8 @@ import attrs
 
 __all__ = ["Trace", "TraceRow", "problems", "render", "trace"]
 
-_ANCHOR = re.compile(r"\{#([a-z0-9][a-z0-9.\-]*)\}")
+_ANCHOR = re.compile(r"\{#([a-z0-9][a-z0-9.\-]*)"
+                     r"(?:\s+\.(?:seed|upstream|convention|loom-ref|extension))?\}")
 # an anchor shown as an example in inline code is no rule; a code span opens with a run of
 # backticks and closes with a run of the same length (CommonMark), so ``a`b`` is one span
 _CODE_SPAN = re.compile(r"(?<!`)(`+)(?!`).*?(?<!`)\1(?!`)")

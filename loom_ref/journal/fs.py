@@ -40,23 +40,12 @@ import stat
 from typing import Protocol
 
 from loom_ref.errors import InvalidArgument
+from loom_ref.journal.oserrors import NotRegularFileError
 
 __all__ = ["FileHandle", "FileSystem", "NotRegularFileError", "OsFileSystem", "check_fs",
            "file_kind", "open_regular", "read_regular"]
 
 _METHODS = ("create", "open", "read", "exists", "is_dir", "sync_dir", "list_dir")
-
-
-class NotRegularFileError(OSError):
-    """What is at a path is not a regular file: a symbolic link, a FIFO, a directory, a
-    socket or a device (``kind`` says which). A file layer raises it from ``open`` and
-    ``read`` before it reads or writes a byte (spec: journal.regular-files)."""
-
-    def __init__(self, path: str, kind: str) -> None:
-        code = errno.ELOOP if kind == "symbolic link" else (
-            errno.EISDIR if kind == "directory" else errno.EINVAL)
-        super().__init__(code, f"a {kind}, not a regular file", path)
-        self.kind = kind
 
 
 def file_kind(mode: int) -> str:

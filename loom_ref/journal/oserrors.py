@@ -28,10 +28,9 @@ from collections.abc import Callable
 from typing import TypeVar
 
 from loom_ref.errors import JournalError
-from loom_ref.journal.fs import NotRegularFileError
 
 __all__ = ["JournalFileError", "JournalIOError", "JournalReplacedError", "JournalWriteError",
-           "NotAFileError", "io_call", "os_error"]
+           "NotAFileError", "NotRegularFileError", "io_call", "os_error"]
 
 _T = TypeVar("_T")
 
@@ -64,6 +63,21 @@ class NotAFileError(JournalIOError):
     code = "journal.not-a-file"
 
 
+class NotRegularFileError(NotAFileError, OSError):
+    """What a file layer raises from ``open`` and ``read`` when the path holds no regular
+    file: a symbolic link, a FIFO, a directory, a socket or a device (``kind`` says which),
+    before it reads or writes a byte. An ``OSError`` too, so that a file layer raises it
+    among its other operating-system errors (spec: journal.regular-files)."""
+
+    def __init__(self, path: str, kind: str) -> None:
+        super().__init__(f"{path} is a {kind}, not a regular file", file=path, kind=kind)
+        self.errno = errno_names.ELOOP if kind == "symbolic link" else (
+            errno_names.EISDIR if kind == "directory" else errno_names.EINVAL)
+        self.strerror = f"a {kind}, not a regular file"
+        self.filename = path
+        self.kind = kind
+
+
 class JournalReplacedError(JournalWriteError):
     """The file a writer holds was unlinked or replaced while it held it
     (spec: journal.held-file)."""
@@ -81,10 +95,11 @@ def os_error(exc: OSError, path: str, doing: str) -> JournalError:
     ``path`` ("create", "open", "read", "lock", "append to", "sync", "truncate", "write the
     header of", "list", "sync the directory of") (spec: journal.os-errors)."""
     name = errno_names.errorcode.get(exc.errno) if isinstance(exc.errno, int) else None
-    if isinstance(exc, NotRegularFileError):
+    if isinstance(exc, NotAFileError):
+        kind = exc.details.get("kind")
         return NotAFileError(
-            f"{path} is a {exc.kind}, not a regular file: a journal store opens only regular "
-            f"files, and never follows a symbolic link", file=path, op=doing, kind=exc.kind)
+            f"{path} is a {kind}, not a regular file: a journal store opens only regular "
+            f"files, and never follows a symbolic link", file=path, op=doing, kind=kind)
     why = exc.strerror or str(exc)
     if doing in _WRITES:
         return JournalWriteError(f"cannot {doing} {path}: {why}", file=path, op=doing,
