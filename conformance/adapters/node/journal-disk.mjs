@@ -3,7 +3,8 @@
 // Written from spec/journal.md; it shares no code with loom_ref.
 
 import {
-  LoomError, checkPayload, crc32, encodeHeader, encodeLine, parseJournal, parseLog,
+  LoomError, checkPayload, checkWritten, crc32, encodeHeader, encodeLine, isExecutionId,
+  parseJournal, parseLog,
 } from "./journal.mjs";
 
 const bad = (message) => new LoomError("argument.invalid", message);
@@ -13,7 +14,7 @@ const dirname = (p) => p.slice(0, Math.max(p.lastIndexOf("/"), 0)) || "/";
 class OsError extends Error {
   constructor(kind) {
     super(kind);
-    this.kind = kind; // "exists" | "not-found" | "closed"
+    this.kind = kind; // "exists" | "not-found" | "closed" | "not-a-file"
   }
 }
 
@@ -69,8 +70,10 @@ class SimFile {
 }
 
 export class SimulatedDisk {
-  constructor(directories = ["/disk"], image = null) {
+  constructor(directories = ["/disk"], image = null, planted = {}) {
     this.directories = new Set(directories);
+    // journal.regular-files: paths holding a link or a FIFO, never opened or followed
+    this.planted = new Set(Object.keys(planted));
     this.files = new Map();
     for (const [path, data] of Object.entries(image || {})) {
       this.files.set(path, { durable: data, pending: [], current: data });
@@ -83,7 +86,7 @@ export class SimulatedDisk {
     this.moments += 1;
   }
   create(path) {
-    if (this.files.has(path)) throw new OsError("exists");
+    if (this.files.has(path) || this.planted.has(path)) throw new OsError("exists");
     if (!this.directories.has(dirname(path))) throw new OsError("not-found");
     const inode = { durable: Buffer.alloc(0), pending: [], current: Buffer.alloc(0) };
     this.files.set(path, inode);
@@ -91,18 +94,24 @@ export class SimulatedDisk {
     return new SimFile(this, path, inode);
   }
   open(path, create = false) {
+    if (this.planted.has(path)) throw new OsError("not-a-file");
     const inode = this.files.get(path);
     if (inode) return new SimFile(this, path, inode);
     if (create) return this.create(path);
     throw new OsError("not-found");
   }
   read(path) {
+    if (this.planted.has(path)) throw new OsError("not-a-file");
     const inode = this.files.get(path);
     if (!inode) throw new OsError("not-found");
     return inode.current;
   }
   exists(path) {
-    return this.files.has(path) || this.directories.has(path);
+    return this.files.has(path) || this.directories.has(path) || this.planted.has(path);
+  }
+  listDir(path) {
+    return [...this.files.keys(), ...this.planted].filter((n) => dirname(n) === path)
+      .map((n) => n.slice(path.length + 1));
   }
   isDir(path) {
     return this.directories.has(path);
@@ -277,6 +286,9 @@ class RecordingDisk {
   exists(path) {
     return this.disk.exists(path);
   }
+  listDir(path) {
+    return this.disk.listDir(path);
+  }
   syncDir(path) {
     this.calls.push({ call: "fsyncDir", path });
     this.disk.syncDir(path);
@@ -295,6 +307,7 @@ class DiskJournal {
     if (!this.open) throw new LoomError("journal.closed", `${this.eid} is closed`);
     checkPayload(kind, payload);
     const line = this.line(this.seq + 1, kind, payload);
+    checkWritten(line); // journal.nesting-limit: nothing written for a line too deep
     if (tornBytes) {
       this.store.write(this.eid, line.subarray(0, tornBytes), false);
       this.open = false;
@@ -326,6 +339,10 @@ class FileStore {
     return f;
   }
   create(eid) {
+    // journal.execution-ids: never two journals whose ids differ only in case
+    const twin = this.fs.listDir(this.dir).find((n) => n.endsWith(".jsonl") &&
+      n !== `${eid}.jsonl` && n.slice(0, -6).toLowerCase() === eid.toLowerCase());
+    if (twin) throw new LoomError("argument.execution-id", `${eid} differs only in case from ${twin}`);
     let f;
     try {
       f = this.fs.create(this.path(eid));
@@ -343,7 +360,7 @@ class FileStore {
     try {
       f = this.locked(this.fs.open(this.path(eid)), eid);
     } catch (e) {
-      if (e instanceof OsError) throw new LoomError("journal.not-found", `no journal ${eid}`);
+      if (e instanceof OsError) throw osError(e, eid);
       throw e;
     }
     const data = f.readAll();
@@ -360,7 +377,7 @@ class FileStore {
     try {
       data = this.fs.read(this.path(eid));
     } catch (e) {
-      if (e instanceof OsError) throw new LoomError("journal.not-found", `no journal ${eid}`);
+      if (e instanceof OsError) throw osError(e, eid);
       throw e;
     }
     const parsed = parseJournal(data);
@@ -388,10 +405,21 @@ class FileStore {
   close() {}
 }
 
+// what the disk refused, as the journal's code (journal.regular-files, journal.not-found)
+const osError = (e, what) => (e.kind === "not-a-file"
+  ? new LoomError("journal.not-a-file", `${what}: not a regular file`)
+  : new LoomError("journal.not-found", `no journal ${what}`));
+
 class LogStore {
   constructor(fs, policy) {
     Object.assign(this, { fs, policy, path: "/disk/store.log", writers: new Set() });
-    const f = fs.open(this.path, true);
+    let f;
+    try {
+      f = fs.open(this.path, true);
+    } catch (e) {
+      if (e instanceof OsError) throw osError(e, this.path);
+      throw e;
+    }
     if (!f.lock()) {
       f.close();
       throw new LoomError("journal.locked", "the store log has a writer");
@@ -410,6 +438,8 @@ class LogStore {
   }
   create(eid) {
     if (this.known.has(eid)) throw new LoomError("journal.exists", `${eid} exists`);
+    const twin = [...this.known.keys()].find((k) => k.toLowerCase() === eid.toLowerCase());
+    if (twin) throw new LoomError("argument.execution-id", `${eid} differs only in case from ${twin}`);
     this.known.set(eid, []);
     this.unwritten.add(eid);
     this.writers.add(eid);
@@ -465,8 +495,6 @@ function logLine(eid, seq, kind, payload) {
   return sealObject({ executionId: eid, seq, kind, payload });
 }
 
-// an execution id is also a safe file name (spec journal.md 1.1; loom-ref's check_execution_id)
-const EXECUTION_ID = /^[A-Za-z0-9_][A-Za-z0-9_.:-]{0,199}$/;
 const STORES = { files: FileStore, log: LogStore };
 const POLICIES = ["every-event", "write-ahead", "at-boundaries", "never"];
 
@@ -476,7 +504,12 @@ function storeOnDisk(input) {
   if (!Store) throw bad("store must be files or log");
   if (!POLICIES.includes(input.fsync)) throw bad(`fsync must be one of ${POLICIES}`);
   if (!Array.isArray(input.steps)) throw bad("journal.store-on-disk takes {steps: [...]}");
-  const fs = new RecordingDisk(new SimulatedDisk());
+  const planted = "planted" in input ? input.planted : {};
+  if (!isObject(planted) || !Object.entries(planted).every(([path, kind]) =>
+    dirname(path) === "/disk" && ["symlink", "fifo"].includes(kind))) {
+    throw bad("planted maps a path in /disk to symlink or fifo");
+  }
+  const fs = new RecordingDisk(new SimulatedDisk(["/disk"], null, planted));
   let store = null;
   const journals = new Map();
   const closeStore = () => {
@@ -500,9 +533,9 @@ function storeOnDisk(input) {
       }
       const eid = str(step.executionId, `${where}.executionId`);
       // the store checks the id where it names a journal (create, open, read), as loom-ref's does
-      if (["create", "open", "read"].includes(step.do) && !EXECUTION_ID.test(eid)) {
+      if (["create", "open", "read"].includes(step.do) && !isExecutionId(eid)) {
         throw new LoomError("argument.execution-id",
-          `${where}.executionId must be 1-200 of A-Z a-z 0-9 _ . : - (not first . : -)`);
+          `${where}.executionId must be 1-200 of A-Z a-z 0-9 _ . - (not first . -), no device name`);
       }
       if (step.do === "create") {
         journals.set(eid, store.create(eid));
