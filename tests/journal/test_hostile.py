@@ -431,6 +431,16 @@ def test_ids_differing_only_in_case_are_refused_up_front(tmp_path: Path) -> None
         assert info.value.code == "argument.execution-id", store
 
 
+def test_a_journal_of_a_case_only_twin_is_refused_as_an_id(tmp_path: Path) -> None:
+    # what a case-insensitive file system hands a file store that opens "x" when "X" exists
+    (tmp_path / "x.jsonl").write_bytes(encode_header("X"))
+    store = FileStore(tmp_path, fsync=FsyncPolicy.NEVER)
+    for call in (lambda: store.open("x"), lambda: store.read("x")):
+        with pytest.raises(InvalidArgument) as info:
+            call()
+        assert info.value.code == "argument.execution-id"
+
+
 # -- 10. messages --------------------------------------------------------------------------------
 def _message(data: bytes) -> str:
     with pytest.raises(CorruptJournalError) as info:
