@@ -17,9 +17,10 @@ what a store does to a disk (``spec/journal.md`` section 1.8).
   {path: "symlink" | "fifo"}, "steps": [step, ...]}`` runs a file store (``/disk``) or a
   store log (``/disk/store.log``) on a fresh simulated disk, which with ``planted`` also
   holds a link or a FIFO at each path given (spec: journal.regular-files). It answers
-  ``{"answers": [...], "calls": [...], "images": [...]}``: one answer per step (``null``, or ``{"error": <code>}``), every call the store made of the
-  file layer that changes the disk or its locks, in order, and the images after the last
-  step (spec: journal.fsync-policy, journal.dir-sync, journal.write-before-act). A step is
+  ``{"answers": [...], "calls": [...], "images": [...]}``: one answer per step (``null``,
+  or ``{"error": <code>}``), every call the store made of the file layer that changes the
+  disk or its locks, in order, and the images after the last step (spec:
+  journal.fsync-policy, journal.dir-sync, journal.write-before-act). A step is
   ``{"do": "create" | "open" | "read" | "close", "executionId"}`` (``open`` and ``read``
   answer ``{"events": [kind, ...], "torn": bool}``: what the journal holds, and whether a
   torn tail is reported; ``read`` takes no writer), ``{"do": "append", "executionId",
