@@ -317,7 +317,9 @@ def check_line_text(line: bytes) -> None:
                                   f"journal's limit of {NESTING_LIMIT}")
     if len(line) > 308 and len(line) - len(line.translate(None, _DIGITS)) > 308 and (
             _LONG_DIGITS.search(line)):
-        _strict_decoder.decode(line.decode("utf-8"))  # finds the number, if it is one
+        # finds the number, if it is one (the depth is checked: only the caller's stack may
+        # be short of room)
+        _with_headroom(_strict_decoder.decode, line.decode("utf-8"))
 
 
 def _suffix_problem(line: bytes) -> str:

@@ -21,7 +21,10 @@ Spec: ``spec/journal.md`` sections 1.1, 1.4 and 1.8.
   names the file it holds (``journal.replaced``).
 - ``journal.execution-ids``: ``create`` refuses an id that differs only in case from a
   journal in the directory (``argument.execution-id``), since a case-insensitive file system
-  would give both one file; so does ``open`` or ``read`` that finds such a journal's header.
+  would give both one file: the store lists the directory at its first ``create`` and keeps
+  the ids it creates since, and lists it again when the file system says the name is taken
+  (where a twin is the same file); so does ``open`` or ``read`` that finds such a journal's
+  header.
 
 The store reaches the disk only through its :class:`~loom_ref.journal.fs.FileSystem`
 (``fs=``, the real one by default), which is how the power-loss simulation runs this code.
@@ -35,10 +38,10 @@ from loom_ref.errors import InvalidArgument
 from loom_ref.journal.codec import encode_header
 from loom_ref.journal.durability import DEFAULT_POLICY, FsyncPolicy
 from loom_ref.journal.fs import FileHandle, FileSystem, check_fs
-from loom_ref.journal.ids import case_key
 from loom_ref.journal.oserrors import JournalReplacedError, io_call, os_error
 from loom_ref.journal.reader import ParsedJournal, parse_journal
 from loom_ref.journal.store import (
+    CaseIndex,
     JournalExistsError,
     JournalLockedError,
     JournalNotFoundError,
@@ -93,6 +96,7 @@ class FileStore:
             raise InvalidArgument(f"journal directory {self.directory!r} does not exist")
         self.fsync = fsync
         self._durable_entries: set[str] = set()  # names this store has synced the directory for
+        self._cases: CaseIndex | None = None  # spec: journal.execution-ids -- at first create
 
     def path(self, execution_id: str) -> str:
         """The file that holds ``execution_id``'s journal: one JSONL file per execution
@@ -117,17 +121,21 @@ class FileStore:
             raise JournalLockedError(f"{path} is held by another writer", file=path)
         return handle
 
-    def _refuse_case_twin(self, execution_id: str) -> None:
-        """``argument.execution-id`` if a journal in the directory has an id that differs
-        from ``execution_id`` only in case (spec: journal.execution-ids)."""
-        own, key = execution_id + _SUFFIX, case_key(execution_id)
+    def _listed(self) -> CaseIndex:
+        """The ids of the journals in the directory, listed now (spec: journal.execution-ids)."""
         names = _io(lambda: self.fs.list_dir(self.directory), self.directory, "list")
-        for name in names:
-            if name != own and name.endswith(_SUFFIX) and case_key(name[:-len(_SUFFIX)]) == key:
-                raise InvalidArgument(
-                    f"execution id {execution_id!r} differs only in case from the journal "
-                    f"{name} in {self.directory}: a case-insensitive file system would give "
-                    f"both one file", code="argument.execution-id", execution_id=execution_id)
+        return CaseIndex(n[:-len(_SUFFIX)] for n in names if n.endswith(_SUFFIX))
+
+    def _refuse_case_twin(self, execution_id: str, *, fresh: bool = False) -> CaseIndex:
+        """``argument.execution-id`` if a journal in the directory has an id that differs
+        from ``execution_id`` only in case (spec: journal.execution-ids): the journals the
+        directory held when this store first created one, and those it created since, or
+        with ``fresh`` the directory as it is now. (Listing it at every ``create`` would
+        make creating n journals cost n squared.)"""
+        if fresh or self._cases is None:
+            self._cases = self._listed()
+        self._cases.refuse_twin(execution_id)
+        return self._cases
 
     def _journal(self, handle: FileHandle, execution_id: str,
                  parsed: ParsedJournal | None = None) -> LineJournal:
@@ -139,10 +147,12 @@ class FileStore:
 
     def create(self, execution_id: str) -> LineJournal:
         path = self.path(execution_id)
-        self._refuse_case_twin(execution_id)  # spec: journal.execution-ids
+        cases = self._refuse_case_twin(execution_id)  # spec: journal.execution-ids
         try:
             handle = self.fs.create(path)
         except FileExistsError:
+            # on a case-insensitive file system a twin anyone created is this very name
+            self._refuse_case_twin(execution_id, fresh=True)
             raise JournalExistsError(f"{path} already exists", file=path) from None
         except OSError as exc:  # spec: journal.os-errors
             raise os_error(exc, path, "create") from None
@@ -152,6 +162,7 @@ class FileStore:
         except BaseException:
             handle.close()  # spec: journal.os-errors -- no descriptor, no lock left behind
             raise
+        cases.add(execution_id)
         return self._journal(handle, execution_id)
 
     def read(self, execution_id: str) -> ParsedJournal:

@@ -431,6 +431,30 @@ def test_ids_differing_only_in_case_are_refused_up_front(tmp_path: Path) -> None
         assert info.value.code == "argument.execution-id", store
 
 
+class CaseInsensitiveFs(OsFileSystem):
+    """The real disk, creating as a case-insensitive file system does: a name whose twin
+    exists is taken."""
+
+    def create(self, path: str) -> Any:
+        folder, name = os.path.split(path)
+        if any(n.lower() == name.lower() for n in os.listdir(folder)):
+            raise FileExistsError(errno.EEXIST, "File exists", path)
+        return super().create(path)
+
+
+def test_a_twin_another_store_created_is_found_where_the_file_system_folds_case(
+        tmp_path: Path) -> None:
+    mine = FileStore(tmp_path, fsync=FsyncPolicy.NEVER, fs=CaseInsensitiveFs())
+    mine.create("a1").close()  # lists the directory: no twin yet
+    FileStore(tmp_path, fsync=FsyncPolicy.NEVER).create("Order-7").close()  # another process
+    with pytest.raises(InvalidArgument) as info:
+        mine.create("order-7")
+    assert info.value.code == "argument.execution-id"
+    with pytest.raises(JournalError) as exists:
+        mine.create("a1")
+    assert exists.value.code == "journal.exists"
+
+
 def test_a_journal_of_a_case_only_twin_is_refused_as_an_id(tmp_path: Path) -> None:
     # what a case-insensitive file system hands a file store that opens "x" when "X" exists
     (tmp_path / "x.jsonl").write_bytes(encode_header("X"))
