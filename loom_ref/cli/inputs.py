@@ -12,6 +12,8 @@ Reading (a journal file or a store log):
   ``.log`` files in it, since a directory store keeps one ``<executionId>.jsonl`` per
   execution and a store log is a ``.log`` file);
 - ``journal.unreadable``: the file exists but cannot be read (permissions, a device error);
+- ``journal.not-a-file``: the path names a FIFO, a socket or a device (read without waiting
+  on it: ``journal.regular-files``); a link the user names is followed;
 - ``journal.empty``: the file holds no bytes at all: no header, no events (a journal whose
   creation was cut short before its header, or not a journal). A journal with a header and no
   events is not empty.
@@ -26,8 +28,10 @@ from __future__ import annotations
 import os
 from typing import TextIO
 
-from loom_ref.errors import InvalidArgument, JournalError
+from loom_ref.errors import InvalidArgument
+from loom_ref.journal.fs import NotRegularFileError, read_regular
 from loom_ref.journal.logstore import LOG_SCHEMA_NAME, ParsedLog, parse_log
+from loom_ref.journal.oserrors import JournalFileError, os_error
 from loom_ref.journal.reader import CorruptJournalError, ParsedJournal, parse_journal
 from loom_ref.journal.store import JournalNotFoundError
 
@@ -37,12 +41,6 @@ __all__ = ["JournalFileError", "check_output_dir", "check_output_file", "open_ou
 # how a store log's first line starts (spec: journal.log-format); anything else is parsed as
 # one execution's journal file, as loom_ref.journal.read_log_file does
 _LOG_START = b'{"schema":"' + LOG_SCHEMA_NAME.encode() + b'",'
-
-
-class JournalFileError(JournalError):
-    """A journal path names something that cannot be read as a journal file."""
-
-    code = "journal.unreadable"
 
 
 def _journals_in(path: str) -> str:
@@ -59,11 +57,12 @@ def _journals_in(path: str) -> str:
 def read_bytes(path: str) -> bytes:
     """The whole content of the file at ``path``, or a JournalError with a stable code."""
     try:
-        with open(path, "rb") as f:
-            data = f.read()
+        data = read_regular(path, follow=True)  # spec: journal.regular-files -- never waits
     except FileNotFoundError:
         raise JournalNotFoundError(f"{path} does not exist", file=path) from None
-    except IsADirectoryError:
+    except (IsADirectoryError, NotRegularFileError) as exc:
+        if isinstance(exc, NotRegularFileError) and exc.kind != "directory":
+            raise os_error(exc, path, "read") from None
         raise JournalFileError(f"{path} is a directory, not a journal file{_journals_in(path)}",
                                code="journal.is-a-directory", file=path) from None
     except PermissionError:

@@ -3,6 +3,7 @@ torn-tail and corruption rules, fault injection, durability (fsync policies, the
 the power-loss simulation), ``fold``, and the content-resolving store (an extension)."""
 
 from loom_ref.journal.codec import (
+    NESTING_LIMIT,
     ChecksumError,
     MalformedLineError,
     decode_line,
@@ -31,8 +32,16 @@ from loom_ref.journal.fold import (
     fold,
 )
 from loom_ref.journal.frozen import FrozenDict, FrozenList, FrozenValueError, frozen_json
-from loom_ref.journal.fs import FileHandle, FileSystem, OsFileSystem
+from loom_ref.journal.fs import FileHandle, FileSystem, NotRegularFileError, OsFileSystem
+from loom_ref.journal.ids import check_execution_id
 from loom_ref.journal.logstore import LogStore, ParsedLog, parse_log
+from loom_ref.journal.oserrors import (
+    JournalFileError,
+    JournalIOError,
+    JournalReplacedError,
+    JournalWriteError,
+    NotAFileError,
+)
 from loom_ref.journal.reader import CorruptJournalError, ParsedJournal, TornTail, parse_journal
 from loom_ref.journal.sqlitestore import SqliteStore
 from loom_ref.journal.store import (
@@ -52,6 +61,7 @@ __all__ = [
     "AGENT_TRANSCRIPT",
     "DEFAULT_POLICY",
     "GUARANTEES",
+    "NESTING_LIMIT",
     "REQUIRED",
     "SYNC_AFTER",
     "TRANSITIONS",
@@ -79,13 +89,19 @@ __all__ = [
     "Journal",
     "JournalClosedError",
     "JournalExistsError",
+    "JournalFileError",
+    "JournalIOError",
     "JournalLockedError",
     "JournalNotFoundError",
+    "JournalReplacedError",
     "JournalStore",
+    "JournalWriteError",
     "LineJournal",
     "LogStore",
     "MalformedLineError",
     "MemoryStore",
+    "NotAFileError",
+    "NotRegularFileError",
     "OsFileSystem",
     "ParsedJournal",
     "ParsedLog",
@@ -93,6 +109,7 @@ __all__ = [
     "SqliteStore",
     "Status",
     "TornTail",
+    "check_execution_id",
     "decode_line",
     "encode_header",
     "encode_line",

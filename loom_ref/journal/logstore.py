@@ -26,6 +26,10 @@ one on most disks.
 - ``journal.dir-sync``: the first sync of a store also syncs (``fsync``) the log's directory,
   so the log's name survives a power loss as its bytes do (whoever created the file: the
   process that did may have died before syncing it).
+- ``journal.regular-files``, ``journal.os-errors``, ``journal.held-file``: the log is opened
+  only if it is a regular file, never through a link; every refusal of the operating system
+  is a stable code naming the log, after which the store is closed; before each sync the
+  store checks that the log's path still names the file it holds.
 
 Like the file store, it reaches the disk only through its
 :class:`~loom_ref.journal.fs.FileSystem` (``fs=``), which is how the power-loss simulation
@@ -55,10 +59,14 @@ from loom_ref.journal.codec import (
 from loom_ref.journal.durability import DEFAULT_POLICY, FsyncPolicy
 from loom_ref.journal.events import Event, EventKind
 from loom_ref.journal.fs import FileHandle, FileSystem, check_fs
+from loom_ref.journal.ids import is_execution_id
+from loom_ref.journal.oserrors import JournalReplacedError, os_error
+from loom_ref.journal.oserrors import io_call as _io
 from loom_ref.journal.reader import (
     CorruptJournalError,
     ParsedJournal,
     TornTail,
+    bad_id_message,
     check_bytes,
     event_from_line,
 )
@@ -71,6 +79,7 @@ from loom_ref.journal.store import (
     WriterSet,
     check_execution_id,
     check_path,
+    read_named_file,
 )
 
 __all__ = ["LOG_SCHEMA_NAME", "LogStore", "ParsedLog", "encode_log_header", "encode_log_line",
@@ -120,9 +129,10 @@ def _named_in(tail: bytes) -> str | None:
     if end < 0:
         return None
     try:
-        return check_execution_id(tail[len(_EVENT_PREFIX):end].decode("utf-8"))
-    except (InvalidArgument, UnicodeDecodeError):
+        named = tail[len(_EVENT_PREFIX):end].decode("utf-8")
+    except UnicodeDecodeError:
         return None
+    return named if is_execution_id(named) else None
 
 
 def parse_log(data: bytes, *, source: str = "<memory>") -> ParsedLog:
@@ -164,6 +174,8 @@ def parse_log(data: bytes, *, source: str = "<memory>") -> ParsedLog:
             ):
                 raise corrupt(lineno, "journal.bad-header",
                               f"not a {SCHEMA_NAME} v{SCHEMA_VERSION} header")
+            if not is_execution_id(eid):  # spec: journal.header, journal.execution-ids
+                raise corrupt(lineno, "journal.bad-header", bad_id_message(eid))
             if eid in events:  # spec: journal.log-executions
                 raise corrupt(lineno, "journal.bad-header", f"a second header for {eid!r}")
             events[eid] = []
@@ -176,7 +188,7 @@ def parse_log(data: bytes, *, source: str = "<memory>") -> ParsedLog:
                           f"an event of execution {eid!r} before its header")
         mine = events[eid]
         try:
-            mine.append(event_from_line(obj, len(mine) + 1))
+            mine.append(event_from_line(obj, len(mine) + 1, eid))
         except JournalError as exc:
             raise corrupt(lineno, exc.code, f"{exc.message} (execution {eid!r})") from None
     journals = {
@@ -190,13 +202,11 @@ def parse_log(data: bytes, *, source: str = "<memory>") -> ParsedLog:
 
 def read_log_file(path: str | os.PathLike[str]) -> ParsedLog | None:
     """Parse a store log by path without locking it (for inspection tools); None if the file
-    is not a store log (its first line is not a store log header)."""
-    p = os.fspath(path)
-    try:
-        with open(p, "rb") as f:
-            data = f.read()
-    except FileNotFoundError:
-        raise JournalNotFoundError(f"{p} does not exist", file=p) from None
+    is not a store log (its first line is not a store log header). The path the caller
+    names is followed if it is a link; what it names must be a regular file
+    (``journal.regular-files``), read without waiting on a FIFO."""
+    p = os.fspath(check_path(path, "path"))
+    data = read_named_file(p)
     if not data.startswith(_LOG_PREFIX):
         return None
     return parse_log(data, source=p)
@@ -236,19 +246,22 @@ class LogStore(SharedStore):
         if self.fs.is_dir(self.path):
             raise InvalidArgument(f"store log {self.path!r} is a directory")
         self.fsync = fsync
-        f = self.fs.open(self.path, create=True)
-        if not f.lock():  # spec: journal.log-single-writer
-            f.close()
-            raise JournalLockedError(f"{self.path} is held by another writer", file=self.path)
+        path = self.path
         try:
-            data = f.read_all()
-            parsed = parse_log(data, source=self.path)
-            if parsed.good_size < len(data):
-                f.truncate(parsed.good_size)  # spec: journal.log-torn-tail (before any append)
+            f = self.fs.open(path, create=True)
+        except OSError as exc:  # spec: journal.regular-files, journal.os-errors
+            raise os_error(exc, path, "open") from None
+        try:
+            if not _io(f.lock, path, "lock"):  # spec: journal.log-single-writer
+                raise JournalLockedError(f"{path} is held by another writer", file=path)
+            data = _io(f.read_all, path, "read")
+            parsed = parse_log(data, source=path)
+            if parsed.good_size < len(data):  # spec: journal.log-torn-tail (before any append)
+                _io(lambda: f.truncate(parsed.good_size), path, "truncate")
             if parsed.good_size == 0:
-                f.append(encode_log_header())
+                _io(lambda: f.append(encode_log_header()), path, "write the header of")
         except BaseException:
-            f.close()
+            f.close()  # spec: journal.os-errors -- no descriptor, no lock left behind
             raise
         self._dir_synced = False  # spec: journal.dir-sync -- once, at the store's first sync
         self._f: FileHandle = f
@@ -276,16 +289,24 @@ class LogStore(SharedStore):
         data = line
         if execution_id in self._unwritten:  # the header goes with the first event
             data = encode_header(execution_id) + line
+        doing = "append to"
         try:
             f.append(data)
             if sync:
+                doing = "sync"
+                if not f.still_named():  # spec: journal.held-file
+                    self.close()
+                    raise JournalReplacedError(
+                        f"{self.path} was unlinked or replaced while this store held it: what "
+                        f"it wrote since is not in the log at that path", file=self.path)
                 f.sync()
                 if not self._dir_synced:
+                    doing = "sync the directory of"
                     self.fs.sync_dir(os.path.dirname(os.path.abspath(self.path)))
                     self._dir_synced = True
-        except OSError:
+        except OSError as exc:
             self.close()  # the log may end in a partial line: nothing may follow it
-            raise
+            raise os_error(exc, self.path, doing) from None
         self._unwritten.discard(execution_id)
         self._lines[execution_id] += line
         if not line.endswith(b"\n"):  # a torn write (fault injection): nothing may follow it

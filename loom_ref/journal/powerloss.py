@@ -48,6 +48,7 @@ from typing import Any
 import attrs
 
 from loom_ref.errors import InvalidArgument
+from loom_ref.journal.oserrors import NotRegularFileError
 
 __all__ = ["VARIANTS", "DiskImage", "DiskSnapshot", "SimulatedDisk", "spread_tear"]
 
@@ -191,6 +192,10 @@ class _SimFile:
         self._disk._locks[self._path] = self
         return True
 
+    def still_named(self) -> bool:
+        self._check()
+        return self._disk._files.get(self._path) is self._inode  # nothing is ever replaced
+
     def close(self) -> None:
         if not self._closed:
             self._closed = True
@@ -205,11 +210,16 @@ class SimulatedDisk:
     a power loss left (everything on it durable). ``observer``: called after every moment
     with the disk (to take a :meth:`snapshot`). ``tear_at(moment, length)``: where the
     ``torn`` image cuts an append of ``length`` bytes (default :func:`spread_tear`).
+    ``planted``: paths that hold something that is not a regular file (``{path: kind}``,
+    the kind as :class:`~loom_ref.journal.fs.NotRegularFileError` names it: ``"symbolic
+    link"``, ``"FIFO"``): ``open`` and ``read`` refuse them, ``create`` finds them there
+    (spec: journal.regular-files). They are in no image: a power loss is about files.
     """
 
     def __init__(self, *, directories: Iterable[str] = ("/disk",), image: DiskImage | None = None,
                  observer: Callable[[SimulatedDisk], None] | None = None,
-                 tear_at: Callable[[int, int], int] | None = None) -> None:
+                 tear_at: Callable[[int, int], int] | None = None,
+                 planted: Mapping[str, str] | None = None) -> None:
         if image is not None and not isinstance(image, DiskImage):
             raise InvalidArgument(f"image must be a DiskImage, got {type(image).__name__}")
         given = image.directories if image is not None else directories
@@ -234,6 +244,12 @@ class SimulatedDisk:
         self.dir_syncs = 0
         self.observer = observer
         self.tear_at = spread_tear if tear_at is None else tear_at
+        if planted is not None and not (isinstance(planted, Mapping) and all(
+                isinstance(k, str) and os.path.dirname(k) in dirs and isinstance(v, str)
+                for k, v in planted.items())):
+            raise InvalidArgument(f"planted must map paths in the disk's directories to kinds, "
+                                  f"got {planted!r}")
+        self.planted: dict[str, str] = dict(planted or {})
 
     def _moment(self, op: str) -> None:
         self.moments += 1
@@ -256,7 +272,7 @@ class SimulatedDisk:
 
     # -- the FileSystem protocol -----------------------------------------------------------
     def create(self, path: str) -> _SimFile:
-        if path in self._files:
+        if path in self._files or path in self.planted:
             raise FileExistsError(path)
         if os.path.dirname(path) not in self.directories:
             raise FileNotFoundError(path)
@@ -265,6 +281,8 @@ class SimulatedDisk:
         return _SimFile(self, path, inode)
 
     def open(self, path: str, *, create: bool = False) -> _SimFile:
+        if path in self.planted:  # spec: journal.regular-files -- never followed
+            raise NotRegularFileError(path, self.planted[path])
         inode = self._files.get(path)
         if inode is None:
             if create:
@@ -273,16 +291,24 @@ class SimulatedDisk:
         return _SimFile(self, path, inode)
 
     def read(self, path: str) -> bytes:
+        if path in self.planted:
+            raise NotRegularFileError(path, self.planted[path])
         inode = self._files.get(path)
         if inode is None:
             raise FileNotFoundError(path)
         return inode.current
 
     def exists(self, path: str) -> bool:
-        return path in self._files or path in self.directories
+        return path in self._files or path in self.directories or path in self.planted
 
     def is_dir(self, path: str) -> bool:
         return path in self.directories
+
+    def list_dir(self, path: str) -> list[str]:
+        if path not in self.directories:
+            raise FileNotFoundError(path)
+        return sorted(os.path.basename(n) for n in [*self._files, *self.planted]
+                      if os.path.dirname(n) == path)
 
     def sync_dir(self, path: str) -> None:
         if path not in self.directories:

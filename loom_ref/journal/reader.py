@@ -10,6 +10,12 @@ Spec: ``spec/journal.md``.
   breaks the sequence MUST be a hard error naming the file and the 1-based line number.
   Nothing after a bad line is read.
 - ``journal.seq``: event ``seq`` values MUST run 1, 2, 3, ... with no gaps.
+- ``journal.header``: the header names the execution by an id of the id rule
+  (``journal.execution-ids``), else it is a bad header: a reader never hands on a name
+  that is not a safe file name.
+- ``journal.started-names-header``: an ``EXECUTION_STARTED`` names the execution its
+  journal's header names, else the line is corrupt (``journal.bad-payload``): a line pasted
+  from another execution's journal, however valid its checksum, is never run.
 """
 
 from __future__ import annotations
@@ -28,10 +34,17 @@ from loom_ref.journal.codec import (
     is_schema_version,
     may_escape_surrogate,
 )
-from loom_ref.journal.events import Event, PayloadError, check_payload, kind_from_name
+from loom_ref.journal.events import (
+    Event,
+    EventKind,
+    PayloadError,
+    check_payload,
+    kind_from_name,
+)
+from loom_ref.journal.ids import ID_RULE, is_execution_id
 
-__all__ = ["CorruptJournalError", "ParsedJournal", "TornTail", "check_bytes", "event_from_line",
-           "parse_journal"]
+__all__ = ["CorruptJournalError", "ParsedJournal", "TornTail", "bad_id_message", "check_bytes",
+           "event_from_line", "parse_journal"]
 
 
 class CorruptJournalError(JournalError):
@@ -68,8 +81,12 @@ class ParsedJournal:
     good_size: int
 
 
-def event_from_line(obj: dict[str, Any], seq: int) -> Event:
-    """The event a decoded line holds, checked as event number ``seq`` of its journal.
+_STARTED = EventKind.EXECUTION_STARTED
+
+
+def event_from_line(obj: dict[str, Any], seq: int, execution_id: str | None = None) -> Event:
+    """The event a decoded line holds, checked as event number ``seq`` of the journal of
+    ``execution_id`` (which an ``EXECUTION_STARTED`` must name: ``journal.started-names-header``).
 
     ``obj`` is what :func:`~loom_ref.journal.codec.decode_line` returned, minus any member a
     layout adds (a store log's ``executionId``). Raises a JournalError whose ``code`` is the
@@ -79,12 +96,22 @@ def event_from_line(obj: dict[str, Any], seq: int) -> Event:
     kind = kind_from_name(obj.get("kind"))
     payload = obj.get("payload")
     check_payload(kind, payload)
+    if kind is _STARTED and execution_id is not None and (
+            payload["executionId"] != execution_id):  # type: ignore[index]
+        raise PayloadError(f"EXECUTION_STARTED names execution {payload['executionId']!r}, "  # type: ignore[index]
+                           f"but the journal is {execution_id!r}'s", kind=kind.value)
     found = obj.get("seq")
     if found != seq or type(found) is not int:  # spec: journal.seq
         raise JournalError(f"expected seq {seq}, found {found!r}", code="journal.seq-gap")
     if len(obj) != 3:  # spec: journal.line-shape -- exactly seq, kind, payload (and crc)
         raise MalformedLineError(f"unexpected members {sorted(obj)}")
     return Event(seq=seq, kind=kind, payload=payload)  # type: ignore[arg-type]
+
+
+def bad_id_message(execution_id: str) -> str:
+    """Why a header's execution id is refused (``journal.header``)."""
+    shown = execution_id if len(execution_id) <= 60 else execution_id[:57] + "..."
+    return f"header names execution {shown!r}, which is not an execution id ({ID_RULE})"
 
 
 def check_bytes(data: object) -> None:
@@ -122,13 +149,16 @@ def parse_journal(data: bytes, *, source: str = "<memory>") -> ParsedJournal:
     execution_id = header.get("executionId")
     if not isinstance(execution_id, str):
         raise corrupt(1, "journal.bad-header", "header has no executionId")
+    if not is_execution_id(execution_id):  # spec: journal.header, journal.execution-ids
+        raise corrupt(1, "journal.bad-header", bad_id_message(execution_id))
 
     events: list[Event] = []
     append = events.append
     escapes = may_escape_surrogate(data)  # one search, not one per line
     for lineno, line in enumerate(lines[1:], start=2):
         try:
-            append(event_from_line(decode_line(line, surrogate_escapes=escapes), lineno - 1))
+            append(event_from_line(decode_line(line, surrogate_escapes=escapes), lineno - 1,
+                                   execution_id))
         except JournalError as exc:
             raise corrupt(lineno, exc.code, exc.message) from None
     return ParsedJournal(execution_id=execution_id, events=events, torn=torn, good_size=good_size)

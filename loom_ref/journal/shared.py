@@ -15,6 +15,7 @@ from typing import Any, Self
 
 from loom_ref.journal.store import (
     Backend,
+    CaseIndex,
     JournalExistsError,
     LineJournal,
     WriterLease,
@@ -44,6 +45,7 @@ class SharedStore:
 
     _writers: WriterSet
     path: str
+    _cases: CaseIndex | None = None  # built at the first create
 
     def _known(self) -> Mapping[str, Any]:
         raise NotImplementedError
@@ -85,6 +87,10 @@ class SharedStore:
         check_execution_id(execution_id)
         if execution_id in self._known():
             raise JournalExistsError(f"journal {execution_id!r} already exists in {self.path}")
+        if self._cases is None:
+            self._cases = CaseIndex(self._known())
+        self._cases.refuse_twin(execution_id)  # spec: journal.execution-ids
         backend = self._claim(execution_id)
         self._register(execution_id)
+        self._cases.add(execution_id)
         return self._journal(execution_id, backend)

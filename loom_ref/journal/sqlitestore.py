@@ -37,12 +37,14 @@ from __future__ import annotations
 
 import os
 import sqlite3
+import stat
 from typing import Any
 
 from loom_ref.errors import InvalidArgument, JournalError
 from loom_ref.journal.codec import encode_header
 from loom_ref.journal.durability import DEFAULT_POLICY, SYNC_AFTER, FsyncPolicy
-from loom_ref.journal.fs import FileSystem, check_fs
+from loom_ref.journal.fs import FileSystem, NotRegularFileError, check_fs, file_kind
+from loom_ref.journal.oserrors import JournalReplacedError, JournalWriteError, os_error
 from loom_ref.journal.reader import CorruptJournalError, ParsedJournal, parse_journal
 from loom_ref.journal.shared import SharedStore
 from loom_ref.journal.store import (
@@ -81,7 +83,8 @@ def _store_error(path: str, exc: sqlite3.Error) -> JournalError:
     if name.startswith("SQLITE_CORRUPT"):
         return CorruptJournalError(f"{path}: the database is damaged ({exc})", file=path,
                                    reason="journal.store-corrupt")
-    return JournalError(f"{path}: SQLite failed: {exc}", code="journal.io-failed", file=path)
+    return JournalError(f"{path}: SQLite failed: {exc}", code="journal.io-failed", file=path,
+                        sqlite=name or None)
 
 
 class SqliteStore(SharedStore):
@@ -106,44 +109,79 @@ class SqliteStore(SharedStore):
             raise InvalidArgument(f"SQLite store {self.path!r} is a directory")
         self.fsync = fsync
         self._syncs = bool(SYNC_AFTER[fsync])
+        self._file = _regular_or_absent(self.path)  # spec: journal.regular-files
+        for sibling in ("-wal", "-journal", "-shm"):  # the files SQLite opens beside it
+            _regular_or_absent(self.path + sibling)
         # autocommit (each statement its own transaction unless BEGIN says otherwise);
         # timeout 0: a database held by another store is refused at once, never waited for
-        conn = sqlite3.connect(self.path, isolation_level=None, timeout=0.0)
         try:
-            self._full = self._syncs  # the store's own tables are made durable if events are
-            conn.execute(f"PRAGMA synchronous={'FULL' if self._full else 'NORMAL'}")
-            conn.execute("PRAGMA locking_mode=EXCLUSIVE")  # spec: journal.sqlite-single-writer
-            mode = conn.execute("PRAGMA journal_mode=WAL").fetchone()[0]  # journal.sqlite-wal
-            if mode != "wal":
-                raise JournalError(f"{self.path} cannot run in WAL mode (SQLite chose {mode!r})",
-                                   code="journal.io-failed", file=self.path)
-            conn.execute("BEGIN IMMEDIATE")  # takes the write lock; EXCLUSIVE keeps it
-            for statement in _SCHEMA:
-                conn.execute(statement)
-            found = conn.execute("SELECT name, version FROM loom_store").fetchall()
-            if not found:
-                conn.execute("INSERT INTO loom_store VALUES (?, ?)", (SQLITE_SCHEMA_NAME, _VERSION))
-            elif found != [(SQLITE_SCHEMA_NAME, _VERSION)]:
-                raise CorruptJournalError(
-                    f"{self.path}: not a {SQLITE_SCHEMA_NAME} v{_VERSION} database ({found!r})",
-                    file=self.path, reason="journal.bad-header")
-            conn.execute("COMMIT")
-            self._ids: dict[str, None] = dict.fromkeys(
-                row[0] for row in conn.execute("SELECT execution_id FROM journals ORDER BY rowid"))
+            conn = sqlite3.connect(self.path, isolation_level=None, timeout=0.0)
+        except sqlite3.Error as exc:  # spec: journal.os-errors
+            raise _store_error(self.path, exc) from None
+        try:
+            self._open_database(conn, directory)
         except sqlite3.Error as exc:
             conn.close()
             raise _store_error(self.path, exc) from None
-        except BaseException:
+        except OSError as exc:
             conn.close()
+            raise os_error(exc, directory, "sync the directory of") from None
+        except BaseException:
+            conn.close()  # spec: journal.os-errors -- nothing left open on any path
             raise
-        self._conn = conn
-        self._set_full(False)
-        if self._syncs:
-            self.fs.sync_dir(directory)  # spec: journal.dir-sync (SQLite does not, for the db)
         self._next: dict[str, int] = {}  # next row seq of each execution with a writer
         self._unwritten: set[str] = set()  # created, header not yet in the database
         self._writers = WriterSet()
         self._closed = False
+
+    def _open_database(self, conn: sqlite3.Connection, directory: str) -> None:
+        """Check what SQLite opened, set the store's modes, make or check its tables and read
+        its ids (``journal.sqlite-lines``, ``journal.sqlite-wal``)."""
+        # spec: journal.regular-files -- SQLite opened the path itself: it must still be the
+        # regular file checked above (a link put there since is refused before any write)
+        self._file = _regular_or_absent(self.path, expected=self._file)
+        self._full = self._syncs  # the store's own tables are made durable if events are
+        conn.execute(f"PRAGMA synchronous={'FULL' if self._full else 'NORMAL'}")
+        conn.execute("PRAGMA locking_mode=EXCLUSIVE")  # spec: journal.sqlite-single-writer
+        mode = conn.execute("PRAGMA journal_mode=WAL").fetchone()[0]  # journal.sqlite-wal
+        if mode != "wal":
+            raise JournalError(f"{self.path} cannot run in WAL mode (SQLite chose {mode!r})",
+                               code="journal.io-failed", file=self.path)
+        conn.execute("BEGIN IMMEDIATE")  # takes the write lock; EXCLUSIVE keeps it
+        for statement in _SCHEMA:
+            conn.execute(statement)
+        found = conn.execute("SELECT name, version FROM loom_store").fetchall()
+        if not found:
+            conn.execute("INSERT INTO loom_store VALUES (?, ?)", (SQLITE_SCHEMA_NAME, _VERSION))
+        elif found != [(SQLITE_SCHEMA_NAME, _VERSION)]:
+            raise CorruptJournalError(
+                f"{self.path}: not a {SQLITE_SCHEMA_NAME} v{_VERSION} database ({found!r})",
+                file=self.path, reason="journal.bad-header")
+        conn.execute("COMMIT")
+        self._ids: dict[str, None] = dict.fromkeys(
+            row[0] for row in conn.execute("SELECT execution_id FROM journals ORDER BY rowid"))
+        self._conn = conn
+        self._set_full(False)
+        self._file = _regular_or_absent(self.path, expected=self._file)
+        if self._syncs:
+            self.fs.sync_dir(directory)  # spec: journal.dir-sync (SQLite does not, for the db)
+
+    def _check_named(self) -> None:
+        """``journal.replaced`` (and the store closed) if the database's path no longer names
+        the file the store opened (spec: journal.held-file); SQLite itself writes on to an
+        unlinked database in WAL mode without a word."""
+        try:
+            now = _identity(os.lstat(self.path))
+        except FileNotFoundError:
+            now = None
+        except OSError as exc:
+            self.close()
+            raise os_error(exc, self.path, "sync") from None
+        if now != self._file:
+            self.close()
+            raise JournalReplacedError(
+                f"{self.path} was unlinked or replaced while this store held it: what it "
+                f"wrote since is not in the database at that path", file=self.path)
 
     # -- the database -----------------------------------------------------------------------
     def _db(self) -> sqlite3.Connection:
@@ -161,6 +199,8 @@ class SqliteStore(SharedStore):
         (``journal.sqlite-wal``)."""
         db = self._db()
         seq = self._next[execution_id]
+        if sync:
+            self._check_named()  # spec: journal.held-file
         try:
             self._set_full(sync)
             if execution_id in self._unwritten:  # the header goes with the first event
@@ -172,10 +212,15 @@ class SqliteStore(SharedStore):
                 self._unwritten.discard(execution_id)
             else:
                 db.execute("INSERT INTO lines VALUES (?, ?, ?)", (execution_id, seq, data))
-        except sqlite3.Error as exc:  # LineJournal makes it journal.write-failed
-            if db.in_transaction:
-                db.execute("ROLLBACK")
-            raise OSError(f"SQLite failed: {exc}") from exc
+        except sqlite3.Error as exc:  # spec: journal.sqlite-lines -- journal.write-failed
+            try:
+                if db.in_transaction:
+                    db.execute("ROLLBACK")
+            except sqlite3.Error:
+                self.close()  # a database that cannot roll back takes no more writes
+            raise JournalWriteError(f"{self.path}: SQLite failed to commit a line of "
+                                    f"{execution_id!r}: {exc}", file=self.path,
+                                    sqlite=getattr(exc, "sqlite_errorname", None)) from None
         self._next[execution_id] = seq + 1
 
     def close(self) -> None:
@@ -235,6 +280,30 @@ class SqliteStore(SharedStore):
         self._next[execution_id] = rows + 1
         return LineJournal(execution_id=execution_id, backend=backend, events=parsed.events,
                            torn=parsed.torn, fsync=self.fsync)
+
+
+def _identity(st: os.stat_result) -> tuple[int, int]:
+    return (st.st_dev, st.st_ino)
+
+
+def _regular_or_absent(path: str, *,
+                       expected: tuple[int, int] | None = None) -> tuple[int, int] | None:
+    """The identity of the regular file at ``path``, None if nothing is there; a link or any
+    other kind of file is ``journal.not-a-file`` (spec: journal.regular-files). With
+    ``expected``, a file that is not that one (put there since it was checked) is refused
+    too."""
+    try:
+        st = os.lstat(path)
+    except FileNotFoundError:
+        return None
+    except OSError as exc:
+        raise os_error(exc, path, "open") from None
+    if not stat.S_ISREG(st.st_mode):
+        raise os_error(NotRegularFileError(path, file_kind(st.st_mode)), path, "open")
+    if expected is not None and _identity(st) != expected:
+        raise os_error(NotRegularFileError(path, "file put in place of the one checked"),
+                       path, "open")
+    return _identity(st)
 
 
 def _blob(value: Any) -> bytes:

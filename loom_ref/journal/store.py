@@ -22,19 +22,29 @@ reader, so a test on one is a test on the other. The file store is
 
 from __future__ import annotations
 
+import errno
 import os
-import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, Protocol
 
 from loom_ref.errors import InvalidArgument, JournalError
-from loom_ref.journal.codec import encode_header, event_line, from_json_text, to_json_text
+from loom_ref.journal.codec import (
+    check_line_text,
+    encode_header,
+    event_line,
+    from_written_text,
+    to_json_text,
+)
 from loom_ref.journal.durability import SYNC_AFTER, FsyncPolicy
 from loom_ref.journal.events import Event, EventKind, PayloadError, check_payload
+from loom_ref.journal.fs import read_regular
+from loom_ref.journal.ids import case_key, check_execution_id
+from loom_ref.journal.oserrors import JournalWriteError, os_error
 from loom_ref.journal.reader import CorruptJournalError, ParsedJournal, TornTail, parse_journal
 
 __all__ = [
     "Backend",
+    "CaseIndex",
     "FsyncPolicy",
     "Journal",
     "JournalClosedError",
@@ -50,8 +60,6 @@ __all__ = [
     "check_header",
     "check_path",
 ]
-
-_ID_RE = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.:-]{0,199}")
 
 
 class JournalLockedError(JournalError):
@@ -78,21 +86,6 @@ class JournalClosedError(JournalError):
     """
 
     code = "journal.closed"
-
-
-def check_execution_id(execution_id: object) -> str:
-    """Return ``execution_id`` if it is usable as a journal name, else raise InvalidArgument
-    (spec: journal.execution-ids).
-
-    Ids are 1-200 characters of ``A-Z a-z 0-9 _ . : -``, not starting with ``.``, ``:`` or
-    ``-`` (so every id is also a safe file name).
-    """
-    if not isinstance(execution_id, str) or not _ID_RE.fullmatch(execution_id):
-        raise InvalidArgument(
-            f"execution id must match {_ID_RE.pattern}, got {execution_id!r}",
-            code="argument.execution-id",
-        )
-    return execution_id
 
 
 def check_path(path: object, what: str) -> str | os.PathLike[str]:
@@ -235,8 +228,12 @@ class LineJournal:
     def torn(self) -> TornTail | None:
         return self._torn
 
-    def _encode(self, kind: EventKind, payload: Mapping[str, Any]) -> tuple[int, str, bytes]:
-        """The event's ``seq``, its payload's JSON text and its line, or PayloadError."""
+    def _encode(self, kind: EventKind, payload: Mapping[str, Any]) -> tuple[int, Any, bytes]:
+        """The event's ``seq``, its payload as a reader will read it back, and its line; or
+        PayloadError for a payload that is not made of JSON values (``journal.json-values``),
+        whose line would nest too deep (``journal.nesting-limit``) or repeat a member name
+        (``journal.duplicate-names``: two keys such as ``1`` and ``"1"`` that JSON spells
+        alike)."""
         if not self._open:
             raise JournalClosedError(f"journal {self._execution_id!r} is closed")
         if type(kind) is not EventKind:
@@ -246,32 +243,48 @@ class LineJournal:
         try:
             text = to_json_text(payload)
             line = self._line(seq, kind, text)  # UTF-8: a lone surrogate fails here
+            check_line_text(line)  # spec: journal.nesting-limit, journal.json-values
+            value = from_written_text(text)  # spec: journal.duplicate-names
         except (TypeError, ValueError) as exc:  # spec: journal.json-values
             raise PayloadError(
                 f"{kind.value} payload is not made of JSON values: {exc}", kind=kind.value
             ) from None
-        return seq, text, line
+        return seq, value, line
 
     def _line(self, seq: int, kind: EventKind, payload_text: str) -> bytes:
         """The bytes of one event line (``journal.line-shape``); a store log overrides it."""
         return event_line(seq, kind.value, payload_text)
 
     def _write(self, data: bytes, *, sync: bool) -> None:
+        """Hand ``data`` to the backend; if it fails, the journal is closed and its writer's
+        place let go before the error goes on (``journal.os-errors``: no lock is left behind
+        by a failed write, and nothing is appended after it)."""
         try:
             self._backend.write(data, sync=sync)
-        except OSError as exc:
-            self._open = False
-            raise JournalError(
-                f"writing journal {self._execution_id!r} failed: {exc}", code="journal.write-failed"
-            ) from exc
+        except OSError as exc:  # a backend that does not name its file itself
+            self._break()
+            name = errno.errorcode.get(exc.errno) if isinstance(exc.errno, int) else None
+            raise JournalWriteError(
+                f"writing journal {self._execution_id!r} failed: {exc.strerror or exc}",
+                execution_id=self._execution_id, errno=name) from exc
+        except JournalError:
+            self._break()
+            raise
+
+    def _break(self) -> None:
+        self._open = False
+        try:
+            self._backend.release()
+        except OSError:  # closing a descriptor that failed: nothing more can be done
+            pass
 
     def append(self, kind: EventKind, payload: Mapping[str, Any]) -> Event:
         """Write and flush one event (``journal.write-before-act``) and return it as a reader
         will read it back: its payload is decoded from the text just written, so what the
         kernel hands on is the journaled JSON value, never the caller's object."""
-        seq, text, line = self._encode(kind, payload)
+        seq, value, line = self._encode(kind, payload)
         self._write(line, sync=kind in self._sync_after)  # spec: journal.fsync-policy
-        event = Event(seq=seq, kind=kind, payload=from_json_text(text))
+        event = Event(seq=seq, kind=kind, payload=value)
         self._events.append(event)
         return event
 
@@ -344,6 +357,7 @@ class MemoryStore:
     def __init__(self) -> None:
         self.data: dict[str, bytearray] = {}
         self._writers = WriterSet()
+        self._cases = CaseIndex()
 
     def exists(self, execution_id: str) -> bool:
         return check_execution_id(execution_id) in self.data
@@ -356,6 +370,10 @@ class MemoryStore:
         check_execution_id(execution_id)
         if execution_id in self.data:
             raise JournalExistsError(f"journal {execution_id!r} already exists")
+        if len(self._cases) != len(self.data):  # a test added a journal by hand
+            self._cases = CaseIndex(self.data)
+        self._cases.refuse_twin(execution_id)
+        self._cases.add(execution_id)
         self.data[execution_id] = bytearray(encode_header(execution_id))
         return LineJournal(execution_id=execution_id, backend=self._claim(execution_id))
 
@@ -380,7 +398,16 @@ class MemoryStore:
 
 
 def check_header(parsed: ParsedJournal, execution_id: str, source: str) -> ParsedJournal:
-    """``parsed``, unless its header names another execution (``journal.header``)."""
+    """``parsed``, unless its header names another execution (``journal.header``); one whose
+    id differs only in case is ``argument.execution-id`` (``journal.execution-ids``: what a
+    case-insensitive file system hands out for the other id)."""
+    found = parsed.execution_id
+    if found is not None and found != execution_id and case_key(found) == case_key(
+            execution_id):
+        raise InvalidArgument(
+            f"execution id {execution_id!r} differs only in case from the execution "
+            f"{found!r} whose journal {source} is", code="argument.execution-id",
+            execution_id=execution_id)
     if parsed.execution_id is not None and parsed.execution_id != execution_id:
         raise CorruptJournalError(
             f"{source}, line 1: header names execution {parsed.execution_id!r}",
@@ -389,17 +416,51 @@ def check_header(parsed: ParsedJournal, execution_id: str, source: str) -> Parse
     return parsed
 
 
+class CaseIndex:
+    """The ids a store holds by :func:`~loom_ref.journal.ids.case_key`, kept as ids are
+    added (``journal.execution-ids``): a store never holds two ids that differ only in case,
+    which a case-insensitive file system would give one file."""
+
+    def __init__(self, ids: Iterable[str] = ()) -> None:
+        self._ids: dict[str, str] = {case_key(i): i for i in ids}
+
+    def __len__(self) -> int:
+        return len(self._ids)
+
+    def add(self, execution_id: str) -> None:
+        self._ids.setdefault(case_key(execution_id), execution_id)
+
+    def refuse_twin(self, execution_id: str) -> None:
+        """``argument.execution-id`` if the store holds an id that differs from
+        ``execution_id`` only in case."""
+        other = self._ids.get(case_key(execution_id))
+        if other is not None and other != execution_id:
+            raise InvalidArgument(
+                f"execution id {execution_id!r} differs only in case from the execution "
+                f"{other!r} this store holds", code="argument.execution-id",
+                execution_id=execution_id)
+
+
+def read_named_file(path: str) -> bytes:
+    """The bytes of the file a caller names by ``path``, for inspection tools: a link at the
+    path is followed (the caller named it), but what it names must be a regular file, read
+    without waiting on a FIFO (``journal.regular-files``); every refusal is a stable code
+    naming the file (``journal.os-errors``)."""
+    try:
+        return read_regular(path, follow=True)
+    except FileNotFoundError:
+        raise JournalNotFoundError(f"{path} does not exist", file=path) from None
+    except OSError as exc:
+        raise os_error(exc, path, "read") from None
+
+
 def read_journal_file(path: str | os.PathLike[str]) -> ParsedJournal:
-    """Parse a journal file by path, without locking it (for inspection tools).
+    """Parse a journal file by path, without locking it (for inspection tools; a link at the
+    path is followed, see :func:`read_named_file`).
     (spec: journal.torn-tail)
     """
     p = os.fspath(check_path(path, "path"))
-    try:
-        with open(p, "rb") as f:
-            data = f.read()
-    except FileNotFoundError:
-        raise JournalNotFoundError(f"{p} does not exist", file=p) from None
-    return parse_journal(data, source=p)
+    return parse_journal(read_named_file(p), source=p)
 
 
 __all__ += ["read_journal_file"]

@@ -13,12 +13,14 @@ what a store does to a disk (``spec/journal.md`` section 1.8).
   "fsyncDir", "path"}``; ``file`` names a handle an earlier op bound with ``as``. An answer
   is ``null``, a boolean (``lock``, ``exists``, ``isDir``), the bytes read, or ``{"error":
   "exists" | "not-found" | "closed"}``.
-- ``journal.store-on-disk``: ``{"store": "files" | "log", "fsync": <policy>, "steps": [step,
-  ...]}`` runs a file store (``/disk``) or a store log (``/disk/store.log``) on a fresh
-  simulated disk. It answers ``{"answers": [...], "calls": [...], "images": [...]}``: one
-  answer per step (``null``, or ``{"error": <code>}``), every call the store made of the
-  file layer that changes the disk or its locks, in order, and the images after the last
-  step (spec: journal.fsync-policy, journal.dir-sync, journal.write-before-act). A step is
+- ``journal.store-on-disk``: ``{"store": "files" | "log", "fsync": <policy>, "planted"?:
+  {path: "symlink" | "fifo"}, "steps": [step, ...]}`` runs a file store (``/disk``) or a
+  store log (``/disk/store.log``) on a fresh simulated disk, which with ``planted`` also
+  holds a link or a FIFO at each path given (spec: journal.regular-files). It answers
+  ``{"answers": [...], "calls": [...], "images": [...]}``: one answer per step (``null``,
+  or ``{"error": <code>}``), every call the store made of the file layer that changes the
+  disk or its locks, in order, and the images after the last step (spec:
+  journal.fsync-policy, journal.dir-sync, journal.write-before-act). A step is
   ``{"do": "create" | "open" | "read" | "close", "executionId"}`` (``open`` and ``read``
   answer ``{"events": [kind, ...], "torn": bool}``: what the journal holds, and whether a
   torn tail is reported; ``read`` takes no writer), ``{"do": "append", "executionId",
@@ -39,6 +41,7 @@ be ASCII, so that every character is one byte in every language.
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
@@ -220,6 +223,9 @@ class _RecordingFile:
         self._note("lock")
         return self._inner.lock()
 
+    def still_named(self) -> bool:
+        return self._inner.still_named()
+
     def close(self) -> None:
         self._note("close")
         self._inner.close()
@@ -250,10 +256,16 @@ class _RecordingDisk:
     def is_dir(self, path: str) -> bool:
         return self.disk.is_dir(path)
 
+    def list_dir(self, path: str) -> list[str]:
+        return self.disk.list_dir(path)
+
     def sync_dir(self, path: str) -> None:
         self.calls.append({"call": "fsyncDir", "path": path})
         self.disk.sync_dir(path)
 
+
+#: What ``planted`` may put at a path, and the kind the file layer names it by.
+_PLANTED = {"symlink": "symbolic link", "fifo": "FIFO"}
 
 _STORES: Mapping[str, Callable[[FsyncPolicy, _RecordingDisk], Any]] = {
     "files": lambda policy, fs: FileStore("/disk", fsync=policy, fs=fs),
@@ -274,7 +286,13 @@ def journal_store_on_disk(input: Any) -> dict[str, Any]:
     steps = data.get("steps")
     if not isinstance(steps, list):
         raise InvalidArgument("journal.store-on-disk takes {'steps': [...]}")
-    fs = _RecordingDisk(SimulatedDisk())
+    planted = _obj(data.get("planted", {}), "planted")
+    kinds = {}
+    for path, what in planted.items():  # spec: journal.regular-files
+        if what not in _PLANTED or not isinstance(path, str) or os.path.dirname(path) != "/disk":
+            raise InvalidArgument(f"planted maps a path in /disk to one of {sorted(_PLANTED)}")
+        kinds[path] = _PLANTED[what]
+    fs = _RecordingDisk(SimulatedDisk(planted=kinds))
     store: Any = None
     journals: dict[str, LineJournal] = {}
     answers: list[Any] = []

@@ -321,3 +321,88 @@ DEFINITIONS: list[dict[str, Any]] = [
                                          None,
                                          {"events": ["EXECUTION_STARTED"], "torn": False}]),
 ]
+
+
+# -- hostile paths and ids, and the nesting limit on write (issue 32) ---------------------------
+def _refused_whole(code: str) -> Any:
+    return lambda r: r == {"error": {"code": code}}
+
+
+def _deep(levels: int) -> Any:
+    value: Any = 1
+    for _ in range(levels):
+        value = [value]
+    return value
+
+
+def _planted(name: str, description: str, store: str, planted: dict[str, str],
+             steps: list[Any], claim: Any) -> dict[str, Any]:
+    return vector(f"journal.disk/{name}", "journal.regular-files", description,
+                  function="journal.store-on-disk",
+                  input={"store": store, "fsync": "every-event", "planted": planted,
+                         "steps": steps}, claim=claim)
+
+
+_OPEN_READ = [{"do": "create", "executionId": "e1"}, {"do": "open", "executionId": "e1"},
+              {"do": "read", "executionId": "e1"}]
+
+DEFINITIONS += [
+    _planted("files-symlink-refused",
+             "A symbolic link at a journal's path is never followed: creating finds something "
+             "there (journal.exists), opening and reading refuse it (journal.not-a-file), and "
+             "nothing is written.",
+             "files", {"/disk/e1.jsonl": "symlink"}, _OPEN_READ,
+             lambda r: answers(r) == [{"error": "journal.exists"},
+                                      {"error": "journal.not-a-file"},
+                                      {"error": "journal.not-a-file"}]
+             and not set(calls(r)) & {"append", "truncate", "lock", "fsync"}),
+    _planted("files-fifo-refused",
+             "A FIFO at a journal's path is refused (journal.not-a-file), never waited on.",
+             "files", {"/disk/e1.jsonl": "fifo"}, _OPEN_READ,
+             lambda r: answers(r)[1:] == [{"error": "journal.not-a-file"}] * 2
+             and not set(calls(r)) & {"append", "truncate", "lock", "fsync"}),
+    _planted("log-symlink-refused",
+             "A symbolic link where the store log should be is refused: the store does not "
+             "open, and every step says why.",
+             "log", {"/disk/store.log": "symlink"},
+             [{"do": "create", "executionId": "e1"}, {"do": "read", "executionId": "e1"}],
+             lambda r: answers(r) == [{"error": "journal.not-a-file"}] * 2
+             and not set(calls(r)) & {"append", "truncate", "lock", "fsync"}),
+    on_disk("reserved-name-refused", "journal.execution-ids",
+            "An id Windows reserves for a device (CON, in any case, before any dot) is no "
+            "execution id: the whole call is refused with argument.execution-id.",
+            "files", "never", [{"do": "create", "executionId": "Con.order"}],
+            _refused_whole("argument.execution-id")),
+    on_disk("colon-refused", "journal.execution-ids",
+            "':' is not in an execution id, on any store: the whole call is refused.",
+            "log", "never", [{"do": "create", "executionId": "a:b"}],
+            _refused_whole("argument.execution-id")),
+    on_disk("files-case-twin-refused", "journal.execution-ids",
+            "A store refuses to create an id that differs only in case from one it holds "
+            "(a case-insensitive file system would give both one file), with "
+            "argument.execution-id.",
+            "files", "never", [{"do": "create", "executionId": "Order-7"},
+                               {"do": "close", "executionId": "Order-7"},
+                               {"do": "create", "executionId": "order-7"}],
+            _refused_whole("argument.execution-id")),
+    on_disk("log-case-twin-refused", "journal.execution-ids",
+            "The store log refuses a case-only twin as every store does.",
+            "log", "never", [{"do": "create", "executionId": "Order-7"},
+                             *appends("Order-7", [("EXECUTION_STARTED", {
+                                 **STARTED, "executionId": "Order-7"})]),
+                             {"do": "create", "executionId": "order-7"}],
+            _refused_whole("argument.execution-id")),
+    *[on_disk(f"{store}-nesting-limit-on-write", "journal.nesting-limit",
+              "A writer takes a payload whose line nests 128 levels and refuses one that "
+              "would nest 129 (journal.bad-payload), writing nothing for it.",
+              store, "never",
+              [{"do": "create", "executionId": "e1"},
+               {"do": "append", "executionId": "e1", "kind": "EXECUTION_STARTED",
+                "payload": {**STARTED, "input": _deep(126)}},
+               {"do": "append", "executionId": "e1", "kind": "STREAM_APPENDED",
+                "payload": {"streamId": "s", "data": _deep(127)}},
+               {"do": "close", "executionId": "e1"}, {"do": "read", "executionId": "e1"}],
+              lambda r: answers(r)[1:] == [None, {"error": "journal.bad-payload"}, None,
+                                          {"events": ["EXECUTION_STARTED"], "torn": False}])
+      for store in ("files", "log")],
+]

@@ -1,221 +1,14 @@
-// The journal on a simulated disk (spec/journal.md 1.8): the power-loss model, and a file
-// store and a store log written through it, for journal.power-loss and journal.store-on-disk.
+// A file store and a store log written through the simulated disk of journal-powerloss.mjs,
+// for journal.store-on-disk (spec/journal.md 1.8, 1.12).
 // Written from spec/journal.md; it shares no code with loom_ref.
 
 import {
-  LoomError, checkPayload, crc32, encodeHeader, encodeLine, parseJournal, parseLog,
+  LoomError, checkPayload, checkWritten, crc32, encodeHeader, encodeLine, isExecutionId,
+  parseJournal, parseLog,
 } from "./journal.mjs";
-
-const bad = (message) => new LoomError("argument.invalid", message);
-const isObject = (v) => v !== null && typeof v === "object" && !Array.isArray(v);
-const latin1 = (buf) => Buffer.from(buf).toString("latin1");
-const dirname = (p) => p.slice(0, Math.max(p.lastIndexOf("/"), 0)) || "/";
-class OsError extends Error {
-  constructor(kind) {
-    super(kind);
-    this.kind = kind; // "exists" | "not-found" | "closed"
-  }
-}
-
-// -- the disk (journal.power-loss-model) ------------------------------------------------------
-const VARIANTS = ["synced", "names", "written", "torn", "zeroed", "prefix"];
-const applyOps = (content, ops) => ops.reduce(
-  (c, [kind, arg]) => (kind === "append" ? Buffer.concat([c, arg]) : c.subarray(0, arg)), content);
-const spreadTear = (moment, length) => 1 + ((moment * 7919) % (length - 1));
-
-class SimFile {
-  constructor(disk, path, inode) {
-    Object.assign(this, { disk, path, inode, closed: false });
-  }
-  check() {
-    if (this.closed) throw new OsError("closed");
-  }
-  readAll() {
-    this.check();
-    return this.inode.current;
-  }
-  append(data) {
-    this.check();
-    if (!data.length) return;
-    this.inode.current = Buffer.concat([this.inode.current, data]);
-    this.inode.pending.push(["append", Buffer.from(data)]);
-    this.disk.moment();
-  }
-  truncate(size) {
-    this.check();
-    this.inode.current = this.inode.current.subarray(0, size);
-    this.inode.pending.push(["truncate", size]);
-    this.disk.moment();
-  }
-  sync() {
-    this.check();
-    this.inode.durable = this.inode.current;
-    this.inode.pending = [];
-    this.disk.syncs += 1;
-    this.disk.moment();
-  }
-  lock() {
-    this.check();
-    const holder = this.disk.locks.get(this.path);
-    if (holder && holder !== this && !holder.closed) return false;
-    this.disk.locks.set(this.path, this);
-    return true;
-  }
-  close() {
-    if (this.closed) return;
-    this.closed = true;
-    if (this.disk.locks.get(this.path) === this) this.disk.locks.delete(this.path);
-  }
-}
-
-export class SimulatedDisk {
-  constructor(directories = ["/disk"], image = null) {
-    this.directories = new Set(directories);
-    this.files = new Map();
-    for (const [path, data] of Object.entries(image || {})) {
-      this.files.set(path, { durable: data, pending: [], current: data });
-    }
-    this.durableNames = new Set(this.files.keys());
-    this.locks = new Map();
-    Object.assign(this, { moments: 0, syncs: 0, dirSyncs: 0 });
-  }
-  moment() {
-    this.moments += 1;
-  }
-  create(path) {
-    if (this.files.has(path)) throw new OsError("exists");
-    if (!this.directories.has(dirname(path))) throw new OsError("not-found");
-    const inode = { durable: Buffer.alloc(0), pending: [], current: Buffer.alloc(0) };
-    this.files.set(path, inode);
-    this.moment();
-    return new SimFile(this, path, inode);
-  }
-  open(path, create = false) {
-    const inode = this.files.get(path);
-    if (inode) return new SimFile(this, path, inode);
-    if (create) return this.create(path);
-    throw new OsError("not-found");
-  }
-  read(path) {
-    const inode = this.files.get(path);
-    if (!inode) throw new OsError("not-found");
-    return inode.current;
-  }
-  exists(path) {
-    return this.files.has(path) || this.directories.has(path);
-  }
-  isDir(path) {
-    return this.directories.has(path);
-  }
-  syncDir(path) {
-    if (!this.directories.has(path)) throw new OsError("not-found");
-    for (const name of this.files.keys()) if (dirname(name) === path) this.durableNames.add(name);
-    this.dirSyncs += 1;
-    this.moment();
-  }
-  // the distinct images a power loss right now may leave, in VARIANTS order
-  images() {
-    const lastAppend = (s, last) => {
-      const p = s.pending;
-      if (!p.length || p[p.length - 1][0] !== "append") return s.current;
-      return Buffer.concat([applyOps(s.durable, p.slice(0, -1)), last(p[p.length - 1][1])]);
-    };
-    const cut = (d) => (d.length > 1 ? d.subarray(0, spreadTear(this.moments, d.length))
-      : Buffer.alloc(0));
-    const each = (f) => new Map([...this.files].map(([n, s]) => [n, f(s)]));
-    const candidates = {
-      synced: new Map([...this.durableNames].map((n) => [n, this.files.get(n).durable])),
-      names: each((s) => s.durable),
-      written: each((s) => s.current),
-      torn: each((s) => lastAppend(s, cut)),
-      zeroed: each((s) => lastAppend(s, (d) => Buffer.alloc(d.length))),
-      prefix: each((s) => applyOps(s.durable, s.pending.slice(0, Math.floor(s.pending.length / 2)))),
-    };
-    const seen = new Set();
-    const out = [];
-    for (const variant of VARIANTS) {
-      const files = [...candidates[variant]].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-      const key = JSON.stringify(files.map(([n, d]) => [n, latin1(d)]));
-      if (seen.has(key)) continue;
-      seen.add(key);
-      out.push({ variant, files });
-    }
-    return out;
-  }
-}
-
-const str = (v, what) => {
-  if (typeof v !== "string" || !v) throw bad(`${what} must be a non-empty string`);
-  return v;
-};
-const ascii = (v, what) => {
-  if (typeof v !== "string" || !/^[\x00-\x7f]*$/.test(v)) throw bad(`${what} must be ASCII text`);
-  return Buffer.from(v, "latin1");
-};
-
-function diskOp(disk, handles, op, where) {
-  const name = op.op;
-  if (name === "create" || name === "open") {
-    const path = str(op.path, `${where}.path`);
-    const bind = str(op.as, `${where}.as`);
-    const create = op.create ?? false;
-    if (typeof create !== "boolean") throw bad(`${where}.create must be a boolean`);
-    handles.set(bind, name === "create" ? disk.create(path) : disk.open(path, create));
-    return null;
-  }
-  if (["read", "exists", "isDir", "fsyncDir"].includes(name)) {
-    const path = str(op.path, `${where}.path`);
-    if (name === "read") return latin1(disk.read(path));
-    if (name === "fsyncDir") return disk.syncDir(path), null;
-    return name === "exists" ? disk.exists(path) : disk.isDir(path);
-  }
-  if (!["append", "truncate", "fsync", "lock", "close", "readAll"].includes(name)) {
-    throw bad(`${where}.op is not a disk operation`);
-  }
-  const f = handles.get(str(op.file, `${where}.file`));
-  if (!f) throw bad(`${where}.file names no handle bound by an earlier op`);
-  if (name === "append") f.append(ascii(op.text, `${where}.text`));
-  else if (name === "truncate") {
-    if (!Number.isInteger(op.size) || op.size < 0) throw bad(`${where}.size must be an int >= 0`);
-    f.truncate(op.size);
-  } else if (name === "fsync") f.sync();
-  else if (name === "lock") return f.lock();
-  else if (name === "close") f.close();
-  else return latin1(f.readAll());
-  return null;
-}
-
-function powerLoss(input) {
-  if (!isObject(input)) throw bad("input must be a JSON object");
-  const directories = input.directories ?? ["/disk"];
-  if (!Array.isArray(directories) || !directories.length
-      || !directories.every((d) => typeof d === "string" && d.startsWith("/"))) {
-    throw bad("directories must be a list of absolute paths");
-  }
-  if (!Array.isArray(input.ops)) throw bad("journal.power-loss takes {ops: [...]}");
-  let image = null;
-  if (input.image !== undefined && input.image !== null) { // null is absent (journal.power-loss-model)
-    if (!isObject(input.image)) throw bad("image must be a JSON object");
-    image = Object.fromEntries(Object.entries(input.image).map(([k, v]) => [k, ascii(v, k)]));
-  }
-  const disk = new SimulatedDisk(directories, image);
-  const handles = new Map();
-  const answers = input.ops.map((op, i) => {
-    if (!isObject(op)) throw bad(`ops[${i}] must be a JSON object`);
-    try {
-      return diskOp(disk, handles, op, `ops[${i}]`);
-    } catch (e) {
-      if (e instanceof OsError) return { error: e.kind };
-      throw e;
-    }
-  });
-  return {
-    answers, moments: disk.moments, syncs: disk.syncs, dirSyncs: disk.dirSyncs,
-    images: disk.images().map(({ variant, files }) => ({
-      variant, files: Object.fromEntries(files.map(([n, d]) => [n, latin1(d)])),
-    })),
-  };
-}
+import {
+  OsError, SimulatedDisk, bad, dirname, isObject, latin1, powerLoss, str,
+} from "./journal-powerloss.mjs";
 
 // -- stores on the disk (journal.fsync-policy, journal.dir-sync) ------------------------------
 const BOUNDARIES = new Set(["STEP_IN_DOUBT", "EXECUTION_SUSPENDED", "EXECUTION_COMPLETED",
@@ -277,6 +70,9 @@ class RecordingDisk {
   exists(path) {
     return this.disk.exists(path);
   }
+  listDir(path) {
+    return this.disk.listDir(path);
+  }
   syncDir(path) {
     this.calls.push({ call: "fsyncDir", path });
     this.disk.syncDir(path);
@@ -295,6 +91,7 @@ class DiskJournal {
     if (!this.open) throw new LoomError("journal.closed", `${this.eid} is closed`);
     checkPayload(kind, payload);
     const line = this.line(this.seq + 1, kind, payload);
+    checkWritten(line); // journal.nesting-limit: nothing written for a line too deep
     if (tornBytes) {
       this.store.write(this.eid, line.subarray(0, tornBytes), false);
       this.open = false;
@@ -326,6 +123,10 @@ class FileStore {
     return f;
   }
   create(eid) {
+    // journal.execution-ids: never two journals whose ids differ only in case
+    const twin = this.fs.listDir(this.dir).find((n) => n.endsWith(".jsonl") &&
+      n !== `${eid}.jsonl` && n.slice(0, -6).toLowerCase() === eid.toLowerCase());
+    if (twin) throw new LoomError("argument.execution-id", `${eid} differs only in case from ${twin}`);
     let f;
     try {
       f = this.fs.create(this.path(eid));
@@ -343,7 +144,7 @@ class FileStore {
     try {
       f = this.locked(this.fs.open(this.path(eid)), eid);
     } catch (e) {
-      if (e instanceof OsError) throw new LoomError("journal.not-found", `no journal ${eid}`);
+      if (e instanceof OsError) throw osError(e, eid);
       throw e;
     }
     const data = f.readAll();
@@ -360,7 +161,7 @@ class FileStore {
     try {
       data = this.fs.read(this.path(eid));
     } catch (e) {
-      if (e instanceof OsError) throw new LoomError("journal.not-found", `no journal ${eid}`);
+      if (e instanceof OsError) throw osError(e, eid);
       throw e;
     }
     const parsed = parseJournal(data);
@@ -388,10 +189,21 @@ class FileStore {
   close() {}
 }
 
+// what the disk refused, as the journal's code (journal.regular-files, journal.not-found)
+const osError = (e, what) => (e.kind === "not-a-file"
+  ? new LoomError("journal.not-a-file", `${what}: not a regular file`)
+  : new LoomError("journal.not-found", `no journal ${what}`));
+
 class LogStore {
   constructor(fs, policy) {
     Object.assign(this, { fs, policy, path: "/disk/store.log", writers: new Set() });
-    const f = fs.open(this.path, true);
+    let f;
+    try {
+      f = fs.open(this.path, true);
+    } catch (e) {
+      if (e instanceof OsError) throw osError(e, this.path);
+      throw e;
+    }
     if (!f.lock()) {
       f.close();
       throw new LoomError("journal.locked", "the store log has a writer");
@@ -410,6 +222,8 @@ class LogStore {
   }
   create(eid) {
     if (this.known.has(eid)) throw new LoomError("journal.exists", `${eid} exists`);
+    const twin = [...this.known.keys()].find((k) => k.toLowerCase() === eid.toLowerCase());
+    if (twin) throw new LoomError("argument.execution-id", `${eid} differs only in case from ${twin}`);
     this.known.set(eid, []);
     this.unwritten.add(eid);
     this.writers.add(eid);
@@ -465,8 +279,6 @@ function logLine(eid, seq, kind, payload) {
   return sealObject({ executionId: eid, seq, kind, payload });
 }
 
-// an execution id is also a safe file name (spec journal.md 1.1; loom-ref's check_execution_id)
-const EXECUTION_ID = /^[A-Za-z0-9_][A-Za-z0-9_.:-]{0,199}$/;
 const STORES = { files: FileStore, log: LogStore };
 const POLICIES = ["every-event", "write-ahead", "at-boundaries", "never"];
 
@@ -476,7 +288,12 @@ function storeOnDisk(input) {
   if (!Store) throw bad("store must be files or log");
   if (!POLICIES.includes(input.fsync)) throw bad(`fsync must be one of ${POLICIES}`);
   if (!Array.isArray(input.steps)) throw bad("journal.store-on-disk takes {steps: [...]}");
-  const fs = new RecordingDisk(new SimulatedDisk());
+  const planted = "planted" in input ? input.planted : {};
+  if (!isObject(planted) || !Object.entries(planted).every(([path, kind]) =>
+    dirname(path) === "/disk" && ["symlink", "fifo"].includes(kind))) {
+    throw bad("planted maps a path in /disk to symlink or fifo");
+  }
+  const fs = new RecordingDisk(new SimulatedDisk(["/disk"], null, planted));
   let store = null;
   const journals = new Map();
   const closeStore = () => {
@@ -500,9 +317,9 @@ function storeOnDisk(input) {
       }
       const eid = str(step.executionId, `${where}.executionId`);
       // the store checks the id where it names a journal (create, open, read), as loom-ref's does
-      if (["create", "open", "read"].includes(step.do) && !EXECUTION_ID.test(eid)) {
+      if (["create", "open", "read"].includes(step.do) && !isExecutionId(eid)) {
         throw new LoomError("argument.execution-id",
-          `${where}.executionId must be 1-200 of A-Z a-z 0-9 _ . : - (not first . : -)`);
+          `${where}.executionId must be 1-200 of A-Z a-z 0-9 _ . - (not first . -), no device name`);
       }
       if (step.do === "create") {
         journals.set(eid, store.create(eid));

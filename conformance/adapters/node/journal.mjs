@@ -3,6 +3,10 @@
 // store with a single-writer rule, and fold().
 // Written from spec/journal.md; it shares no code with loom_ref.
 
+import { NESTING_LIMIT, isExecutionId, scanJson } from "./journal-text.mjs";
+
+export { NESTING_LIMIT, isExecutionId, scanJson };
+
 export class LoomError extends Error {
   constructor(code, message, details = {}) {
     super(message);
@@ -155,11 +159,24 @@ function decodeLine(line) {
   if (crc32(line.subarray(0, -SUFFIX)) !== parseInt(hex, 16)) {
     throw new LoomError("journal.bad-checksum", "checksum mismatch");
   }
+  let text;
+  try {
+    text = dec.decode(line);
+  } catch (e) {
+    throw new LoomError("journal.malformed-line", `not UTF-8: ${e.message}`);
+  }
+  const scan = scanJson(text);
+  if (scan.depth > NESTING_LIMIT) {
+    throw new LoomError("journal.malformed-line", `nests deeper than ${NESTING_LIMIT}`);
+  }
   let obj;
   try {
-    obj = JSON.parse(dec.decode(line));
+    obj = JSON.parse(text);
   } catch (e) {
     throw new LoomError("journal.malformed-line", `not JSON: ${e.message}`);
+  }
+  if (scan.duplicate !== null) {
+    throw new LoomError("journal.malformed-line", `duplicate member name ${scan.duplicate}`);
   }
   if (!isObject(obj)) throw new LoomError("journal.malformed-line", "not an object");
   // journal.json-values: JSON.parse reads an overflowing number (1e999) as Infinity, and a
@@ -170,6 +187,14 @@ function decodeLine(line) {
   }
   delete obj.crc;
   return obj;
+}
+
+// A writer refuses a line a reader would refuse for its depth (journal.nesting-limit), or a
+// payload that is not made of JSON values (journal.json-values): journal.bad-payload.
+export function checkWritten(line) {
+  if (scanJson(line.toString("utf8")).depth > NESTING_LIMIT) {
+    throw new LoomError("journal.bad-payload", `the line nests deeper than ${NESTING_LIMIT}`);
+  }
 }
 
 // Split a byte buffer into complete lines; bytes after the last \n are the torn tail
@@ -206,19 +231,23 @@ function checkJournalHeader(header, lineno) {
   if (header.schema !== "loom-ref.journal" || header.version !== 1) {
     throw corrupt(lineno, "journal.bad-header", "not a loom-ref.journal v1 header");
   }
-  if (typeof header.executionId !== "string") {
-    throw corrupt(lineno, "journal.bad-header", "header has no executionId");
+  if (!isExecutionId(header.executionId)) {
+    throw corrupt(lineno, "journal.bad-header", "header names no execution id");
   }
   return header.executionId;
 }
 
 // journal.line-shape, journal.event-kinds, journal.payload-shape, journal.seq: a decoded event
-// line `obj` that must carry `seq` = expectedSeq and exactly `members` members (crc removed).
-function checkEvent(obj, lineno, expectedSeq, members) {
+// line `obj` that must carry `seq` = expectedSeq and exactly `members` members (crc removed);
+// journal.started-names-header: an EXECUTION_STARTED names the journal's execution `eid`.
+function checkEvent(obj, lineno, expectedSeq, members, eid) {
   try {
     checkPayload(obj.kind, obj.payload);
   } catch (e) {
     throw corrupt(lineno, e.code, e.message);
+  }
+  if (obj.kind === "EXECUTION_STARTED" && obj.payload.executionId !== eid) {
+    throw corrupt(lineno, "journal.bad-payload", "EXECUTION_STARTED names another execution");
   }
   if (obj.seq !== expectedSeq || !Number.isInteger(obj.seq)) {
     throw corrupt(lineno, "journal.seq-gap", `expected seq ${expectedSeq}`);
@@ -235,7 +264,7 @@ export function parseJournal(buf) {
   const executionId = checkJournalHeader(decodeAt(lines[0], 1), 1);
   const events = [];
   for (let i = 1; i < lines.length; i++) {
-    events.push(checkEvent(decodeAt(lines[i], i + 1), i + 1, i, 3));
+    events.push(checkEvent(decodeAt(lines[i], i + 1), i + 1, i, 3, executionId));
   }
   return { executionId, events, torn, goodSize };
 }
@@ -296,7 +325,7 @@ export function parseLog(buf) {
       throw corrupt(lineno, "journal.bad-header", `event of ${obj.executionId} before its header`);
     }
     const { executionId, ...event } = obj;
-    events.push(checkEvent(event, lineno, events.length + 1, 3));
+    events.push(checkEvent(event, lineno, events.length + 1, 3, executionId));
   }
   return {
     executions: Object.fromEntries(journals),
@@ -363,6 +392,7 @@ class Journal {
     checkPayload(kind, payload);
     const seq = this.events.length + 1;
     const line = encodeLine(seq, kind, payload);
+    checkWritten(line);
     const fault = this.fault;
     if (fault) fault.count += 1;
     if (fault && fault.count === fault.after && fault.torn) {

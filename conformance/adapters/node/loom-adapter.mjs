@@ -9,9 +9,10 @@
 // and torn-write options, and options.alwaysReplay: kernel.mjs replays strictly after each step
 // outcome, decision, stream append and resume) and these vector functions, one chapter module
 // each:
-// - journal.parse, journal.parse-log (the store log), journal.fold (journal.mjs);
-//   journal.power-loss, journal.store-on-disk (journal-disk.mjs: a simulated disk, and a file
-//   store and a store log written through it);
+// - journal.parse, journal.parse-log (the store log), journal.fold (journal.mjs; a line's
+//   nesting, names and ids: journal-text.mjs); journal.power-loss (journal-powerloss.mjs: a
+//   simulated disk), journal.store-on-disk (journal-disk.mjs: a file store and a store log
+//   written through it);
 // - stream.check, stream.assemble, stream.decode, stream.enforce (stream.mjs); stream.consume,
 //   stream.openai_map, stream.attribution_headers, stream.usage_billed (stream-io.mjs); stream.anthropic_map
 //   (stream-anthropic.mjs);
