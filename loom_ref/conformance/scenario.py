@@ -341,7 +341,7 @@ class ScenarioRun:
             return
         if not (os.path.exists(self.place.journal_file(eid))
                 if persistent and self.place is not None
-                else eid in self.store.data):  # nothing to edit (INTERPRETING.md section 6)
+                else self.store.exists(eid)):  # nothing to edit (INTERPRETING.md section 6)
             raise JournalNotFoundError(f"no journal for execution {eid!r} to {do}",
                                        execution_id=eid)
         if persistent:  # the bytes of the one-file-per-execution form: the files store's
