@@ -1,30 +1,37 @@
 """A small, closed subset of JSON Schema, for resume payloads and protocol messages.
 
-Spec: ``spec/kernel.md`` (``kernel.resume-schema``) and ``conformance/INTERPRETING.md``.
-loom_ref depends on attrs only, so it carries its own validator for the keywords it needs:
+Spec: ``spec/kernel.md`` § 2.4.1 (``kernel.schema-subset``, ``kernel.schema-keywords``,
+``kernel.schema-annotations``, ``kernel.schema-refs``, ``kernel.schema-problems``). loom_ref
+depends on attrs only, so it carries its own validator for the keywords it needs:
 
-``type`` (a name or a list of names: null, boolean, integer, number, string, array, object),
-``enum``, ``const``, ``properties``, ``required``, ``additionalProperties`` (bool or schema),
-``items``, ``minItems``, ``maxItems``, ``minLength``, ``maxLength``, ``minimum``, ``maximum``,
-``pattern``, ``anyOf``, ``oneOf``, ``$ref`` to ``#/$defs/<name>``, ``$defs``, and the
-annotations ``$schema``, ``$id``, ``title``, ``description``, ``default``, ``examples``.
-A ``$ref`` may also name another document, ``<doc>#/$defs/<name>``, resolved in the
-``registry`` passed to :func:`validate` (the conformance schemas share one ``defs.json``).
+``type`` (a name or a list of distinct names: null, boolean, integer, number, string, array,
+object), ``enum``, ``const``, ``properties``, ``required``, ``additionalProperties`` (bool or
+schema), ``items``, ``minItems``, ``maxItems``, ``minLength``, ``maxLength``, ``minimum``,
+``maximum``, ``pattern``, ``anyOf``, ``oneOf``, ``$ref`` to ``#/$defs/<name>`` and ``$defs``;
+the annotations ``$schema``, ``$id`` (at the root only), ``$comment``, ``title``,
+``description``, ``default``, ``examples``, ``deprecated``, ``readOnly``, ``writeOnly`` are
+accepted and ignored. A ``$ref`` may also name another document, ``<doc>#/$defs/<name>``,
+resolved in the ``registry`` passed to :func:`check_schema` and :func:`validate` (the
+conformance schemas share one ``defs.json``).
 
-A schema using any other keyword is refused when it is checked (:func:`check_schema`), so an
-unsupported keyword can never pass a payload silently (fail closed). Booleans are not numbers
-here, as in JSON Schema.
+A schema using any other keyword, a keyword whose value is not of its kind, a ``$ref`` that
+does not resolve, or ``$ref``s that loop without descending into the value, is refused when it
+is checked (:func:`check_schema`), so an unsupported keyword can never pass a payload silently
+(fail closed) and :func:`validate` never meets a schema it cannot read. Values compare as JSON
+(:func:`json_equal`): booleans are not numbers, ``1`` equals ``1.0``. String lengths count code
+points. A problem's ``path`` is the RFC 6901 JSON Pointer of the value that failed (``""``:
+the whole value).
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from typing import Any, NoReturn
 
 from loom_ref.errors import InvalidArgument
 
-__all__ = ["check_schema", "validate"]
+__all__ = ["check_schema", "json_equal", "pointer", "validate"]
 
 _TYPES: dict[str, tuple[type, ...]] = {
     "null": (type(None),),
@@ -35,19 +42,67 @@ _TYPES: dict[str, tuple[type, ...]] = {
     "array": (list, tuple),
     "object": (dict, Mapping),
 }
-_KEYWORDS = frozenset(
+#: Keywords that validate (spec: kernel.schema-keywords).
+_ASSERTIONS = frozenset(
     {"type", "enum", "const", "properties", "required", "additionalProperties", "items",
      "minItems", "maxItems", "minLength", "maxLength", "minimum", "maximum", "pattern",
-     "anyOf", "oneOf", "$ref", "$defs", "$schema", "$id", "title", "description", "default",
-     "examples"}
+     "anyOf", "oneOf", "$ref", "$defs"}
 )
+#: Keywords accepted and ignored, their values unchecked (spec: kernel.schema-annotations).
+ANNOTATIONS = frozenset(
+    {"$schema", "$id", "$comment", "title", "description", "default", "examples",
+     "deprecated", "readOnly", "writeOnly"}
+)
+_KEYWORDS = _ASSERTIONS | ANNOTATIONS
+_DEF_NAME = re.compile(r"[A-Za-z0-9_.-]+")
+_DEFS_PREFIX = "#/$defs/"
 
 
-def check_schema(schema: object, *, where: str = "schema") -> None:
+def json_equal(a: Any, b: Any) -> bool:
+    """Equality of two JSON values: booleans are not numbers, numbers compare by value (``1``
+    equals ``1.0``), objects by members in any order, arrays item by item."""
+    if isinstance(a, bool) or isinstance(b, bool):
+        return isinstance(a, bool) and isinstance(b, bool) and a == b
+    if isinstance(a, (int, float)) and isinstance(b, (int, float)):
+        return a == b
+    if isinstance(a, Mapping) and isinstance(b, Mapping):
+        return a.keys() == b.keys() and all(json_equal(a[k], b[k]) for k in a)
+    if isinstance(a, (list, tuple)) and isinstance(b, (list, tuple)):
+        return len(a) == len(b) and all(json_equal(x, y) for x, y in zip(a, b, strict=True))
+    return type(a) is type(b) and bool(a == b)
+
+
+def pointer(path: str, token: str | int) -> str:
+    """``path`` extended by one reference token, escaped as RFC 6901 says (``~`` as ``~0``,
+    ``/`` as ``~1``)."""
+    return f"{path}/{str(token).replace('~', '~0').replace('/', '~1')}"
+
+
+# -- checking a schema ----------------------------------------------------------------------
+
+
+def check_schema(schema: object, *, where: str = "schema",
+                 registry: Mapping[str, Any] | None = None) -> None:
     """Raise :class:`InvalidArgument` (code ``argument.schema``) unless ``schema`` uses only the
     supported subset, each keyword with a value of its kind (a ``minLength`` that is a count, a
-    ``pattern`` that compiles, ...), so that :func:`validate` never meets a schema it cannot
-    read."""
+    ``pattern`` that compiles, ...), every ``$ref`` resolves (in ``schema``'s own ``$defs``, or
+    in a document of ``registry``), and no ``$ref`` loops back without descending into the
+    value, so that :func:`validate` never meets a schema it cannot read.
+    (spec: kernel.schema-subset)"""
+    _check(schema, where, root=True)
+    if isinstance(schema, Mapping):
+        _check_refs(schema, where, registry or {})
+
+
+def _bad(where: str, message: str) -> NoReturn:
+    raise InvalidArgument(f"{where} {message}", code="argument.schema")
+
+
+def _distinct(values: list[Any]) -> bool:
+    return not any(json_equal(a, b) for i, a in enumerate(values) for b in values[i + 1:])
+
+
+def _check(schema: object, where: str, *, root: bool = False) -> None:
     if isinstance(schema, bool):
         return
     if not isinstance(schema, Mapping):
@@ -55,38 +110,45 @@ def check_schema(schema: object, *, where: str = "schema") -> None:
     unknown = [k for k in schema if k not in _KEYWORDS]
     if unknown:
         _bad(where, f"uses unsupported keywords {sorted(map(str, unknown))}")
+    if "$id" in schema and not root:  # it would move what "#/$defs/..." names
+        _bad(where, "has $id below the root")
     if "type" in schema:
         types = schema["type"]
         names = [types] if isinstance(types, str) else types
         if not isinstance(names, list) or not names or not all(
                 isinstance(n, str) and n in _TYPES for n in names):
             _bad(where, f"type must name one or more of {sorted(_TYPES)}, got {types!r}")
+        if not _distinct(names):
+            _bad(where, f"type names a type twice: {types!r}")
     for key in ("properties", "$defs"):
         if key in schema:
             subs = schema[key]
             if not isinstance(subs, Mapping):
                 _bad(where, f"{key} must be an object of schemas")
             for name, sub in subs.items():
-                check_schema(sub, where=f"{where}/{key}/{name}")
+                _check(sub, f"{where}/{key}/{name}")
     for key in ("items", "additionalProperties"):
         if key in schema:
-            check_schema(schema[key], where=f"{where}/{key}")
+            _check(schema[key], f"{where}/{key}")
     for key in ("anyOf", "oneOf"):
         if key in schema:
             subs = schema[key]
             if not isinstance(subs, list) or not subs:
                 _bad(where, f"{key} must be a non-empty array of schemas")
             for i, sub in enumerate(subs):
-                check_schema(sub, where=f"{where}/{key}/{i}")
+                _check(sub, f"{where}/{key}/{i}")
     for key in ("minItems", "maxItems", "minLength", "maxLength"):
         if key in schema and (type(schema[key]) is not int or schema[key] < 0):
             _bad(where, f"{key} must be a non-negative integer, got {schema[key]!r}")
     for key in ("minimum", "maximum"):
         if key in schema and (type(schema[key]) not in (int, float) or schema[key] != schema[key]):
             _bad(where, f"{key} must be a number, got {schema[key]!r}")
-    if "required" in schema and not (isinstance(schema["required"], list) and all(
-            isinstance(n, str) for n in schema["required"])):
-        _bad(where, "required must be an array of strings")
+    if "required" in schema:
+        required = schema["required"]
+        if not (isinstance(required, list) and all(isinstance(n, str) for n in required)):
+            _bad(where, "required must be an array of strings")
+        if not _distinct(required):
+            _bad(where, f"required names a member twice: {required!r}")
     if "enum" in schema and not isinstance(schema["enum"], list):
         _bad(where, "enum must be an array")
     for key in ("$ref", "pattern"):
@@ -99,8 +161,74 @@ def check_schema(schema: object, *, where: str = "schema") -> None:
             _bad(where, f"pattern does not compile: {exc}")
 
 
-def _bad(where: str, message: str) -> NoReturn:
-    raise InvalidArgument(f"{where} {message}", code="argument.schema")
+def _subschemas(schema: Any, path: str) -> Iterator[tuple[Any, str]]:
+    """Every schema inside ``schema`` (itself included), with its place."""
+    yield schema, path
+    if not isinstance(schema, Mapping):
+        return
+    for key in ("properties", "$defs"):
+        for name, sub in schema.get(key, {}).items():
+            yield from _subschemas(sub, f"{path}/{key}/{name}")
+    for key in ("items", "additionalProperties"):
+        if key in schema:
+            yield from _subschemas(schema[key], f"{path}/{key}")
+    for key in ("anyOf", "oneOf"):
+        for i, sub in enumerate(schema.get(key, [])):
+            yield from _subschemas(sub, f"{path}/{key}/{i}")
+
+
+def _same_value_refs(schema: Any) -> Iterator[str]:
+    """The ``$ref``s that ``schema`` applies to the value it is given, not to a part of it:
+    its own and those of its ``anyOf``/``oneOf`` alternatives (spec: kernel.schema-refs)."""
+    if not isinstance(schema, Mapping):
+        return
+    if "$ref" in schema:
+        yield schema["$ref"]
+    for key in ("anyOf", "oneOf"):
+        for sub in schema.get(key, []):
+            yield from _same_value_refs(sub)
+
+
+def _check_refs(root: Mapping[str, Any], where: str, registry: Mapping[str, Any]) -> None:
+    def target(ref: str, doc: Mapping[str, Any], at: str) -> tuple[str, Any]:
+        name, sep, rest = ref.partition(_DEFS_PREFIX)
+        if not sep or not _DEF_NAME.fullmatch(rest):
+            _bad(at, f"$ref {ref!r} is not '#/$defs/<name>'")
+        home = doc if not name else registry.get(name)
+        if name and home is None:
+            _bad(at, f"$ref {ref!r} names a document that is not there")
+        defs = home.get("$defs") if isinstance(home, Mapping) else None
+        if not isinstance(defs, Mapping) or rest not in defs:
+            _bad(at, f"$ref {ref!r} names no schema of $defs")
+        return f"{name}#{rest}", defs[rest]
+
+    edges: dict[str, list[str]] = {}
+    for sub, at in _subschemas(root, where):
+        if isinstance(sub, Mapping) and "$ref" in sub:
+            target(sub["$ref"], root, at)
+    for name, sub in root.get("$defs", {}).items():
+        edges[f"#{name}"] = [target(ref, root, where)[0] for ref in _same_value_refs(sub)]
+    # a cycle of $refs that never descends into the value would never end (spec:
+    # kernel.schema-refs); refs into another document end there (it was checked on its own)
+    state: dict[str, int] = {}
+
+    def visit(node: str, trail: list[str]) -> None:
+        if state.get(node) == 2:
+            return
+        if state.get(node) == 1:
+            loop = trail[trail.index(node):] + [node]
+            _bad(where, "has $refs that loop without reading into the value: "
+                 + " -> ".join(f"#/$defs/{n[1:]}" for n in loop))
+        state[node] = 1
+        for nxt in edges.get(node, ()):
+            visit(nxt, [*trail, node])
+        state[node] = 2
+
+    for node in edges:
+        visit(node, [])
+
+
+# -- validating a value ---------------------------------------------------------------------
 
 
 def _is(value: Any, name: str) -> bool:
@@ -116,8 +244,9 @@ def validate(
 ) -> list[dict[str, str]]:
     """Every way ``value`` fails ``schema``, as ``[{"path": "/a/0", "message": ...}]``.
 
-    An empty list means the value is valid. ``registry`` maps document names to schemas, for
-    ``$ref`` values of the form ``<doc>#/$defs/<name>``.
+    An empty list means the value is valid. ``path`` is the RFC 6901 JSON Pointer of the value
+    that failed (``""`` for ``value`` itself; spec: kernel.schema-problems). ``registry`` maps
+    document names to schemas, for ``$ref`` values of the form ``<doc>#/$defs/<name>``.
     """
     problems: list[dict[str, str]] = []
     _validate(value, schema, "", problems, schema if root is None else root, registry or {})
@@ -125,13 +254,13 @@ def validate(
 
 
 def _resolve(ref: str, root: Any, registry: Mapping[str, Any]) -> tuple[Any, Any] | None:
-    doc_name, sep, pointer = ref.partition("#")
+    doc_name, sep, pointer_ = ref.partition("#")
     doc = root if not doc_name else registry.get(doc_name)
     prefix = "/$defs/"
-    if not sep or not isinstance(doc, Mapping) or not pointer.startswith(prefix):
+    if not sep or not isinstance(doc, Mapping) or not pointer_.startswith(prefix):
         return None
     defs = doc.get("$defs", {})
-    name = pointer[len(prefix):]
+    name = pointer_[len(prefix):]
     if name not in defs:
         return None
     return defs[name], doc
@@ -168,13 +297,19 @@ def _matches(value: Any, schema: Any, root: Any, registry: Mapping[str, Any]) ->
 def _validate(value: Any, schema: Any, path: str, out: list[dict[str, str]], root: Any,
               registry: Mapping[str, Any]) -> None:
     def fail(message: str) -> None:
-        out.append({"path": path or "/", "message": message})
+        out.append({"path": path, "message": message})
 
     if schema is True:
         return
     if schema is False:
         fail("no value is allowed here")
         return
+    types = schema.get("type")
+    if types is not None:  # when it fails, nothing else of this schema is checked here
+        names = [types] if isinstance(types, str) else list(types)
+        if not any(_is(value, n) for n in names):
+            fail(f"expected {' or '.join(names)}, got {type(value).__name__}")
+            return
     ref = schema.get("$ref")
     if ref is not None:
         target = _resolve(ref, root, registry)
@@ -182,15 +317,9 @@ def _validate(value: Any, schema: Any, path: str, out: list[dict[str, str]], roo
             fail(f"unresolvable $ref {ref!r}")
             return
         _validate(value, target[0], path, out, target[1], registry)
-    types = schema.get("type")
-    if types is not None:
-        names = [types] if isinstance(types, str) else list(types)
-        if not any(_is(value, n) for n in names):
-            fail(f"expected {' or '.join(names)}, got {type(value).__name__}")
-            return
-    if "const" in schema and value != schema["const"]:
+    if "const" in schema and not json_equal(value, schema["const"]):
         fail(f"expected {schema['const']!r}")
-    if "enum" in schema and value not in schema["enum"]:
+    if "enum" in schema and not any(json_equal(value, e) for e in schema["enum"]):
         fail(f"expected one of {schema['enum']!r}")
     if isinstance(value, str):
         if len(value) < schema.get("minLength", 0):
@@ -211,7 +340,7 @@ def _validate(value: Any, schema: Any, path: str, out: list[dict[str, str]], roo
             fail(f"more than {schema['maxItems']} items")
         if "items" in schema:
             for i, item in enumerate(value):
-                _validate(item, schema["items"], f"{path}/{i}", out, root, registry)
+                _validate(item, schema["items"], pointer(path, i), out, root, registry)
     if type(value) is dict or (type(value) not in _SCALARS and isinstance(value, Mapping)):
         props = schema.get("properties", {})
         for name in schema.get("required", []):
@@ -222,9 +351,9 @@ def _validate(value: Any, schema: Any, path: str, out: list[dict[str, str]], roo
         # a oneOf alternative fails before it descends into nested values
         for name, item in sorted(value.items(), key=lambda kv: not _has_const(props, kv[0])):
             if name in props:
-                _validate(item, props[name], f"{path}/{name}", out, root, registry)
+                _validate(item, props[name], pointer(path, name), out, root, registry)
             elif extra is not True:
-                _validate(item, extra, f"{path}/{name}", out, root, registry)
+                _validate(item, extra, pointer(path, name), out, root, registry)
     for key in ("anyOf", "oneOf"):
         if key in schema:
             matches = 0
@@ -322,10 +451,10 @@ class _Compiler:
             checks.append(_type_check([types] if isinstance(types, str) else list(types)))
         if "const" in schema:
             const = schema["const"]
-            checks.append(lambda v: v == const)
+            checks.append(lambda v: json_equal(v, const))
         if "enum" in schema:
             options = schema["enum"]
-            checks.append(lambda v: v in options)
+            checks.append(lambda v: any(json_equal(v, o) for o in options))
         ref = schema.get("$ref")
         if ref is not None:
             target = _resolve(ref, root, self.registry)

@@ -115,6 +115,10 @@ WEAKER: dict[str, str] = {
     "kernel.decide/decider-hole-diverges": _REPLAY,
     "kernel.decide/decider-throws-replay": _REPLAY,
     "kernel.gates/bad-gate-schema": _SCHEMA_SUBSET,
+    "kernel.gates/bad-workflow-schema": _SCHEMA_SUBSET,
+    "kernel.gates/pending-resume-not-waiting": "a pending resume (RESUME_RECEIVED before "
+                                               "EXECUTION_RESUMED) and the order of a resume's "
+                                               "checks are loom-ref's",
     "kernel.gates/gate-and-workflow-schema": _SCHEMA_SUBSET,
     "kernel.gates/gate-schema": _SCHEMA_SUBSET,
     "kernel.steps/yield-non-command-caught": "refusing a yielded plain value is loom-ref's "

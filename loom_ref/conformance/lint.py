@@ -183,6 +183,7 @@ def lint(cases_dir: str, spec_dir: str, schemas: SchemaSet, *,
             problems += [f"{rel}: {p}" for p in _provenance_problems(data, provenance)]
         problems += [f"{rel}: {p}" for p in _semantic(data)]
         problems += [f"{rel}: {p}" for p in _inexact_integers(dict(data), "$")]
+        problems += [f"{rel}: {p}" for p in dialect_problems(data)]
         for name in _needs(data):
             needed.add(name)
             if capabilities is not None and name not in capabilities:
@@ -191,5 +192,4 @@ def lint(cases_dir: str, spec_dir: str, schemas: SchemaSet, *,
     if capabilities is not None and files and whole_suite:
         problems += [f"capabilities.json: {name!r} is needed by no case"
                      for name in sorted(set(capabilities) - needed)]
-        problems += [f"{rel}: {p}" for p in dialect_problems(data)]
     return problems

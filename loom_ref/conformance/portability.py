@@ -8,7 +8,9 @@ Rules (``conformance/INTERPRETING.md`` section 15, Portability):
   is in the portable dialect ``portable-1``, except (a) in a deny validator labelled
   ``"dialect": "python-re"``, in a case that requires ``patterns.python-re``; (b) in a vector
   whose expectation is the error ``argument.pattern``: its point is the refusal, so it must
-  hold a pattern outside the dialect. :func:`dialect_problems` is the lint's check.
+  hold a pattern outside the dialect; (c) in a resume schema of a case that expects
+  ``argument.schema``, a pattern no engine reads (reason ``syntax``): the schema's refusal is
+  the point. :func:`dialect_problems` is the lint's check.
 - **Text units**: the suite counts code points. A case whose text holds a character outside
   the BMP, and whose answer a UTF-16 code-unit reading would change, requires
   ``text.code-points`` (:data:`TEXT_CODE_POINTS`). :func:`utf16_twin` rewrites a case as a
@@ -31,7 +33,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
-from loom_ref.governance.dialect import PatternError, check_pattern
+from loom_ref.governance.dialect import PatternError, Reason, check_pattern
 from loom_ref.governance.rules import PYTHON_RE
 
 __all__ = [
@@ -140,6 +142,12 @@ def _expects_pattern_error(case: Mapping[str, Any]) -> bool:
     return isinstance(error, Mapping) and error.get("code") == "argument.pattern"
 
 
+def _expects_schema_refusal(case: Mapping[str, Any]) -> bool:
+    """Whether the case expects a schema to be refused (``argument.schema``) somewhere."""
+    return any(isinstance(node, Mapping) and node.get("code") == "argument.schema"
+               for _, node in _walk(dict(case.get("expect") or {})))
+
+
 def dialect_problems(case: Mapping[str, Any]) -> list[str]:
     """The lint's pattern check (INTERPRETING.md section 15): one line per problem."""
     problems: list[str] = []
@@ -155,6 +163,9 @@ def dialect_problems(case: Mapping[str, Any]) -> list[str]:
         try:
             check_pattern(pattern)
         except PatternError as err:
+            if "resumeSchema" in path and err.reason is Reason.SYNTAX and \
+                    _expects_schema_refusal(case):
+                continue  # no engine reads it: the schema's refusal is the point
             outside += 1
             if not refusal:
                 problems.append(f"{path}: pattern {pattern!r} is {err.message}")

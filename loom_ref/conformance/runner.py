@@ -203,6 +203,12 @@ class Runner:
     def message(self, kind: str, message: Mapping[str, Any]) -> Mapping[str, Any]:
         """``message``, checked against its schema (a failure is the runner's own bug)."""
         problems = self.schemas.problems(kind, message)
+        case = message.get("case")
+        family = case.get("family") if isinstance(case, Mapping) else None
+        if problems and family in ("scenario", "vector"):  # say what the case's own
+            # alternative refuses, not just "matches 0 of the oneOf alternatives"
+            problems = [{**p, "path": "/case" + p["path"]} for p in
+                        self.schemas.problems_def(f"{family}Run", case)] or problems
         if problems:
             raise TransportError(f"the runner built an invalid {kind} message: "
                                  f"{describe(problems)}")

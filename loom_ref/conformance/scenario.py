@@ -34,6 +34,7 @@ journal as stored (``{"events", "tornTail"}``, or the ``error`` reading it raise
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Callable, Generator, Mapping, Sequence
 from typing import Any
 
@@ -44,7 +45,15 @@ from loom_ref.conformance.stores import Place
 from loom_ref.conformance.world import World
 from loom_ref.effects import Effect, EffectCall, EffectContext, Mode
 from loom_ref.errors import EffectError, LoomError
-from loom_ref.journal import Crash, Event, EventKind, FaultInjectingStore, MemoryStore, Status
+from loom_ref.journal import (
+    Crash,
+    Event,
+    EventKind,
+    FaultInjectingStore,
+    JournalNotFoundError,
+    MemoryStore,
+    Status,
+)
 from loom_ref.journal.reader import ParsedJournal
 from loom_ref.journal.store import JournalWrapper
 from loom_ref.kernel import Choice, EffectRegistry, ExecutionResult, Workflow
@@ -67,13 +76,18 @@ ERROR_DETAILS = ("line", "reason", "position", "dialect")
 
 
 def error_observation(exc: LoomError) -> dict[str, Any]:
-    """``{"code", "line"?, "reason"?, "position"?, "dialect"?}`` of an error (the details
-    cases check: a journal line, a reason, a pattern error's position and dialect)."""
+    """``{"code", "line"?, "reason"?, "position"?, "dialect"?, "paths"?}`` of an error (the
+    details cases check: a journal line, a reason, a pattern error's position and dialect,
+    and for a refused resume payload the JSON Pointers of its problems, sorted and distinct:
+    ``kernel.schema-problems``)."""
     out: dict[str, Any] = {"code": exc.code}
     for key in ERROR_DETAILS:
         value = exc.details.get(key)
         if isinstance(value, (str, int)):
             out[key] = value
+    problems = exc.details.get("problems")
+    if isinstance(problems, list) and exc.code == "kernel.invalid-resume":
+        out["paths"] = sorted({p["path"] for p in problems})
     return out
 
 
@@ -170,9 +184,8 @@ class ScenarioRun:
         self.store: Any = store if place is None else place.new()
         self.held_store: Any = None
         self.runtime_factory = runtime_factory
-        spec = case["workflow"]
-        self.workflow = Workflow(name=spec["name"], body=compile_body(spec["body"], self),
-                                 resume_schemas=spec.get("resumeSchemas", {}))
+        self.workflow_spec = case["workflow"]
+        self.body = compile_body(self.workflow_spec["body"], self)
         self.always_replay = bool(case.get("options", {}).get("alwaysReplay", False))
         self.observe = tuple(case.get("observe", ()))
         unknown = [o for o in self.observe if o not in OBSERVABLE]
@@ -223,9 +236,17 @@ class ScenarioRun:
     def _warn(self, message: str) -> None:
         self.warnings.append(message.split(":", 1)[0].strip())
 
+    def build_workflow(self) -> Workflow:
+        """The case's workflow, built afresh by each action's process: a ``resumeSchemas``
+        entry outside the schema subset is refused here, ``argument.schema``
+        (``kernel.resume-schema``), and the action that needed the workflow raises it."""
+        spec = self.workflow_spec
+        return Workflow(name=spec["name"], body=self.body,
+                        resume_schemas=spec.get("resumeSchemas", {}))
+
     def runtime(self, store: Any, effects: Any) -> Any:
-        return self.runtime_factory(store=store, effects=effects, workflows=[self.workflow],
-                                    on_warn=self._warn)
+        return self.runtime_factory(store=store, effects=effects,
+                                    workflows=[self.build_workflow()], on_warn=self._warn)
 
     def replay_check(self) -> None:
         """The always-replay check: replay the journal so far, read-only."""
@@ -281,7 +302,8 @@ class ScenarioRun:
                                          .replay(eid), self.observe)}
         rt = self.runtime(store, self.effects())
         if do == "start":
-            result = rt.start(action.get("workflow", self.workflow.name), action.get("input"),
+            result = rt.start(action.get("workflow", self.workflow_spec["name"]),
+                              action.get("input"),
                               execution_id=eid)
         elif do == "resume":
             result = rt.resume(eid, action["gate"], action.get("payload"))
@@ -317,6 +339,11 @@ class ScenarioRun:
         if do == "releaseWriter":
             self._release_held()
             return
+        if not (os.path.exists(self.place.journal_file(eid))
+                if persistent and self.place is not None
+                else self.store.exists(eid)):  # nothing to edit (INTERPRETING.md section 6)
+            raise JournalNotFoundError(f"no journal for execution {eid!r} to {do}",
+                                       execution_id=eid)
         if persistent:  # the bytes of the one-file-per-execution form: the files store's
             assert self.place is not None
             path = self.place.journal_file(eid)
@@ -331,6 +358,8 @@ class ScenarioRun:
     @staticmethod
     def _edit(action: Mapping[str, Any], data: bytearray) -> None:
         do = action["do"]
+        if do != "appendBytes" and action["line"] > bytes(data).count(b"\n") + 1:
+            raise ScenarioBug(f"{do} line {action['line']}: the journal has no such line")
         if do == "tear":
             lines = bytes(data).split(b"\n")
             n = action["line"] - 1

@@ -46,9 +46,9 @@ class SchemaSet:
         for name in sorted(os.listdir(schema_dir)):
             if name.endswith(".json"):
                 with open(os.path.join(schema_dir, name), encoding="utf-8") as f:
-                    doc = json.load(f)
-                check_schema(doc, where=name)
-                self.docs[name] = doc
+                    self.docs[name] = json.load(f)
+        for name, doc in self.docs.items():  # every $ref resolves, here or in a sibling
+            check_schema(doc, where=name, registry=self.docs)
         missing = [f for f in MESSAGE_SCHEMAS.values() if f not in self.docs]
         if missing:
             raise ConformanceError(f"{schema_dir} lacks {missing}", code="conformance.no-suite")
@@ -77,7 +77,8 @@ class SchemaSet:
 
 def describe(problems: list[dict[str, str]], limit: int = 5) -> str:
     """One line listing the first ``limit`` problems."""
-    text = "; ".join(f"{p['path']}: {p['message']}" for p in problems[:limit])
+    text = "; ".join(f"{p['path'] or '(the whole message)'}: {p['message']}"
+                     for p in problems[:limit])
     more = len(problems) - limit
     return text + (f"; and {more} more" if more > 0 else "")
 

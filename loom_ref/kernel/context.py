@@ -56,7 +56,7 @@ class ExecutionContext:
     ) -> Execute:
         """A command to run effect ``tool_id`` durably; ``yield`` it to get the output."""
         _check_id("tool_id", tool_id)
-        if step_id is None:  # spec: kernel.step-identity
+        if step_id is None:  # spec: kernel.step-identity, kernel.derived-counters
             n = self._derived.get(tool_id, 0) + 1
             self._derived[tool_id] = n
             step_id = f"{tool_id}#{n}"
@@ -93,6 +93,7 @@ class ExecutionContext:
                        resume_schema=resume_schema)
 
     def stream(self, data: Any) -> Stream:
-        """A command to append ``data`` as one durable STREAM_APPENDED event."""
+        """A command to append ``data`` as one durable STREAM_APPENDED event; its id counts
+        on a counter of its own (spec: kernel.derived-counters)."""
         self._streams += 1
         return Stream(stream_id=f"stream#{self._streams}", data=data)

@@ -50,6 +50,7 @@ from loom_ref.kernel.history import Recorded, index_history
 from loom_ref.kernel.result import ExecutionResult
 from loom_ref.kernel.seam import EffectHost
 from loom_ref.kernel.workflow import Workflow
+from loom_ref.schema import json_equal
 from loom_ref.signals import any_of
 
 __all__ = ["drive", "error_json"]
@@ -257,8 +258,10 @@ class _Drive:
         if isinstance(cmd, Decide):
             try:
                 choice = self.run_decider(cmd)
-            except Exception as exc:  # spec: kernel.decider-throws
-                return None, exc
+            except Exception as exc:  # spec: kernel.decider-throws, kernel.decider-errors
+                return None, exc  # (as raised: an error without a code stays without one)
+            # spec: kernel.decision-record -- policy {id, propensity}; context and
+            # alternatives only when given
             payload: dict[str, Any] = {"decisionId": cmd.decision_id}
             if isinstance(choice, Choice):
                 payload["choice"] = choice.value
@@ -276,6 +279,7 @@ class _Drive:
             self.ran.append(cmd.decision_id)
             return recorded.payload["choice"], None
         if isinstance(cmd, Suspend):
+            # spec: kernel.gate-record -- on and correlationKey null when not given
             gate = {"gateId": cmd.gate_id, "on": cmd.on, "correlationKey": cmd.correlation_key}
             if cmd.resume_schema is not None:  # spec: kernel.resume-schema (journaled)
                 gate["resumeSchema"] = cmd.resume_schema
@@ -349,20 +353,23 @@ class _Drive:
         return self.result(Status.FAILED, error=error)
 
     def finish_replay(self, output: Any, exc: Exception | None) -> ExecutionResult:
+        """The end of a read-only drive: where the history ends, or how the body's own end
+        differs from a finished history's (spec: kernel.replay-end)."""
         term = self.terminal
         if term is None:  # spec: kernel.replay-readonly -- the history ends here
             return self.result(Status.RUNNING)
         if exc is None:
-            if term is None or term.kind is not K.EXECUTION_COMPLETED or _copy(output) != _copy(
-                term.payload["output"]
-            ):
+            if term.kind is not K.EXECUTION_COMPLETED or not json_equal(
+                    _copy(output), term.payload["output"]):
                 raise NondeterminismError(
                     "the replayed body returned a different result",
                     expected=_terminal(term), actual={"command": "return", "output": output},
                 )
             return self.result(Status.COMPLETED, output=_copy(output))
         error = error_json(exc, "kernel.body-error")
-        if term is None or term.kind is not K.EXECUTION_FAILED or term.payload["error"] != error:
+        recorded = term.payload["error"] if term.kind is K.EXECUTION_FAILED else None
+        if recorded is None or (recorded.get("code"), recorded.get("message")) != (
+                error.get("code"), error.get("message")):
             raise NondeterminismError(
                 "the replayed body failed differently", expected=_terminal(term),
                 actual={"command": "raise", "error": error},
@@ -370,10 +377,12 @@ class _Drive:
         return self.result(Status.FAILED, error=error)
 
 
-def _terminal(term: Event | None) -> dict[str, Any]:
-    if term is None:
-        return {"command": "none"}
-    return {"seq": term.seq, "kind": term.kind.value, **dict(term.payload)}
+def _terminal(term: Event) -> dict[str, Any]:
+    """The ``expected`` side of a divergence met where the history has ended: its seq, and
+    ``return`` with the output or ``raise`` with the error (spec: kernel.replay-compare)."""
+    if term.kind is K.EXECUTION_COMPLETED:
+        return {"seq": term.seq, "command": "return", "output": term.payload["output"]}
+    return {"seq": term.seq, "command": "raise", "error": term.payload["error"]}
 
 
 def drive(

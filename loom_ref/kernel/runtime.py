@@ -124,6 +124,9 @@ class Runtime:
 
     # -- helpers ---------------------------------------------------------------------------
     def _open(self, execution_id: str) -> Journal:
+        """Open the journal as its single writer; the store truncates a torn tail as it
+        opens, and it is warned about here, before any other check (spec:
+        kernel.journal-open)."""
         journal = self.store.open(check_execution_id(execution_id))
         if journal.torn is not None:  # spec: journal.torn-tail (reported, never silent)
             self.on_warn(
@@ -177,10 +180,10 @@ class Runtime:
         A finished, suspended or in-doubt execution is reported as it stands; a running one
         (or one whose resume was journaled before the crash) is driven on.
         """
-        journal = self._open(execution_id)
+        journal = self._open(execution_id)  # none: journal.not-found (kernel.missing-execution)
         try:
-            state = fold(journal.events)
-            if state.status is Status.NOT_STARTED:
+            state = fold(journal.events)  # spec: kernel.journal-checked
+            if state.status is Status.NOT_STARTED:  # spec: kernel.missing-execution
                 raise NotStartedError(f"execution {execution_id!r} never started",
                                       execution_id=execution_id)
             if state.status is Status.SUSPENDED and state.pending_resume:
@@ -216,14 +219,14 @@ class Runtime:
             schemas = [s for s in (suspended.payload.get("resumeSchema"),
                                    self.workflow(state.workflow).resume_schemas.get(gate_id))
                        if s is not None]
-            for schema in schemas:
-                problems = validate(payload, schema)
-                if problems:
-                    raise InvalidResumeError(
-                        f"resume payload for gate {gate_id!r} is invalid: "
-                        + "; ".join(f"{p['path']}: {p['message']}" for p in problems),
-                        gate_id=gate_id, problems=problems,
-                    )
+            problems = [p for schema in schemas for p in validate(payload, schema)]
+            if problems:  # every problem of both schemas, the gate's own first
+                raise InvalidResumeError(
+                    f"resume payload for gate {gate_id!r} is invalid: "
+                    + "; ".join(f"{p['path'] or '(the payload)'}: {p['message']}"
+                                for p in problems),
+                    gate_id=gate_id, problems=problems,
+                )
             journal.append(K.RESUME_RECEIVED, {"gateId": gate_id, "payload": payload})
             journal.append(K.EXECUTION_RESUMED, {"gateId": gate_id})
             return self._drive(journal, _started(journal))
@@ -265,12 +268,22 @@ class Runtime:
         return fold(self.store.read(check_execution_id(execution_id)).events)
 
     def replay(self, execution_id: str) -> ExecutionResult:
-        """Replay an execution against its journal, read-only (``kernel.replay-readonly``)."""
-        events = self.store.read(check_execution_id(execution_id)).events
+        """Replay an execution against its journal, read-only (``kernel.replay-readonly``).
+
+        It takes no writer's lock and truncates nothing; a torn tail it finds is warned about
+        and reported, as every call does (spec: kernel.drive-report)."""
+        parsed = self.store.read(check_execution_id(execution_id))
+        if parsed.torn is not None:  # spec: journal.torn-tail (reported, never silent)
+            self.on_warn(
+                f"journal.torn-tail: {execution_id!r} line {parsed.torn.line} was torn "
+                f"({parsed.torn.size} bytes); treated as not written"
+            )
+        events = parsed.events
         if not events or events[0].kind is not K.EXECUTION_STARTED:
             raise NotStartedError(f"execution {execution_id!r} never started")
-        return _replay(self.workflow(events[0].payload["workflow"]), events,
-                       effects=self.effects, on_warn=self.on_warn)
+        result = _replay(self.workflow(events[0].payload["workflow"]), events,
+                         effects=self.effects, on_warn=self.on_warn)
+        return result if parsed.torn is None else attrs.evolve(result, torn=parsed.torn)
 
 
 def replay(workflow: Workflow, events: Sequence[Event], *, effects: EffectHost | None = None,

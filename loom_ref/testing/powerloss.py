@@ -250,8 +250,8 @@ def _call(world: World, make: StoreMaker, disk: SimulatedDisk, policy: FsyncPoli
         if action.crash_after:
             target = FaultInjectingStore(target, crash_after=action.crash_after,
                                          torn_bytes=action.torn_bytes)
-        runtime = world.runtime(target, lambda host: _RecordingHost(host, timeline))
-        try:
+        try:  # a runtime the process cannot build (a workflow it refuses) is a refusal too
+            runtime = world.runtime(target, lambda host: _RecordingHost(host, timeline))
             _do(runtime, action)
         except Crash:  # the process died: nothing was acknowledged
             return None

@@ -82,3 +82,27 @@ def test_variants_of_a_failing_case_are_skipped_with_the_reason() -> None:
     variants = [r for r in suite.results if r.base_id == "kernel.gates/two-gates"]
     assert variants and all(r.status is Status.SKIP for r in variants)
     assert "base case kernel.gates/two-gates did not pass" in variants[0].message
+
+
+def test_an_invalid_run_message_names_what_its_own_family_refuses() -> None:
+    """A case the runner cannot send says why (here an upper-case id), not merely that it
+    matches no alternative of the case's oneOf: a blind implementer read that as the
+    protocol refusing the resume schema's keywords (spec/blind/kernel.md)."""
+    from loom_ref.conformance.runner import Runner
+    from loom_ref.errors import LoomError
+
+    from .helpers import SUITE
+
+    case = dict(cases(["kernel.schema"])[0].to_run())
+    case["id"] = "kernel.schema/maxLength"
+    case["workflow"] = {"name": "w", "body": [{"op": "suspend", "gate": "g",
+                                               "resumeSchema": {"maxLength": 1, "$comment": 5}}]}
+    runner = Runner(InProcessImplementation(LoomRefAdapter()), SUITE)
+    try:
+        runner.message("run", {"cmd": "run", "seq": 1, "case": case})
+    except LoomError as exc:
+        assert "/case/id: does not match" in str(exc), exc
+    else:
+        raise AssertionError("the runner sent a case with an invalid id")
+    case["id"] = "kernel.schema/max-length"
+    assert runner.message("run", {"cmd": "run", "seq": 1, "case": case})["case"] is case

@@ -81,7 +81,7 @@ class _World:
     def __init__(self, case: Case) -> None:
         self.run = ScenarioRun(case.data, runtime_factory=Runtime, store=MemoryStore())
         self.gave_up = 0
-        name = self.run.workflow.name
+        name = self.run.workflow_spec["name"]
         self.actions: Sequence[Action] = [
             _action(case, a, name) for a in case.data["actions"] if a["do"] != "replay"]
 

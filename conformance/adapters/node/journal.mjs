@@ -6,6 +6,7 @@
 import { NESTING_LIMIT, isExecutionId, scanJson } from "./journal-text.mjs";
 
 export { NESTING_LIMIT, isExecutionId, scanJson };
+import { checkSchema } from "./schema.mjs";
 
 export class LoomError extends Error {
   constructor(code, message, details = {}) {
@@ -80,62 +81,9 @@ export function checkPayload(kind, payload) {
   }
 }
 
-// The subset of JSON Schema resume payloads are checked against (spec: kernel.resume-schema):
-// these keywords only, each with a value of its kind; anything else is argument.schema.
-const SCHEMA_KEYWORDS = new Set(["type", "enum", "const", "properties", "required",
-  "additionalProperties", "items", "minItems", "maxItems", "minLength", "maxLength", "minimum",
-  "maximum", "pattern", "anyOf", "oneOf", "$ref", "$defs", "$schema", "$id", "title",
-  "description", "default", "examples"]);
-const SCHEMA_TYPES = new Set(["null", "boolean", "integer", "number", "string", "array", "object"]);
-
-export function checkSchema(schema, where = "schema") {
-  const bad = (message) => { throw new LoomError("argument.schema", `${where} ${message}`); };
-  if (typeof schema === "boolean") return;
-  if (!isObject(schema)) bad("must be an object or a boolean");
-  const unknown = Object.keys(schema).filter((k) => !SCHEMA_KEYWORDS.has(k));
-  if (unknown.length) bad(`uses unsupported keywords ${unknown.sort()}`);
-  if ("type" in schema) {
-    const names = typeof schema.type === "string" ? [schema.type] : schema.type;
-    if (!Array.isArray(names) || !names.length ||
-        !names.every((n) => typeof n === "string" && SCHEMA_TYPES.has(n))) bad("has a bad type");
-  }
-  for (const key of ["properties", "$defs"]) {
-    if (key in schema) {
-      if (!isObject(schema[key])) bad(`${key} must be an object of schemas`);
-      for (const [name, sub] of Object.entries(schema[key])) checkSchema(sub, `${where}/${key}/${name}`);
-    }
-  }
-  for (const key of ["items", "additionalProperties"]) {
-    if (key in schema) checkSchema(schema[key], `${where}/${key}`);
-  }
-  for (const key of ["anyOf", "oneOf"]) {
-    if (key in schema) {
-      if (!Array.isArray(schema[key]) || !schema[key].length) bad(`${key} must be a non-empty array`);
-      schema[key].forEach((sub, i) => checkSchema(sub, `${where}/${key}/${i}`));
-    }
-  }
-  for (const key of ["minItems", "maxItems", "minLength", "maxLength"]) {
-    if (key in schema && !(Number.isInteger(schema[key]) && schema[key] >= 0)) bad(`${key} is not a count`);
-  }
-  for (const key of ["minimum", "maximum"]) {
-    if (key in schema && typeof schema[key] !== "number") bad(`${key} is not a number`);
-  }
-  if ("required" in schema &&
-      !(Array.isArray(schema.required) && schema.required.every((n) => typeof n === "string"))) {
-    bad("required must be an array of strings");
-  }
-  if ("enum" in schema && !Array.isArray(schema.enum)) bad("enum must be an array");
-  for (const key of ["$ref", "pattern"]) {
-    if (key in schema && typeof schema[key] !== "string") bad(`${key} must be a string`);
-  }
-  if ("pattern" in schema) {
-    try {
-      new RegExp(schema.pattern, "u");
-    } catch {
-      bad("pattern does not compile");
-    }
-  }
-}
+// The subset of JSON Schema resume payloads are checked against (spec: kernel.resume-schema,
+// kernel.schema-subset): schema.mjs; re-exported for the modules that import it from here.
+export { checkSchema } from "./schema.mjs";
 
 // journal.json-values: finite numbers, and strings (keys too) with no lone surrogate
 export function allJsonValues(value) {

@@ -9,6 +9,7 @@
 // warning `conformance.always-replay-diverged`, and the drive goes on.
 
 import { Crash, LoomError, checkSchema, fold } from "./journal.mjs";
+import { jsonEqual, validate } from "./schema.mjs";
 
 const copy = (v) => (v === undefined ? null : JSON.parse(JSON.stringify(v)));
 
@@ -223,8 +224,9 @@ class Drive {
           if (caught(e)) return [null, e];
           throw e;
         }
-        throw this.diverged({ seq: this.terminal.seq, kind: this.terminal.kind },
-          { command: cmd.kind, id: cmd.id });
+        throw this.diverged({ seq: this.terminal.seq,
+          command: this.terminal.kind === "EXECUTION_COMPLETED" ? "return" : "raise" },
+        { command: cmd.kind, id: cmd.id });
       }
       throw new Park("running");
     }
@@ -327,7 +329,7 @@ class Drive {
   finish(output, exc) {
     if (this.cursor < this.records.length) {
       const rec = this.records[this.cursor];
-      const e = this.diverged({ seq: rec.seq, command: rec.kind, id: rec.id },
+      const e = this.diverged({ seq: rec.seq, command: rec.kind, id: rec.id, toolId: rec.tool },
         { command: exc ? "raise" : "return" });
       if (this.journal) this.append("EXECUTION_FAILED", { error: e.toJSON() });
       throw e;
@@ -337,14 +339,16 @@ class Drive {
     if (!this.journal) {
       const t = this.terminal;
       if (t === null) return { status: "running" };
-      if (!exc && t.kind === "EXECUTION_COMPLETED" &&
-          JSON.stringify(copy(output)) === JSON.stringify(t.payload.output)) {
+      // spec: kernel.replay-end -- the output as JSON, the error by code and message
+      if (!exc && t.kind === "EXECUTION_COMPLETED" && jsonEqual(copy(output), t.payload.output)) {
         return { status: "completed", output: copy(output) };
       }
-      if (exc && t.kind === "EXECUTION_FAILED" && t.payload.error.code === error.code) {
+      if (exc && t.kind === "EXECUTION_FAILED" && t.payload.error.code === error.code &&
+          t.payload.error.message === error.message) {
         return { status: "failed", error };
       }
-      throw this.diverged({ seq: t.seq, kind: t.kind }, { command: exc ? "raise" : "return" });
+      throw this.diverged({ seq: t.seq, command: t.kind === "EXECUTION_COMPLETED" ? "return" : "raise" },
+        { command: exc ? "raise" : "return" });
     }
     if (!exc) {
       this.append("EXECUTION_COMPLETED", { output: output === undefined ? null : output });
@@ -353,55 +357,6 @@ class Drive {
     this.append("EXECUTION_FAILED", { error });
     return { status: "failed", error };
   }
-}
-
-export function validate(value, schema, path = "") {
-  if (schema === true) return [];
-  if (schema === false) return [`${path || "/"}: nothing allowed`];
-  const out = [];
-  const typeOf = (v) => (v === null ? "null" : Array.isArray(v) ? "array"
-    : typeof v === "number" ? (Number.isInteger(v) ? "integer" : "number") : typeof v);
-  if (schema.type !== undefined) {
-    const names = [].concat(schema.type);
-    const t = typeOf(value);
-    if (!names.some((n) => n === t || (n === "number" && t === "integer"))) {
-      return [`${path || "/"}: expected ${names.join(" or ")}`];
-    }
-  }
-  if ("const" in schema && JSON.stringify(value) !== JSON.stringify(schema.const)) out.push(path);
-  if (schema.enum && !schema.enum.some((e) => JSON.stringify(e) === JSON.stringify(value))) {
-    out.push(path);
-  }
-  if (typeof value === "string") {
-    if (value.length < (schema.minLength ?? 0)) out.push(path);
-    if (schema.maxLength !== undefined && value.length > schema.maxLength) out.push(path);
-    if (schema.pattern !== undefined && !new RegExp(schema.pattern, "u").test(value)) out.push(path);
-  }
-  if (typeof value === "number") {
-    if (schema.minimum !== undefined && value < schema.minimum) out.push(path);
-    if (schema.maximum !== undefined && value > schema.maximum) out.push(path);
-  }
-  if (Array.isArray(value)) {
-    if (value.length < (schema.minItems ?? 0)) out.push(path);
-    if (schema.maxItems !== undefined && value.length > schema.maxItems) out.push(path);
-    if (schema.items !== undefined) value.forEach((v, i) => out.push(...validate(v, schema.items, `${path}/${i}`)));
-  }
-  if (typeOf(value) === "object") {
-    const props = schema.properties || {};
-    for (const name of schema.required || []) if (!(name in value)) out.push(`${path}/${name}`);
-    const extra = schema.additionalProperties ?? true;
-    for (const [k, v] of Object.entries(value)) {
-      if (k in props) out.push(...validate(v, props[k], `${path}/${k}`));
-      else if (extra !== true) out.push(...validate(v, extra, `${path}/${k}`));
-    }
-  }
-  for (const key of ["anyOf", "oneOf"]) {
-    if (schema[key]) {
-      const n = schema[key].filter((s) => validate(value, s).length === 0).length;
-      if (n === 0 || (key === "oneOf" && n > 1)) out.push(path);
-    }
-  }
-  return out;
 }
 
 // The events after which an always-replay runtime replays (INTERPRETING.md section 8).
@@ -500,10 +455,10 @@ export class Runtime {
       const suspended = journal.events.findLast((e) => e.kind === "EXECUTION_SUSPENDED");
       const schemas = [suspended.payload.resumeSchema,
         (this.workflow(state.workflow).resumeSchemas || {})[gate]];
-      for (const schema of schemas) {
-        if (schema !== undefined && validate(payload, schema).length) {
-          throw new LoomError("kernel.invalid-resume", `bad payload for ${gate}`);
-        }
+      // every problem of both, the gate's own first (kernel.schema-problems)
+      const problems = schemas.filter((s) => s !== undefined).flatMap((s) => validate(payload ?? null, s));
+      if (problems.length) {
+        throw new LoomError("kernel.invalid-resume", `bad payload for ${gate}`, { problems });
       }
       journal.append("RESUME_RECEIVED", { gateId: gate, payload: payload ?? null });
       journal.append("EXECUTION_RESUMED", { gateId: gate });
@@ -511,6 +466,9 @@ export class Runtime {
     });
   }
   resolve(eid, step, how) {
+    // spec: kernel.resolve -- exactly one of output, error, retry; checked before the journal
+    const ways = ["output", "error", "retry"].filter((k) => how[k] !== undefined && how[k] !== false);
+    if (ways.length !== 1) throw new LoomError("argument.invalid", "resolve takes exactly one of output, error, retry");
     return this.withJournal(eid, (journal, state) => {
       if (state.status !== "in-doubt" || state.inDoubtStep !== step) {
         throw new LoomError("kernel.not-in-doubt", `${step} is not in doubt`);
@@ -521,15 +479,20 @@ export class Runtime {
       return this.drive(journal, fold(journal.events));
     });
   }
-  replay(eid) {
-    return this.replayDrive(eid, false).run();
+  replay(eid) { // spec: kernel.replay-readonly -- no lock, nothing truncated; a torn tail reported
+    const drive = this.replayDrive(eid, false, true);
+    return { ...drive.run(), torn: drive.torn };
   }
-  replayDrive(eid, strict) {
-    const events = this.store.read(eid).events;
+  replayDrive(eid, strict, warnTorn = false) {
+    const parsed = this.store.read(eid);
+    if (warnTorn && parsed.torn) this.warn(`journal.torn-tail: line ${parsed.torn.line} was torn`);
+    const events = parsed.events;
     const state = fold(events);
     if (state.workflow === null) throw new LoomError("kernel.not-started", eid);
-    return new Drive({ workflow: this.workflow(state.workflow), events, journal: null,
+    const drive = new Drive({ workflow: this.workflow(state.workflow), events, journal: null,
       effects: this.effects, eid, input: state.input, retryStep: null, warn: this.warn, strict });
+    drive.torn = parsed.torn ?? null;
+    return drive;
   }
 }
 

@@ -31,7 +31,7 @@
 
 import { createInterface } from "node:readline";
 import {
-  Crash, LoomError, MemoryStore, checkPayload, fold, parseJournal, parseLog,
+  Crash, LoomError, MemoryStore, checkPayload, checkSchema, fold, parseJournal, parseLog,
 } from "./journal.mjs";
 import { Runtime, UncodedError } from "./kernel.mjs";
 import { EFFECTS_VECTORS } from "./effects.mjs";
@@ -150,7 +150,9 @@ const jsonEqual = (a, b) => {
 };
 const walk = (v, path) => {
   for (const k of path) {
-    if (v && typeof v === "object" && !Array.isArray(v) && typeof k === "string") v = k in v ? v[k] : null;
+    if (v && typeof v === "object" && !Array.isArray(v) && typeof k === "string") {
+      v = Object.prototype.hasOwnProperty.call(v, k) ? v[k] : null;
+    }
     else if (Array.isArray(v) && Number.isInteger(k)) v = v.at(k) ?? null;
     else return null;
   }
@@ -268,8 +270,20 @@ function compile(workflow, world) {
 const errorObs = (e) => {
   const out = { code: e.code };
   for (const k of ["line", "reason", "position", "dialect"]) if (e.details && e.details[k] !== undefined) out[k] = e.details[k];
+  // kernel.schema-problems: the distinct JSON Pointers of a refused payload's problems, sorted
+  if (e.code === "kernel.invalid-resume" && e.details && e.details.problems) {
+    out.paths = [...new Set(e.details.problems.map((p) => p.path))].sort(byCodePoint);
+  }
   return out;
 };
+const byCodePoint = (a, b) => {
+  const x = [...a].map((c) => c.codePointAt(0));
+  const y = [...b].map((c) => c.codePointAt(0));
+  for (let i = 0; i < Math.min(x.length, y.length); i++) if (x[i] !== y[i]) return x[i] - y[i];
+  return x.length - y.length;
+};
+
+const RAW_ACTIONS = new Set(["tear", "appendBytes", "corrupt", "holdWriter", "releaseWriter"]);
 
 function runScenario(c) {
   const eid = c.executionId || "e1";
@@ -296,6 +310,11 @@ function runScenario(c) {
     return { ...obs, trace: world.trace, warnings };
   });
   function act(a, rt) {
+    // each action is a fresh process that builds the workflow again: a resumeSchemas entry
+    // outside the subset is refused here (kernel.resume-schema, argument.schema)
+    if (!RAW_ACTIONS.has(a.do)) {
+      for (const [gate, schema] of Object.entries(workflow.resumeSchemas)) checkSchema(schema, `resumeSchemas[${gate}]`);
+    }
     switch (a.do) {
       case "start": return rt.start(a.workflow ?? workflow.name, a.input, eid);
       case "resume": return rt.resume(eid, a.gate, a.payload);
@@ -306,6 +325,8 @@ function runScenario(c) {
     }
   }
   function raw(a) {
+    // the byte edits work on a journal that exists (INTERPRETING.md section 6)
+    if (a.do !== "releaseWriter" && !store.exists(eid)) throw new LoomError("journal.not-found", `no journal ${eid}`);
     if (a.do === "holdWriter") {
       store.open(eid, null);
       held = eid;
@@ -326,6 +347,7 @@ function runScenario(c) {
           }
         }
         const n = a.line - 1;
+        if (n >= lines.length) throw new ScenarioBug(`${a.do} line ${a.line}: the journal has no such line`);
         if (a.do === "tear") {
           const keep = a.whole ? lines[n].length : Math.max(1, Math.floor(lines[n].length / 2));
           const head = lines.slice(0, n).map((l) => Buffer.concat([l, Buffer.from("\n")]));
