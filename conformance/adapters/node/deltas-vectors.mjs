@@ -218,7 +218,7 @@ function runVector(input) {
     if (script.outcome === "raise") throw new LoomError("effect.scripted-failure", "scripted failure");
     return "output" in script ? script.output : texts.join("");
   } });
-  if ("kill" in input) rt.killSwitch.kill(want(input.kill, "string", "kill"), toolId);
+  if ("kill" in input) rt.killSwitch.kill(reason("kill"), toolId); // a non-empty reason (#deltas.vector-run)
 
   const callInput = input.input ?? null;
   const outcome = outcomeOf(() => {
