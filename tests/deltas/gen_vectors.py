@@ -1228,6 +1228,11 @@ llm("abort-on-without-per-call", anchor="deltas.vector-llm",
     "absent, so it never fires.",
     input={"abortOn": "a", "perCall": "none", "scripts": [{"chunks": text_script(["a"])}]},
     intent={"perCall": None, "outcome": ok(msg(tx("a")))})
+llm("abort-on-empty", anchor="deltas.vector-llm",
+    description="abortOn is a non-empty string, checked whether or not a per-call sink "
+    "would read it.",
+    input={"abortOn": "", "perCall": "none", "scripts": [{"chunks": text_script(["a"])}]},
+    intent={"error": "argument.invalid"})
 llm("tool-description-not-string", anchor="deltas.llm-input",
     description="A tool's description is a string.",
     input={"input": {**PROMPT, "tools": [{"name": "f", "description": 5}]},

@@ -919,6 +919,13 @@ case("effects.signals", "detached-keeps-reason", anchor="effects.signal-detach",
                   {"cancelExecution": {"scope": "s1", "reason": "later"}}]),
      intent=[{}, {"outcome": err("effect.aborted", reason="caller"),
                   "signalAtEnd": {"aborted": True, "reason": "caller"}}, {}])
+case("effects.metering", "budget-at-2-53", anchor="effects.route-vector",
+     description="A budget is any integer >= 0 a case can hold, 2**53 included "
+     "(INTERPRETING.md section 7: integers within +-2**53).",
+     input=route([eff({"usage": {"units": 5}, "return": "ok"})], [T(), T()],
+                 meter={"budget": 2**53}),
+     intent=[{"outcome": out("ok"), "records": [REC({"units": 5}, "transient")]},
+             {"outcome": out("ok"), "records": [REC({"units": 5}, "transient")]}])
 case("effects.metering", "usage-boolean-refused", anchor="effects.usage",
      description="A usage value is an integer >= 0 and a boolean is none: the report is "
      "refused when the attempt makes it, the earlier report stays recorded.",

@@ -302,6 +302,7 @@ function llmVector(input) {
   const resets = want(opt(input.onReset, false), "boolean", "onReset") ? [] : null;
   const signal = new Signal();
   const at = "abortOn" in input ? want(input.abortOn, "string", "abortOn") : null;
+  if (at === "") throw invalid("abortOn is a non-empty string"); // #deltas.vector-llm
   let firstText = null; // the first text chunk's (tainted) delta, for feedBack
   const onDelta = perCall.fn && ((chunk) => {
     const text = !chunk.done && !chunk.reset;

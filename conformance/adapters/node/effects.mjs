@@ -31,7 +31,7 @@ function fields(value, where, allowed) {
 }
 function need(v, type, where, optional = true) {
   if (v === undefined && optional) return v;
-  const ok = type === "integer" ? Number.isSafeInteger(v) : jsonType(v) === type;
+  const ok = type === "integer" ? Number.isInteger(v) : jsonType(v) === type;
   if (!ok) throw new Malformed(`${where} must be a ${type}`);
   return v;
 }
@@ -53,7 +53,7 @@ const modesOf = (v, where) => {
 };
 const count = (v, where, optional = true) => {
   if (v === undefined && optional) return v;
-  if (!Number.isSafeInteger(v) || v < 0) throw new Malformed(`${where} must be an int >= 0`);
+  if (!Number.isInteger(v) || v < 0) throw new Malformed(`${where} must be an int >= 0`);
   return v;
 };
 const nonNegative = (v, where, optional = true) => {
