@@ -77,6 +77,10 @@ WEAKER: dict[str, str] = {
     "deltas.failclosed/refused-call-warns": "when the warning is given is loom-ref's",
     "deltas.guards/no-sinks-still-guarded": "guarding with no sink at all is loom-ref's",
     "deltas.guards/pii-split": _PII,
+    "deltas.failclosed/no-budget-sever": _TOKENS,
+    "deltas.failclosed/redaction-keys-kept": "pattern_redactor and the PII patterns are "
+                                             "loom-ref's",
+    "deltas.phases/output-violation-retried": _RETRY,
     "deltas.guards/token-budget": _TOKENS,
     "deltas.record/attempt-on-text": _STRICT,
     "deltas.record/delta-not-text": _STRICT,
@@ -96,6 +100,7 @@ WEAKER: dict[str, str] = {
     "effects.refusals/wildcard-grant": _GRANTS,
     "effects.refusals/kill-global-and-tool": _KILL_SWITCH,
     "effects.refusals/kill-revive": _KILL_SWITCH,
+    "effects.refusals/kill-reason-replaced": _KILL_SWITCH,
     "effects.refusals/killed-global": _KILL_SWITCH,
     "effects.refusals/killed-other-tool": _KILL_SWITCH,
     "effects.retry/crash-not-caught": _RETRY,

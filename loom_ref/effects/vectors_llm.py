@@ -145,7 +145,7 @@ class RecordingSink:
             raise ScriptedSinkFailure("the sink failed")
 
     def json(self) -> list[dict[str, Any]] | None:
-        return None if self.mode == "none" else self.seen
+        return None if self.mode == "none" else list(self.seen)  # what it had seen so far
 
 
 def _outcome(run: Callable[[], Any]) -> dict[str, Any]:
@@ -162,8 +162,8 @@ def _warning(text: str) -> str:
 
 
 def vector_deltas_llm(data: object) -> dict[str, Any]:
-    """``deltas.llm``: see ``spec/deltas.md`` §3a.10 for the input
-    and the result."""
+    """``deltas.llm``: see ``spec/deltas.md`` §3a.10 for the input and the result, and what
+    is malformed (spec: deltas.vector-llm)."""
     data = obj(data, "input", _LLM)
     # the effect's own arguments: create_llm_effect refuses a bad one (spec: deltas.llm-input)
     tool_id = data.get("toolId", "planner")
@@ -228,7 +228,7 @@ def vector_deltas_llm(data: object) -> dict[str, Any]:
         "deltaSink": delta_sink.json(),
         "resets": None if on_reset is None else resets,
         "warnings": [_warning(w) for w in warnings],
-        "usage": usage,
+        "usage": list(usage),  # the first call's: feedBack's call appends to ``usage`` later
         "adapter": {"calls": len(adapter.inner.calls), "pulled": adapter.pulled,
                     "models": [request.model for request in adapter.inner.calls]},
         "outcome": outcome,
@@ -236,6 +236,7 @@ def vector_deltas_llm(data: object) -> dict[str, Any]:
     if boolean(data, "feedBack", False):
         texts = [c.delta for c in per_call.chunks if not (c.done or c.reset)]
         if not texts:
+            # nothing to feed back: the input cannot run as written (spec: deltas.vector-llm)
             raise InvalidArgument('"feedBack" needs a text chunk on the per-call sink')
         calls_before = len(adapter.inner.calls)
         prompt = {"messages": [{"role": "user",

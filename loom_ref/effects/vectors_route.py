@@ -251,8 +251,8 @@ def _run_steps(steps: list[Any], runtime: EffectRuntime, world: World, clock: Tr
                 raise InvalidArgument(f"steps[{i}].close names no scope")
             world.scopes[value].close()
         else:
-            if not isinstance(value, str):
-                raise InvalidArgument(f"steps[{i}].isIdempotent takes a tool id")
+            if not isinstance(value, str) or not value:  # spec: effects.route-vector
+                raise InvalidArgument(f"steps[{i}].isIdempotent takes a tool id (non-empty)")
             out.append({"idempotent": runtime.is_idempotent(value)})  # spec: effects.host-seam
             continue
         out.append({})

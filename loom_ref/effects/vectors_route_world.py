@@ -238,8 +238,9 @@ class _Probe:
 
 
 def _retry_on(codes: object) -> Callable[[Exception], bool]:
-    if not isinstance(codes, list) or not all(isinstance(c, str) for c in codes):
-        raise InvalidArgument("retryOn must be a list of error codes")
+    if not isinstance(codes, list) or not all(isinstance(c, str) and c for c in codes):
+        # an empty string is no error code (spec: effects.route-vector)
+        raise InvalidArgument("retryOn must be a list of error codes (non-empty strings)")
     wanted = frozenset(codes)
     return lambda error: isinstance(error, LoomError) and error.code in wanted
 

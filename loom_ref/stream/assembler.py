@@ -240,6 +240,16 @@ class BlockAssembler:
             slot = self._slots[key] = _Slot(index=key, block_type=block_type)
         return None if slot.ended is not None else slot
 
+    def open_block_type(self, index: int) -> BlockType | None:
+        """The type of the open block at ``index`` (seen and not yet ended), or ``None`` when
+        the index was never seen or its block has ended. Right after a ``text-delta`` was fed,
+        ``BlockType.TEXT`` here means the delta's text was appended to a text block: what the
+        stream collector may deliver (spec: deltas.collect-text)."""
+        if not is_valid_index(index):  # spec: errors.invalid-argument
+            raise InvalidArgument(f"index {index!r} is not a non-negative integer")
+        slot = self._slots.get(int(index))
+        return None if slot is None or slot.ended is not None else slot.block_type
+
     def blocks(self) -> tuple[ContentBlock, ...]:
         """The blocks so far, in first-seen index order, without the tool calls of a
         ``max-tokens`` finish (spec: stream.assembler.max-tokens-drops-tool-calls)."""

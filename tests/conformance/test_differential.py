@@ -159,13 +159,12 @@ KNOWN_DIFFERENCES: list[Known] = [
     Known(functions=("effects.route",),
           applies=lambda i: _any(i, "usage", lambda u: any(
               _is_int(v) and v > 2**53 - 1 for m in (u if isinstance(u, list) else [u])
-              if isinstance(m, dict) for v in m.values()))
-          or any(_is_int(_get(i, "meter", k)) and i["meter"][k] > 2**53 - 1
-                 for k in ("budget", "estimate")),
-          reason="Node wrong: a usage counter, budget or estimate of 2**53 (an integer within "
-                 "section 7's +-2**53) is refused by Node (not a safe integer); Python meters "
-                 "it (sums beyond 2**53 need exact integers: BigInt)",
-          example={"effects": [{"script": [{"usage": {"a": 2**53}}], "toolId": "t"}],
+              if isinstance(m, dict) for v in m.values())),
+          reason="section 7 (numbers beyond +-2**53 are not judged): a usage counter of 2**53 "
+                 "makes a charge (a sum of counters) beyond 2**53, exact in Python, rounded in "
+                 "Node's doubles (it would need BigInt); a counter, budget or estimate of 2**53 "
+                 "itself agrees (effects.metering/budget-at-2-53)",
+          example={"effects": [{"script": [{"usage": {"a": 2**53, "b": 1}}], "toolId": "t"}],
                    "meter": {"budget": 100}, "steps": [{"call": {"tool": "t"}}]}),
     Known(functions=_deny("validators.check_output"),
           applies=lambda i: _any(i, "dialect", lambda d: d == "python-re"),

@@ -1027,6 +1027,230 @@ llm("without-on-reset", anchor="deltas.llm-sinks",
     intent={"deltaSink": [pt("dra"), preset(2), pt("fin"), pt("al")], "resets": None})
 
 
+# -- issue 29: points a blind implementation found open, decided in the text -------------------
+case("deltas.terminal", "empty-text-no-stream", anchor="deltas.writer",
+     description="An empty text write is ignored: an attempt that wrote only \"\" and no end "
+     "chunk did not stream, so it is a complete fallback with no terminal chunk.",
+     input={"attempts": [{"deltas": [""], "end": False}]},
+     intent={"perCall": [], "outcome": ok("")})
+case("deltas.phases", "output-violation-retried", anchor="deltas.safety-phases",
+     description="An output-phase rejection is an ordinary failure: a retry outside the "
+     "safety middleware retries it.",
+     input={"attempts": [{"end": False, "output": "s3cr3t"}, {"deltas": ["ok"]}],
+            "validators": [{"kind": "deny", "patterns": ["s3cr3t"], "phases": ["output"]}]},
+     intent={"executions": 2, "outcome": ok("ok"), "warnings": ["deltas.streaming-disabled"]})
+case("deltas.failclosed", "no-budget-sever", anchor="deltas.fail-closed",
+     description="Under fail-closed the channel is silent and no guard runs, the stream "
+     "token budget's included: the call completes unsevered.",
+     input={"attempts": [{"deltas": ["aaaaaaaa"]}], "maxStreamTokens": 1,
+            "inspectsOutput": True},
+     intent={"perCall": [], "warnings": ["deltas.streaming-disabled"],
+             "outcome": ok("aaaaaaaa")})
+case("deltas.failclosed", "redaction-keys-kept", anchor="deltas.redaction-inspects",
+     description="pattern_redactor masks string values, not an object's keys.",
+     input={"attempts": [{"end": False, "output": {"a@b.co": ["x a@b.co"]}}],
+            "redact": [PII]},
+     intent={"outcome": ok({"a@b.co": ["x [redacted]"]})})
+case("deltas.input", "hold-back-unbounded", anchor="deltas.hold-back",
+     description="With holdBack, a validator set the hold-back guard refuses (a rule of "
+     "unbounded width) is refused when the middleware is built: malformed input.",
+     input={"attempts": [{"deltas": ["a"]}], "holdBack": True,
+            "validators": [{"kind": "deny", "patterns": ["a+"]}]},
+     intent={"error": "argument.invalid"})
+case("deltas.input", "hold-back-narrow-window", anchor="deltas.hold-back",
+     description="With holdBack, a window narrower than the widest rule is refused when the "
+     "middleware is built.",
+     input={"attempts": [{"deltas": ["a"]}], "holdBack": True, "deltaWindow": 2,
+            "validators": [{"kind": "deny", "patterns": ["abc"]}]},
+     intent={"error": "argument.invalid"})
+case("deltas.holdback", "flush-to-configured", anchor="deltas.hold-back",
+     description="The held rest flushed on success is a text chunk like any other: both "
+     "sinks receive it, per-call first; only the per-call sink gets the terminal chunk.",
+     input={"attempts": [{"deltas": ["hello ", "world"]}], "holdBack": True,
+            "configured": "collect", "validators": [KEY]},
+     intent={"perCall": [t("hell"), t("o world"), done()],
+             "configured": [t("hell"), t("o world")], "outcome": ok("hello world")})
+case("deltas.window", "late-not-guarded", anchor="deltas.writer",
+     description="A write after the call settled is dropped before any guard sees it: a "
+     "late text far over the stream token budget does not sever anything.",
+     input={"attempts": [{"deltas": ["a"]}], "maxStreamTokens": 1,
+            "late": ["bbbbbbbbbbbbbbbbbbbbbbbb"]},
+     intent={"perCall": [t("a"), done()], "outcome": ok("a")})
+case("deltas.input", "attempt-no-members", anchor="deltas.vector-run",
+     description="Every member of an attempt is optional: no deltas, an end chunk, return.",
+     input={"attempts": [{"output": "x"}]},
+     intent={"perCall": [done()], "executions": 1, "outcome": ok("x")})
+case("deltas.input", "usage-end-false", anchor="deltas.vector-run",
+     description="An attempt usage given with end false is read and checked, then unused: "
+     "no end chunk, so the terminal chunk carries no usage.",
+     input={"attempts": [{"deltas": ["a"], "end": False, "usage": USAGE}]},
+     intent={"perCall": [t("a"), done()], "outcome": ok("a")})
+case("deltas.input", "retry-zero", anchor="deltas.vector-run",
+     description="retry is an integer in [1, len(attempts)]: 0 is malformed.",
+     input={"attempts": [{"deltas": ["a"]}], "retry": 0},
+     intent={"error": "argument.invalid"})
+case("deltas.input", "abort-execution-without-scope", anchor="deltas.vector-run",
+     description="An abort of the execution needs a call through a scope.",
+     input={"attempts": [{"deltas": [{"abort": "r", "source": "execution"}]}]},
+     intent={"error": "argument.invalid"})
+case("deltas.input", "scope-durable", anchor="deltas.vector-run",
+     description="A scope's calls are transient: scope true with a durable mode is malformed.",
+     input={"attempts": [{"deltas": ["a"]}], "scope": True, "mode": "durable"},
+     intent={"error": "argument.invalid"})
+case("deltas.input", "pattern-outside-dialect", anchor="deltas.vector-run",
+     description="Validators are read by chapter 4's encoding with its codes: a deny "
+     "pattern outside the portable dialect is argument.pattern.",
+     input={"attempts": [{"deltas": ["a"]}],
+            "validators": [{"kind": "deny", "patterns": ["a.b"]}]},
+     intent={"error": "argument.pattern"})
+case("deltas.input", "delta-window-zero", anchor="deltas.vector-run",
+     description="deltaWindow is an integer >= 1.",
+     input={"attempts": [{"deltas": ["a"]}], "deltaWindow": 0, "validators": [SECRET]},
+     intent={"error": "argument.invalid"})
+case("deltas.guards", "budget-zero", anchor="deltas.vector-run",
+     description="maxStreamTokens is an integer >= 0: a budget of 0 is allowed and severs "
+     "before the first delta.",
+     input={"attempts": [{"deltas": ["a"]}], "maxStreamTokens": 0},
+     intent={"perCall": [], "outcome": err("governance.stream-token-budget")})
+case("deltas.input", "redact-empty", anchor="deltas.vector-run",
+     description="redact [] configures a redaction middleware whose redactor masks "
+     "nothing: it inspects output, so streaming is refused.",
+     input={"attempts": [{"deltas": ["a"]}], "redact": []},
+     intent={"perCall": [], "warnings": ["deltas.streaming-disabled"], "outcome": ok("a")})
+case("deltas.input", "max-width-null", anchor="errors.vector-null",
+     description="A validator's maxWidth may be null (absent), as in chapter 4's encoding.",
+     input={"attempts": [{"deltas": ["a"]}],
+            "validators": [{"kind": "deny", "patterns": ["a+"], "maxWidth": None}]},
+     intent={"perCall": [], "outcome": err("governance.delta-severed")})
+case("deltas.input", "rewrite-empty-old", anchor="deltas.vector-run",
+     description="A rewrite's old text is a non-empty string.",
+     input={"attempts": [{"deltas": ["ab"]}], "rewrite": {"replace": ["", "-"]}},
+     intent={"error": "argument.invalid"})
+case("deltas.input", "kill-empty-reason", anchor="deltas.vector-run",
+     description="A kill reason, like every refusal reason, is a non-empty string.",
+     input={"attempts": [{"deltas": ["a"]}], "kill": ""},
+     intent={"error": "argument.invalid"})
+case("deltas.record", "origin-empty", anchor="deltas.json", function="deltas.record",
+     description="A chunk's origin is a non-empty string.",
+     input={"delta": "x", "origin": ""}, intent={"error": "argument.invalid"})
+case("deltas.record", "reset-false-with-attempt", anchor="deltas.json",
+     function="deltas.record",
+     description="reset false reads as absent, so its attempt is an attempt on a text chunk.",
+     input={"delta": "x", "origin": "o", "reset": False, "attempt": 2},
+     intent={"error": "argument.invalid"})
+llm("straggler-not-delivered", anchor="deltas.collect-text",
+    description="Decision 11 (the reconstruction equals the recorded decision): a "
+    "text-delta after its block's block-end is a straggler the fold ignores, so it is not "
+    "delivered either.",
+    input={"scripts": [{"chunks": [start(0), delta(0, "Hi"), end(0, tx("Hi")),
+                                   delta(0, " there"), finish()]}]},
+    intent={"perCall": [pt("Hi"), pdone()], "outcome": ok(msg(tx("Hi")))})
+llm("text-into-reasoning-not-delivered", anchor="deltas.collect-text",
+    description="A text-delta into a reasoning block is reasoning text in the message, so "
+    "it is not delivered; the text block's delta is.",
+    input={"scripts": [{"chunks": [start(0, "reasoning"), delta(0, "think"),
+                                   end(0, {"type": "reasoning", "text": "think"}),
+                                   start(1), delta(1, "Hi"), end(1, tx("Hi")), finish()]}]},
+    intent={"perCall": [pt("Hi"), pdone()],
+            "outcome": ok(msg({"type": "reasoning", "text": "think"}, tx("Hi")))})
+llm("text-into-tool-call-not-delivered", anchor="deltas.collect-text",
+    description="A text-delta into a tool-call block changes nothing in the fold, so it is "
+    "not delivered.",
+    input={"scripts": [{"chunks": [start(0, "tool-call"), delta(0, "x"), finish()]}]},
+    intent={"perCall": [pdone()], "outcome": ok(msg(
+        {"type": "tool-call", "id": "call-0", "name": "", "arguments": ""}))})
+llm("assembler-error-code", anchor="deltas.llm-output",
+    description="A chunk the assembler cannot fold fails the call with the assembler's "
+    "error, whose code is the rule's id.",
+    input={"scripts": [{"chunks": [{"type": "text-delta", "index": -1, "text": "x"},
+                                   finish()]}]},
+    intent={"perCall": [], "outcome": err("stream.index-non-negative-integer")})
+llm("no-runtime-abort", anchor="deltas.no-runtime",
+    description="Without a runtime there is no live window: the direct writer delivers to "
+    "both sinks though a sink aborted the signal; the collector's check before the next "
+    "chunk stops the stream, and nothing chains a cause.",
+    input={"runtime": False, "deltaSink": "collect", "abortOn": "b",
+           "scripts": [{"chunks": text_script(["a", "b", "c"]), "honorSignal": False}]},
+    intent={"perCall": [pt("a"), pt("b")], "deltaSink": [pt("a"), pt("b")],
+            "outcome": {**err("effect.aborted"), "reason": "stop at 'b'"}})
+llm("on-reset-without-sink", anchor="deltas.llm-sinks",
+    description="onReset with deltaSink none: the effect's configured sink only routes "
+    "resets to on_reset; deltaSink is null and resets lists the attempts.",
+    input={"retry": 2, "onReset": True,
+           "scripts": [{"chunks": LOST}, {"chunks": text_script(["b"])}]},
+    intent={"perCall": [pt("dra"), preset(2), pt("b"), pdone()], "deltaSink": None,
+            "resets": [2], "outcome": ok(msg(tx("b")))})
+llm("feedback-without-text", anchor="deltas.vector-llm",
+    description="feedBack needs a text chunk on the per-call sink: a first call that "
+    "streamed no text leaves nothing to feed back, and the input is malformed.",
+    input={"feedBack": True, "scripts": [{"chunks": [finish()]},
+                                         {"chunks": text_script(["x"])}]},
+    intent={"error": "argument.invalid"})
+llm("feedback-per-call-none", anchor="deltas.vector-llm",
+    description="feedBack takes the per-call sink's first text chunk: with perCall none "
+    "(the configured sink heard the text) the input is malformed.",
+    input={"feedBack": True, "perCall": "none", "deltaSink": "collect",
+           "scripts": [{"chunks": text_script(["go"])}, {"chunks": text_script(["x"])}]},
+    intent={"error": "argument.invalid"})
+llm("tainted-encoding-is-data", anchor="deltas.vector-llm",
+    description="deltas.llm's input is plain JSON: a {\"$tainted\"} object is data, not a "
+    "tainted value, so the message does not decode (argument.invalid, not "
+    "governance.tainted-request).",
+    input={"input": {"messages": [{"role": "user", "content": [
+        {"type": "text", "text": {"$tainted": {"value": "x", "origin": "llm:o"}}}]}]},
+           "scripts": [{"chunks": text_script(["a"])}]},
+    intent={"outcome": err("argument.invalid"),
+            "adapter": {"calls": 0, "pulled": 0, "models": []}})
+llm("no-runtime-feedback-usage", anchor="deltas.vector-llm",
+    description="Every member but feedBack describes the first call only: without a "
+    "runtime too, usage lists the first call's attempt alone.",
+    input={"runtime": False, "feedBack": True,
+           "scripts": [{"chunks": text_script(["go"], USAGE)}]},
+    intent={"usage": [USAGE], "feedBack": {
+        "outcome": {"ok": False, "code": "governance.tainted-request"}, "adapterCalls": 0}})
+llm("exhausted-call-counted", anchor="deltas.vector-llm",
+    description="A call past the last script is still an adapter call (counted, its model "
+    "listed) and fails effect.llm-error with failure code stream.scripted.exhausted.",
+    input={"retry": 2, "scripts": [{"chunks": LOST}]},
+    intent={"adapter": {"calls": 2, "pulled": 3, "models": ["m1", "m1"]},
+            "outcome": {**err("effect.llm-error"), "failure": {
+                "code": "stream.scripted.exhausted", "message": {"$type": "string"}}}})
+llm("no-runtime-retry", anchor="deltas.vector-llm",
+    description="Without a runtime no middleware is allowed: retry above 1 is malformed.",
+    input={"runtime": False, "retry": 2, "scripts": [{"chunks": text_script(["a"])}]},
+    intent={"error": "argument.invalid"})
+llm("retry-zero", anchor="deltas.vector-llm",
+    description="retry is an integer >= 1.",
+    input={"retry": 0, "scripts": [{"chunks": text_script(["a"])}]},
+    intent={"error": "argument.invalid"})
+llm("abort-on-without-per-call", anchor="deltas.vector-llm",
+    description="abortOn with perCall none is not malformed: the sink that would abort is "
+    "absent, so it never fires.",
+    input={"abortOn": "a", "perCall": "none", "scripts": [{"chunks": text_script(["a"])}]},
+    intent={"perCall": None, "outcome": ok(msg(tx("a")))})
+llm("abort-on-empty", anchor="deltas.vector-llm",
+    description="abortOn is a non-empty string, checked whether or not a per-call sink "
+    "would read it.",
+    input={"abortOn": "", "perCall": "none", "scripts": [{"chunks": text_script(["a"])}]},
+    intent={"error": "argument.invalid"})
+llm("tool-description-not-string", anchor="deltas.llm-input",
+    description="A tool's description is a string.",
+    input={"input": {**PROMPT, "tools": [{"name": "f", "description": 5}]},
+           "scripts": [{"chunks": text_script(["a"])}]},
+    intent={"outcome": err("argument.invalid"),
+            "adapter": {"calls": 0, "pulled": 0, "models": []}})
+llm("tool-parameters-not-object", anchor="deltas.llm-input",
+    description="A tool's parameters is a JSON object.",
+    input={"input": {**PROMPT, "tools": [{"name": "f", "parameters": "x"}]},
+           "scripts": [{"chunks": text_script(["a"])}]},
+    intent={"outcome": err("argument.invalid"),
+            "adapter": {"calls": 0, "pulled": 0, "models": []}})
+llm("messages-empty", anchor="deltas.llm-input",
+    description="messages may be empty.",
+    input={"input": {"messages": []}, "scripts": [{"chunks": text_script(["a"])}]},
+    intent={"outcome": ok(msg(tx("a")))})
+
+
 def check_intent(c: Case, expect: dict[str, Any]) -> None:
     intent, where = c["intent"], f"{c['group']}/{c['name']}"
     if "error" in intent:

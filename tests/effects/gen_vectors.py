@@ -786,6 +786,163 @@ case("effects.scope", "name-reused", anchor="effects.route-vector",
      intent=[{}, {}, {}, {"outcome": out("ok"),
                           "trace": [X(1, principal="y1", execution="y1")]}])
 
+# -- issue 29: points a blind implementation found open, decided in the text --------------------
+
+case("effects.signals", "abort-object-default-source", anchor="effects.route-vector",
+     description="An abort object without source aborts the caller's signal: source "
+     "defaults to call, as the bare reason does.",
+     input=route([eff({"abort": {"reason": "stop"}, "return": "late"})], [T(watchSignal=True)]),
+     intent=[{"outcome": err("effect.aborted", reason="stop"), "attempts": [1],
+              "signalAtEnd": {"aborted": True, "reason": "stop"}}])
+case("effects.route", "malformed-abort-scope-reason", anchor="effects.route-vector",
+     description="Closing the scope takes no reason (its reason is \"scope closed\"): an "
+     "abort of source scope with a reason is malformed.",
+     input=route([eff({"abort": {"source": "scope", "reason": "r"}})],
+                 [{"scope": {"name": "s1", "executionId": "x1"}}, S()]),
+     intent={"error": "argument.invalid"})
+case("effects.route", "malformed-abort-no-reason", anchor="effects.route-vector",
+     description="An abort of the caller's signal (or the execution's) needs its reason.",
+     input=route([eff({"abort": {"source": "call"}})], [T()]),
+     intent={"error": "argument.invalid"})
+case("effects.route", "raise-empty-message", anchor="effects.route-vector",
+     description="A scripted raise's message is any string, the empty one included; the "
+     "error reports it as given.",
+     input=route([eff({"raise": {"code": "test.fatal", "message": ""}})], [T()]),
+     intent=[{"outcome": err("test.fatal", message=""), "attempts": [1]}])
+case("effects.retry", "retry-on-empty-list", anchor="effects.route-vector",
+     description="retryOn retries exactly the codes it lists: an empty list retries nothing.",
+     input=route([eff(FLAKY, OK)], [T()], middleware=[RETRY(3, retryOn=[])]),
+     intent=[{"outcome": err("test.flaky", message="flaky"), "attempts": [1], "sleeps": []}])
+case("effects.route", "malformed-retry-on-empty-code", anchor="effects.route-vector",
+     description="An empty string is no error code: a retryOn entry \"\" is malformed.",
+     input=route([eff(OK)], [T()], middleware=[RETRY(2, retryOn=[""])]),
+     intent={"error": "argument.invalid"})
+case("effects.route", "malformed-retry-jitter", anchor="effects.route-vector",
+     description="A retry's parameters have backoff_delay's ranges: a jitter above 1 is "
+     "refused when the middleware is built.",
+     input=route([eff(OK)], [T()], middleware=[RETRY(2, jitter=1.5)]),
+     intent={"error": "argument.invalid"})
+case("effects.route", "malformed-retry-multiplier", anchor="effects.route-vector",
+     description="A retry's multiplier below 1 is refused when the middleware is built.",
+     input=route([eff(OK)], [T()], middleware=[RETRY(2, multiplier=0.5)]),
+     intent={"error": "argument.invalid"})
+case("effects.route", "call-ids-empty", anchor="effects.route-vector",
+     description="A call's executionId, stepId and idempotencyKey are any strings, the empty "
+     "one included; the effect sees them as given.",
+     input=route([eff(OK)], [{"call": {"tool": "t", "mode": "durable", "input": 1,
+                                        "executionId": "", "stepId": "",
+                                        "idempotencyKey": ""}}]),
+     intent=[{"outcome": out("ok"), "trace": [X(1, "durable", key="", execution="")]}])
+case("effects.route", "malformed-scope-execution-id-empty", anchor="effects.route-vector",
+     description="A scope's execution id (the deciding execution) is a non-empty string.",
+     input=route([eff(OK)], [{"scope": {"name": "s1", "executionId": ""}}]),
+     intent={"error": "argument.invalid"})
+case("effects.route", "malformed-is-idempotent-empty", anchor="effects.route-vector",
+     description="An isIdempotent step names a tool id, and an empty string is none.",
+     input=route([eff(OK)], [{"isIdempotent": ""}]),
+     intent={"error": "argument.invalid"})
+case("effects.host", "door-before-lookup", anchor="effects.route-vector",
+     description="A door that does not take the call's mode refuses it as the call's "
+     "outcome, before the tool id is looked up: an unknown tool through the wrong door is "
+     "argument.invalid, not effect.unknown-tool.",
+     input=route([eff(OK)], [T(tool="nope", door="invoke")]),
+     intent=[{"outcome": err("argument.invalid"), "trace": []}])
+case("effects.route", "watch-signal-false", anchor="effects.route-vector",
+     description="watchSignal false is the default: the step has no signalAtEnd member.",
+     input=route([eff(OK)], [T(watchSignal=False)]),
+     intent=[{"outcome": out("ok"), "signalAtEnd": "<absent>"}])
+case("effects.route", "scripted-codes-carry-message", anchor="effects.route-vector",
+     description="A scripted raise carries its message whatever its code, except the codes "
+     "whose members go by the code alone (aborted: a null reason; rate-limited: a null "
+     "retryAfter); the same codes raised by the runtime carry the code alone.",
+     input=route([eff({"raise": {"code": "effect.mode-refused", "message": "m1"}}),
+                  eff({"raise": {"code": "effect.unknown-tool", "message": "m2"}}, tool="u"),
+                  eff({"raise": {"code": "effect.over-budget", "message": "m3"}}, tool="v"),
+                  eff({"raise": {"code": "effect.aborted", "message": "m4"}}, tool="w"),
+                  eff({"raise": {"code": "effect.rate-limited", "message": "m5"}}, tool="x"),
+                  eff(OK, tool="d", modes=["durable"])],
+                 [T(), T(tool="u"), T(tool="v"), T(tool="w"), T(tool="x"), T(tool="d"),
+                  T(tool="nope")]),
+     intent=[{"outcome": err("effect.mode-refused", message="m1")},
+             {"outcome": err("effect.unknown-tool", message="m2")},
+             {"outcome": err("effect.over-budget", message="m3")},
+             {"outcome": err("effect.aborted", reason=None)},
+             {"outcome": err("effect.rate-limited", retryAfter=None)},
+             {"outcome": err("effect.mode-refused"), "trace": []},
+             {"outcome": err("effect.unknown-tool"), "trace": []}])
+case("effects.retry", "sleep-zero", anchor="effects.retry-backoff",
+     description="A retry sleeps between two attempts whatever the delay: a sleep of 0 is "
+     "traced.",
+     input=route([eff(FLAKY, OK)], [T()], middleware=[RETRY(2, baseDelay=0)]),
+     intent=[{"outcome": out("ok"), "trace": [X(1), {"sleep": 0.0}, X(2)]}])
+case("effects.retry", "nested-own-count", anchor="effects.retry-backoff",
+     description="Each retry backs off by its own count of next calls, not by ctx.attempt: "
+     "the inner retry sleeps its first backoff (0.01) again after the outer one re-enters it.",
+     input=route([eff(FLAKY)], [T()],
+                 middleware=[RETRY(2, baseDelay=1.0), RETRY(2, baseDelay=0.01)]),
+     intent=[{"outcome": err("test.flaky", message="flaky"), "attempts": [1, 2, 3, 4],
+              "sleeps": [0.01, 1.0, 0.01]}])
+case("effects.middleware", "rate-limit-fractional", anchor="effects.rate-limit",
+     description="The bucket's arithmetic with a fractional capacity and rate: full at 1.5, "
+     "0.5 after a pass, refused with retryAfter (1 - 0.5) / 0.3; after 0.7 s it holds 0.71, "
+     "still refused; a refused pass takes nothing.",
+     input=route([eff(OK)], [T(), T(), {"advance": 0.7}, T()],
+                 middleware=[RL(1.5, 0.3)]),
+     intent=[{"outcome": out("ok")},
+             {"outcome": err("effect.rate-limited", retryAfter=1.666667), "trace": []},
+             {},
+             {"outcome": err("effect.rate-limited", retryAfter=0.966667), "trace": []}])
+case("effects.metering", "step-after-crash", anchor="effects.route-vector",
+     description="A crash ends its own call only: the steps after it run.",
+     input=route([eff({"crash": True}), eff({"return": 2}, tool="u")], [T(), T(tool="u")],
+                 meter={"budget": 5}),
+     intent=[{"outcome": {"crashed": True}, "records": []},
+             {"outcome": out(2), "records": [REC({}, "transient", tool="u")]}])
+case("effects.signals", "abort-execution-direct-call", anchor="effects.route-vector",
+     description="An attempt that aborts the execution needs a call through a scope; run by "
+     "a direct call it cannot run as written, and the whole input is malformed.",
+     input=route([eff({"abort": {"source": "execution", "reason": "r"}})], [T()]),
+     intent={"error": "argument.invalid"})
+case("effects.signals", "abort-then-crash", anchor="effects.route-vector",
+     description="A crash after the signal aborted is still a crash: nothing after it runs, "
+     "no record and no abort check.",
+     input=route([eff({"abort": "stop", "crash": True})], [T(watchSignal=True)],
+                 meter={"budget": 5}),
+     intent=[{"outcome": {"crashed": True}, "records": [],
+              "signalAtEnd": {"aborted": True, "reason": "stop"}}])
+case("effects.signals", "detached-keeps-reason", anchor="effects.signal-detach",
+     tier="should",
+     description="The caller aborts mid-call through a scope; once detached the composite "
+     "keeps the caller's reason, and a later cancel of the execution does not change it.",
+     input=route([eff({"abort": "caller"})],
+                 [{"scope": {"name": "s1", "executionId": "x1"}}, S(watchSignal=True),
+                  {"cancelExecution": {"scope": "s1", "reason": "later"}}]),
+     intent=[{}, {"outcome": err("effect.aborted", reason="caller"),
+                  "signalAtEnd": {"aborted": True, "reason": "caller"}}, {}])
+case("effects.metering", "budget-at-2-53", anchor="effects.route-vector",
+     description="A budget is any integer >= 0 a case can hold, 2**53 included "
+     "(INTERPRETING.md section 7: integers within +-2**53).",
+     input=route([eff({"usage": {"units": 5}, "return": "ok"})], [T(), T()],
+                 meter={"budget": 2**53}),
+     intent=[{"outcome": out("ok"), "records": [REC({"units": 5}, "transient")]},
+             {"outcome": out("ok"), "records": [REC({"units": 5}, "transient")]}])
+case("effects.metering", "usage-boolean-refused", anchor="effects.usage",
+     description="A usage value is an integer >= 0 and a boolean is none: the report is "
+     "refused when the attempt makes it, the earlier report stays recorded.",
+     input=route([eff({"usage": [{"a": 1}, {"b": True}]})], [T()], meter={"budget": 9}),
+     intent=[{"outcome": err("argument.invalid"), "records": [REC({"a": 1}, "transient")]}])
+case("effects.refusals", "kill-reason-replaced", anchor="effects.kill-switch",
+     description="A kill of a form already engaged replaces its reason.",
+     input=route([eff(OK)], [{"kill": {"reason": "first"}}, {"kill": {"reason": "second"}},
+                             T()]),
+     intent=[{}, {}, {"outcome": err("effect.killed", message="second"), "trace": []}])
+case("effects.middleware", "probe-set-input-null", anchor="effects.route-vector",
+     description="A probe's setInput is any JSON value: null passes null on.",
+     input=route([eff({"echo": True})], [T()], middleware=[PROBE("p", setInput=None)]),
+     intent=[{"outcome": out(None), "trace": [
+         {"enter": "p", "attempt": 0, "input": 1}, X(1, input=None),
+         {"leave": "p", "attempt": 1, "output": None}]}])
+
 # -- effects.streaming: deltas.run cases that pin effects.md rules ------------------------------
 
 ORIGIN = "llm:llm"

@@ -59,6 +59,12 @@ CASES: dict[str, tuple[str, dict[str, Any]]] = {
     "error-multiplier-below-one": ("the multiplier never shrinks the delay",
                                    _input(2, mult=0.5)),
     "error-negative-base": ("delays are non-negative", _input(1, base=-1.0)),
+    "error-negative-max-delay": ("a negative delay is refused, the cap's too",
+                                 _input(1, cap=-1.0)),
+    "max-below-base": ("a max_delay below base_delay is no error: the cap applies from the "
+                       "first attempt", _input(2, base=5.0, cap=1.5)),
+    "error-attempt-boolean": ("attempt is an integer, and a boolean is not a number "
+                              "(INTERPRETING.md section 7)", {**_input(1), "attempt": True}),
     "error-lone-surrogate-key": ("utf8(key) is undefined for a lone surrogate: the key is "
                                  "refused", _input(1, jitter=0.5, key="s:\ud800")),
 }

@@ -10,8 +10,9 @@
 //   as a leading system message; the effect's maxTokens / temperature fill what the input
 //   leaves unset.
 // - The call (#agent.model-output, #deltas.collect-text, #deltas.collect-finish): the adapter's
-//   chunks pass the consumer wrapper (#stream.adapter.consumer-wrapper) and the assembler; each
-//   accepted non-empty text delta goes to the per-call sink, then to the configured sink
+//   chunks pass the consumer wrapper (#stream.adapter.consumer-wrapper) and the assembler; the
+//   text of each non-empty text delta the fold appended to a text block goes to the per-call
+//   sink, then to the configured sink
 //   (#deltas.channel); a failed finish is `effect.llm-error` / `effect.llm-aborted`; on success
 //   the runtime sends the terminal chunk, with the stream's usage, to the per-call sink only
 //   (#deltas.terminal).
@@ -152,7 +153,10 @@ function collect(provider, request, ctx) {
   const assembler = new BlockAssembler();
   for (const chunk of consume(provider, request)) {
     assembler.feed(chunk);
-    if (chunk.type === "text-delta" && chunk.text) ctx.onDelta(chunk.text);
+    // #deltas.collect-text: only text the fold appended to a text block
+    if (chunk.type === "text-delta" && chunk.text && assembler.openBlockType(chunk.index) === "text") {
+      ctx.onDelta(chunk.text);
+    }
   }
   const { message, finish, usage } = assembler.result();
   if (finish.kind === "error" || finish.kind === "aborted") {

@@ -218,7 +218,7 @@ function runVector(input) {
     if (script.outcome === "raise") throw new LoomError("effect.scripted-failure", "scripted failure");
     return "output" in script ? script.output : texts.join("");
   } });
-  if ("kill" in input) rt.killSwitch.kill(want(input.kill, "string", "kill"), toolId);
+  if ("kill" in input) rt.killSwitch.kill(reason("kill"), toolId); // a non-empty reason (#deltas.vector-run)
 
   const callInput = input.input ?? null;
   const outcome = outcomeOf(() => {
@@ -302,6 +302,7 @@ function llmVector(input) {
   const resets = want(opt(input.onReset, false), "boolean", "onReset") ? [] : null;
   const signal = new Signal();
   const at = "abortOn" in input ? want(input.abortOn, "string", "abortOn") : null;
+  if (at === "") throw invalid("abortOn is a non-empty string"); // #deltas.vector-llm
   let firstText = null; // the first text chunk's (tainted) delta, for feedBack
   const onDelta = perCall.fn && ((chunk) => {
     const text = !chunk.done && !chunk.reset;

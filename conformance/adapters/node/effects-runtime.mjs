@@ -282,7 +282,7 @@ class EffectContext {
   reportUsage(usage) {
     if (!usage || typeof usage !== "object" || Array.isArray(usage)) throw invalid("usage must be a mapping");
     for (const [k, n] of Object.entries(usage)) {
-      if (!Number.isSafeInteger(n) || n < 0) throw invalid(`usage ${k} must be an int >= 0, got ${n}`);
+      if (!Number.isInteger(n) || n < 0) throw invalid(`usage ${k} must be an int >= 0, got ${n}`);
     }
     for (const [k, n] of Object.entries(usage)) this.usage[k] = (this.usage[k] || 0) + n;
   }
@@ -369,7 +369,7 @@ export class EffectRuntime {
 export class RetryMiddleware {
   constructor(maxAttempts, { baseDelay = 0.1, multiplier = 2.0, maxDelay = 10.0, jitter = 0.0,
     retryOn = () => true, seed = "" } = {}) {
-    if (!Number.isSafeInteger(maxAttempts) || maxAttempts < 1) throw invalid("max_attempts must be an int >= 1");
+    if (!Number.isInteger(maxAttempts) || maxAttempts < 1) throw invalid("max_attempts must be an int >= 1");
     if (typeof seed !== "string" || !seed.isWellFormed()) throw invalid("seed must be a well-formed string");
     backoffDelay(1, { baseDelay, multiplier, maxDelay, jitter, key: "" }); // reject bad parameters now
     Object.assign(this, { maxAttempts, baseDelay, multiplier, maxDelay, jitter, retryOn, seed });

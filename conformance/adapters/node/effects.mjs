@@ -31,7 +31,7 @@ function fields(value, where, allowed) {
 }
 function need(v, type, where, optional = true) {
   if (v === undefined && optional) return v;
-  const ok = type === "integer" ? Number.isSafeInteger(v) : jsonType(v) === type;
+  const ok = type === "integer" ? Number.isInteger(v) : jsonType(v) === type;
   if (!ok) throw new Malformed(`${where} must be a ${type}`);
   return v;
 }
@@ -53,7 +53,7 @@ const modesOf = (v, where) => {
 };
 const count = (v, where, optional = true) => {
   if (v === undefined && optional) return v;
-  if (!Number.isSafeInteger(v) || v < 0) throw new Malformed(`${where} must be an int >= 0`);
+  if (!Number.isInteger(v) || v < 0) throw new Malformed(`${where} must be an int >= 0`);
   return v;
 };
 const nonNegative = (v, where, optional = true) => {
@@ -98,6 +98,8 @@ function checkEntry(e, where) {
   if ("abort" in e && typeof e.abort === "string") text(e.abort, `${where}.abort`, false);
   if ("abort" in e && typeof e.abort !== "string") {
     fields(e.abort, `${where}.abort`, ["reason", "source"]);
+    // source defaults to call, as the bare reason's does (#effects.route-vector)
+    if (!("source" in e.abort)) e.abort = { ...e.abort, source: "call" };
     if (!["call", "execution", "scope"].includes(e.abort.source)) throw new Malformed(`${where}.abort.source`);
     if (e.abort.source === "scope" && "reason" in e.abort) throw new Malformed(`${where}.abort: closing takes no reason`);
     if (e.abort.source !== "scope") text(e.abort.reason, `${where}.abort.reason`, false);
@@ -120,6 +122,8 @@ function buildMiddleware(m, i, trace) {
       if ("seed" in m) opts.seed = need(m.seed, "string", `${where}.seed`);
       if ("retryOn" in m) {
         const codes = strings(m.retryOn, `${where}.retryOn`);
+        // an empty string is no error code (#effects.route-vector)
+        for (const c of codes) text(c, `${where}.retryOn[]`, false);
         opts.retryOn = (e) => codes.includes(e.code);
       }
       return new RetryMiddleware(m.maxAttempts, opts);
@@ -348,7 +352,7 @@ function route(input) {
         scopes.get(arg.scope).executionSignal.abort(text(arg.reason, "cancelExecution.reason", false));
         return {};
       case "isIdempotent":
-        return { idempotent: rt.isIdempotent(need(arg, "string", "isIdempotent", false)) };
+        return { idempotent: rt.isIdempotent(text(arg, "isIdempotent", false)) };
       default:
         throw new Malformed(`unknown step ${kind}`);
     }
