@@ -40,16 +40,25 @@ _CLOSE_ORDER = ("the exact chunk list closes the reasoning block when the text s
 
 #: Cases weaker than their rule: ``{case id: why the case rests on a loom-ref choice}``.
 WEAKER: dict[str, str] = {
+    "agent.approval/approved-one-refuses":
+        "refusing an untyped payload that is not approved: true is loom-ref's fail-closed "
+        "reading, and the default reason's text is loom-ref's",
     "agent.approval/config-schema-refused": _SCHEMA_SUBSET,
     "agent.approval/default-reason": "the default refusal reason's text is loom-ref's",
     "agent.approval/empty-reason": "the default refusal reason's text is loom-ref's",
     "agent.approval/fail-closed": "refusing an untyped payload that is not approved: true is "
                                   "loom-ref's fail-closed reading",
+    "agent.approval/payload-not-an-object":
+        "refusing an untyped payload that is not approved: true is loom-ref's fail-closed "
+        "reading, and the default reason's text is loom-ref's",
+    "agent.approval/two-gates-one-turn":
+        "handling a turn's calls one at a time (checks, gate, step) is loom-ref's order",
     "agent.approval/unusable-call-not-parked": "error results without a step are loom-ref's",
     "agent.choices/query-newest-user": "how the recall query is built is loom-ref's",
     "agent.choices/recall-a-string": _STRICT,
     "agent.choices/recall-not-strings": _STRICT,
     "agent.choices/recall-null": _STRICT,
+    "agent.choices/skills-chosen-twice": "using a repeated skill choice as recorded is loom-ref's",
     "agent.choices/skills-not-a-list": _STRICT,
     "agent.choices/skills-null": _STRICT,
     "agent.choices/unknown-skill": "failing the run on an unknown skill is loom-ref's",
@@ -58,18 +67,32 @@ WEAKER: dict[str, str] = {
     "agent.claim-check/malformed-taint-encoding": _STRICT,
     "agent.claim-check/preview-truncated": _CANONICAL,
     "agent.claim-check/tainted-fenced": "the tainted envelope's members are loom-ref's",
+    "agent.claim-check/tainted-nested-origins": "the tainted envelope's members are loom-ref's",
     "agent.claim-check/tainted-origins-sorted": "the tainted envelope's members are loom-ref's",
+    "agent.claim-check/tainted-preview-false": "the tainted envelope's members are loom-ref's",
     "agent.compaction/at-thresholds-is-not-crossed": "reading 'crossed' as strictly greater "
                                                      "is loom-ref's",
     "agent.compaction/guard-keep-recent-not-below": "keepRecent's bounds are loom-ref's",
     "agent.compaction/guard-keep-recent-zero": "keepRecent's bounds are loom-ref's",
     "agent.compaction/guard-zero-threshold": "a threshold's lower bound is loom-ref's",
+    "agent.errors/compaction-keep-recent-zero": "keepRecent's bounds are loom-ref's",
+    "agent.errors/compaction-threshold-zero": "a threshold's lower bound is loom-ref's",
+    "agent.errors/compaction-tool-id-empty": "refusing an empty compaction tool id is loom-ref's",
+    "agent.errors/model-tool-id-empty":
+        "reading an empty modelToolId as no model access is loom-ref's",
     "agent.errors/other-failure-passes": "which failures pass through unchanged is loom-ref's",
+    "agent.loop/opaque-bad-input":
+        "the input's code and reading it inside the step are loom-ref's",
+    "agent.loop/opaque-config-checked-first": "refusing these options on agent_step is loom-ref's",
     "agent.loop/opaque-no-gate": "refusing these options on agent_step is loom-ref's",
     "agent.loop/opaque-no-stream": "refusing these options on agent_step is loom-ref's",
     "agent.loop/transcript-wire-json": "the tool message's exact form is loom-ref's",
+    "agent.loop/warning-from-the-input": "when the transcript warning is checked is loom-ref's",
+    "agent.router/elevate-choice": "recording a predicate's Choice as it is is loom-ref's",
     "agent.router/elevate-truthy": "recording a predicate's truthiness is loom-ref's",
     "agent.router/unknown-route": "failing the run on an unknown route is loom-ref's",
+    "agent.summary/default-keep-recent-lowered":
+        "the default keepRecent and its lowering are loom-ref's",
     "agent.summary/failed-summary-call": "a failed :compact step's turn error is loom-ref's",
     "agent.transcript/tool-result": _CANONICAL,
     "agent.transcript/tool-result-envelope": _CANONICAL,

@@ -291,8 +291,8 @@ def _run_tool(ctx: ExecutionContext, config: AgentLoopConfig, turn: int, j: int,
             return ToolResultBlock(call_id=call.id, content=refusal_content(name, reason))
     try:
         result = yield ctx.execute(tool.tool_id, args, step_id=step_id)
-    except StepFailedError as exc:  # spec: agent.tool-error
-        return error(exc.code, exc.message)
+    except StepFailedError as exc:  # spec: agent.tool-error -- the journaled code and
+        return error(exc.code, exc.message)  # message as they are (kernel.step-failure)
     return ToolResultBlock(call_id=call.id, content=tool_result_content(name, result))
 
 

@@ -83,7 +83,8 @@ class AgentTool:
 
 
 def tool_result_content(name: str, result: Any) -> str:
-    """``{"tool": name, "result": result}``, stringified (spec: agent.tool-result)."""
+    """``{"tool": name, "result": result}``, stringified with no whitespace: ``{"tool":`` +
+    canonical(name) + ``,"result":`` + canonical(result) + ``}`` (spec: agent.tool-result)."""
     return f'{{"tool":{canonical_json(name)},"result":{canonical_json(result)}}}'
 
 

@@ -87,7 +87,9 @@ class _Sink:
 def model_effect_vector(payload: object) -> dict[str, Any]:
     """``agent.model_effect``: ``{"input", "chunks", "maxTokens"?, "temperature"?}`` ->
     ``{"requests": [what the provider received], "outcome": {"output"} | {"error": {code}},
-    "perCall": [deltas], "onDelta": [deltas]}``."""
+    "perCall": [deltas], "onDelta": [deltas]}``. A ``maxTokens`` / ``temperature`` of null
+    sets nothing, as ``max_tokens=None`` does (spec: agent.vector-input,
+    errors.vector-null)."""
     data = _fields(payload, {"input", "chunks"}, {"maxTokens", "temperature"})
     provider = _Provider(data["chunks"])
     on_delta = _Sink()
@@ -106,7 +108,9 @@ def model_effect_vector(payload: object) -> dict[str, Any]:
 
 def summarize_vector(payload: object) -> dict[str, Any]:
     """``agent.summarize``: ``{"messages", "chunks", "instructions"?}`` -> ``{"requests",
-    "outcome"}`` (as ``agent.model_effect``; the output is ``{"summary"}``)."""
+    "outcome"}`` (as ``agent.model_effect``; the output is ``{"summary"}``). ``messages`` are
+    the call's input, read by the effect: a malformed one is the outcome's
+    ``argument.invalid``, not the function's (spec: agent.vector-input)."""
     data = _fields(payload, {"messages", "chunks"}, {"instructions"})
     provider = _Provider(data["chunks"])
     extra = {"instructions": data["instructions"]} if "instructions" in data else {}

@@ -21,6 +21,7 @@ from typing import Any
 
 from .. import vectorkit
 from ..vectorkit import ROOT, VECTOR_FUNCTIONS, canonical, compute
+from . import gen_vectors_blind
 
 __all__ = ["CASES", "GROUPS", "ROOT", "VECTOR_FUNCTIONS", "canonical", "case_file", "compute",
            "write_all"]
@@ -507,6 +508,7 @@ case("agent.summarizer", "failed-summary", anchor="agent.summarizer",
          "kind": "error", "failure": {"message": "provider down"}}, usage=False)},
      intent={"outcome": {"error": {"code": "effect.llm-error"}}})
 
+CASES.extend(gen_vectors_blind.CASES)  # the points a blind implementation found (issue 29)
 
 # ---- machinery ----------------------------------------------------------------------------
 

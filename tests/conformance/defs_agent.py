@@ -132,10 +132,12 @@ def agent(case_id: str, anchor: str, description: str, *, config: Mapping[str, A
           actions: list[Any], claims: list[Mapping[str, Any]], effects: Any,
           deciders: Any = None, schemas: Any = None, checks: tuple[Check, ...] = (),
           exclude: Any = None, journal: Any = None, input: Any = None, tier: str = "must",
-          opaque: bool = False
+          opaque: bool = False, open_values: Any = None
           ) -> dict[str, Any]:
     """An agent scenario: the body runs the loop on the start input and returns its answer
-    (``opaque``: the one-frame agent_step form)."""
+    (``opaque``: the one-frame agent_step form). The case requires ``agent``, and ``crash``
+    / ``torn-write`` when an action carries a crash / a torn one (INTERPRETING.md section 4);
+    ``open_values(expect)`` puts patterns where the spec leaves a value open."""
     loop: dict[str, Any] = {"op": "agent_loop", "config": dict(config),
                             "input": {"$input": []} if input is None else input, "as": ANSWER}
     if opaque:
@@ -144,8 +146,11 @@ def agent(case_id: str, anchor: str, description: str, *, config: Mapping[str, A
             {"op": "return", "value": {"$var": ANSWER}}]
     defn = scenario(case_id, anchor, description, body=body, actions=actions, claims=claims,
                     effects=effects, deciders=deciders, schemas=schemas, exclude=exclude,
-                    journal=journal, tier=tier, workflow="agent")
-    defn["case"]["requires"] = ["agent"]
+                    journal=journal, tier=tier, workflow="agent", open_values=open_values)
+    crashes = [a["crash"] for a in actions if "crash" in a]
+    defn["case"]["requires"] = ["agent", *(["crash"] if crashes else []),
+                                *(["torn-write"] if any(c.get("torn") for c in crashes)
+                                  else [])]
     defn["checks"] = checks
     return defn
 
@@ -1141,3 +1146,8 @@ PINNED = [
 
 DEFINITIONS: list[dict[str, Any]] = [*LOOP, *OPAQUE, *ERRORS, *TOOLS, *APPROVAL, *CHOICES, *ROUTER,
                                      *SUMMARY_CASES, *SPEC_GAPS, *PINNED]
+
+# the points a blind implementation found open (issue 29), defined with the helpers above
+from .defs_agent_blind import BLIND  # noqa: E402
+
+DEFINITIONS += BLIND

@@ -1,7 +1,7 @@
 // The agent chapter's model-calling vectors, `agent.model_effect` and `agent.summarize`, and
 // `agent.render_transcript` (spec/agent.md 6.4, 6.9, 6.14), over a minimal governed transient
-// call (spec/deltas.md 3a.2, 3a.3, 3a.7) and the stream decoder and assembler of stream.mjs.
-// No npm dependencies.
+// call (spec/deltas.md 3a.2, 3a.3, 3a.7), the consumer wrapper and collector of llm.mjs and the
+// stream decoder of stream.mjs. No npm dependencies.
 //
 // Rules:
 // - The LLM effect's input (#deltas.llm-input, #agent.model-input): guard_request FIRST (a
@@ -10,9 +10,9 @@
 //   as a leading system message; the effect's maxTokens / temperature fill what the input
 //   leaves unset.
 // - The call (#agent.model-output, #deltas.collect-text, #deltas.collect-finish): the adapter's
-//   chunks pass the consumer wrapper (#stream.adapter.consumer-wrapper) and the assembler; the
-//   text of each non-empty text delta the fold appended to a text block goes to the per-call
-//   sink, then to the configured sink
+//   chunks pass the consumer wrapper (#stream.adapter.consumer-wrapper: nothing after the first
+//   finish) and llm.mjs's collector, the one every governed model call uses; each non-empty
+//   text delta the collector writes goes to the per-call sink, then to the configured sink
 //   (#deltas.channel); a failed finish is `effect.llm-error` / `effect.llm-aborted`; on success
 //   the runtime sends the terminal chunk, with the stream's usage, to the per-call sink only
 //   (#deltas.terminal).
@@ -20,8 +20,8 @@
 //   the rendered transcript (#agent.render-transcript); it returns `{"summary": <text>}`.
 
 import { LoomError } from "./journal.mjs";
-import { BlockAssembler, decodeChunk } from "./stream.mjs";
-import { llmOutput } from "./llm.mjs";
+import { decodeChunk } from "./stream.mjs";
+import { collectStream, consume } from "./llm.mjs";
 import { members, renderTranscript } from "./agent.mjs";
 import { decodeTainted, guardRequest } from "./governance.mjs";
 
@@ -123,22 +123,11 @@ function scriptedProvider(chunks) {
     }
   });
   const requests = [];
-  return { requests, stream: (request) => (requests.push(JSON.parse(JSON.stringify(request))), decoded.values()) };
-}
-
-// spec: stream.adapter.consumer-wrapper — one finish whatever happens; nothing after it.
-function* consume(provider, request) {
-  try {
-    for (const chunk of provider.stream(request)) {
-      yield chunk;
-      if (chunk.type === "finish") return;
-    }
-  } catch (e) {
-    const failure = { message: String(e.message), code: e.code ?? "stream.adapter-raised" };
-    yield { type: "finish", reason: { kind: "error", failure } };
-    return;
-  }
-  yield { type: "finish", reason: { kind: "error", failure: { message: "no finish", code: "stream.missing-finish" } } };
+  const stream = (request) => {
+    requests.push(JSON.parse(JSON.stringify(request)));
+    return (function* () { yield* decoded; })();
+  };
+  return { requests, stream };
 }
 
 // -- the call (spec/deltas.md 3a.2, 3a.3, 3a.7) --------------------------------------------
@@ -148,24 +137,15 @@ const deltaJson = (chunk) => {
   return out; // spec: deltas.json
 };
 
-/** spec: deltas.collect-text, deltas.collect-finish — the LLM effect's body over one stream. */
-function collect(provider, request, ctx) {
-  const assembler = new BlockAssembler();
-  for (const chunk of consume(provider, request)) {
-    assembler.feed(chunk);
-    // #deltas.collect-text: only text the fold appended to a text block
-    if (chunk.type === "text-delta" && chunk.text && assembler.openBlockType(chunk.index) === "text") {
-      ctx.onDelta(chunk.text);
-    }
-  }
-  const { message, finish, usage } = assembler.result();
-  if (finish.kind === "error" || finish.kind === "aborted") {
-    const code = finish.kind === "error" ? "effect.llm-error" : "effect.llm-aborted";
-    throw new LoomError(code, `the model stream ended with finish ${finish.kind}: ${finish.failure.message}`,
-      { failure: { code: finish.failure.code ?? null, message: finish.failure.message } });
-  }
-  ctx.onDelta({ done: true, usage: usage ?? undefined }); // the effect's end-of-stream chunk
-  return llmOutput(message, finish); // spec: deltas.llm-output-finish
+/**
+ * spec: deltas.collect-text, deltas.collect-finish — the LLM effect's body over one stream:
+ * the consumer wrapper and the collector of llm.mjs, one implementation for every governed
+ * model call (#agent.model-input). The signal never aborts here.
+ */
+function collect(provider, request, ctx, toolId) {
+  const signal = { aborted: false, reason: null };
+  const effectCtx = { ...ctx, toolId, signal, call: {}, reportUsage: () => {} };
+  return collectStream(consume(provider, request, signal), effectCtx);
 }
 
 /**
@@ -196,7 +176,7 @@ function callTransient(effect, input) {
   try {
     outcome = { output: effect.execute(ctx, input) };
     // spec: deltas.terminal — after the whole route succeeded, to the per-call sink only.
-    if (streamed) perCall.push(deltaJson({ delta: "", origin, done: true, usage: end?.usage }));
+    if (streamed) perCall.push(deltaJson({ delta: "", origin, done: true, usage: end?.usage ?? undefined }));
   } catch (e) {
     if (!(e instanceof LoomError)) throw e;
     outcome = { error: { code: e.code } }; // the vector reports the code alone
@@ -207,7 +187,7 @@ function callTransient(effect, input) {
 /** `create_llm_effect`'s body (spec: deltas.llm-input, deltas.llm-output). */
 const llmEffect = (provider, options) => ({
   toolId: options.toolId,
-  execute: (ctx, input) => collect(provider, llmRequest(input, options), ctx),
+  execute: (ctx, input) => collect(provider, llmRequest(input, options), ctx, options.toolId),
 });
 
 // -- the vectors (spec/agent.md 6.14) ------------------------------------------------------

@@ -25,8 +25,11 @@ const invalid = (message, code = "argument.invalid") => new LoomError(code, mess
 // -- taint: chapter 4's one implementation (governance.mjs), plus the collecting walk here ---
 /** The tainted values inside a value, in document order (spec: taint.walk). */
 export function taintedIn(v, found = []) {
-  if (v instanceof Tainted) found.push(v);
-  else if (Array.isArray(v)) v.forEach((x) => taintedIn(x, found));
+  // a tainted value inside another tainted value's value counts too (#agent.claim-check-taint)
+  if (v instanceof Tainted) {
+    found.push(v);
+    taintedIn(v.value, found);
+  } else if (Array.isArray(v)) v.forEach((x) => taintedIn(x, found));
   else if (isObject(v)) Object.values(v).forEach((x) => taintedIn(x, found));
   return found;
 }
@@ -84,7 +87,12 @@ export function canonicalJson(v, tainted = null) {
   }
 }
 
-export const utf8Length = (text) => Buffer.byteLength(text, "utf8");
+/** The text's UTF-8 form; a lone surrogate has none (#agent.canonical-json: argument.invalid). */
+const utf8 = (text) => {
+  if (!text.isWellFormed()) throw invalid("a string holds a lone surrogate, which UTF-8 cannot carry");
+  return text;
+};
+export const utf8Length = (text) => Buffer.byteLength(utf8(text), "utf8");
 
 // -- compaction (spec/agent.md 6.9) --------------------------------------------------------
 const isCount = (v, min) => Number.isInteger(v) && v >= min;
@@ -157,7 +165,7 @@ export function renderTranscript(messages) {
 const storedForm = (t) => ({ $tainted: { value: t.value, origin: t.origin } });
 
 /** spec: agent.claim-check-ref — "sha256:" + hex(sha256(canonical JSON bytes)). */
-export const contentRef = (text) => `sha256:${createHash("sha256").update(text, "utf8").digest("hex")}`;
+export const contentRef = (text) => `sha256:${createHash("sha256").update(utf8(text), "utf8").digest("hex")}`;
 
 const PREVIEW_CHARS = 256;
 
