@@ -134,6 +134,22 @@ def test_a_corrupt_journal_is_drawn_up_to_its_last_good_line(
     assert "journal.corrupt" in capsys.readouterr().err
 
 
+def test_a_journal_whose_header_is_unreadable_names_no_execution(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # spec: journal.header -- nothing is read after a bad header, so no execution is known;
+    # every form says so in words rather than printing a Python ``None``
+    path = tmp_path / "bad.jsonl"
+    path.write_bytes(b"root:x:0:0:root:/root:/bin/bash\n")
+    assert main(["journal", "show", str(path)]) == 1
+    out = capsys.readouterr().out
+    assert out.startswith(f"journal {path} (execution unknown (no readable header))\n"), out
+    assert "None" not in out and "CORRUPT: line 1 (the header)" in out
+    for form in ("html", "mermaid"):
+        assert main(["journal", "show", str(path), "--format", form]) == 1
+        drawn = capsys.readouterr().out
+        assert "unknown (no readable header)" in drawn and "None" not in drawn, form
+
+
 def test_a_divergence_shows_expected_and_actual(tmp_path: Path,
                                                 capsys: pytest.CaptureFixture[str]) -> None:
     # spec: kernel.replay-compare

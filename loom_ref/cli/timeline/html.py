@@ -251,7 +251,7 @@ def render_html(timeline: Timeline, *, title: str | None = None, intro: Iterable
     """The page. ``title`` replaces the default heading; ``intro`` paragraphs (HTML) open it;
     ``sink_names`` names the sinks of the recorded streams."""
     status = timeline.state.status.value
-    heading = title or (f"Execution {timeline.execution_id} ({timeline.workflow}): {status}")
+    heading = title or (f"{timeline.title[0].upper()}{timeline.title[1:]}: {status}")
     story = _story(timeline)
     calls = read_tape(timeline.tape)
     lanes = stream_lanes(timeline, calls)

@@ -43,7 +43,7 @@ def render_mermaid(timeline: Timeline) -> str:
     """The diagram, without the surrounding code fence."""
     ids = {lane.id: f"L{i}" for i, lane in enumerate(timeline.lanes)}
     lines = ["sequenceDiagram",
-             f"    title {label(f'execution {timeline.execution_id} ({timeline.workflow})')}"]
+             f"    title {label(timeline.title)}"]
     for lane in timeline.lanes:
         name = "execution" if lane.kind is LaneKind.EXECUTION else f"{lane.kind.value} {lane.name}"
         if lane.detail and lane.kind is not LaneKind.EXECUTION:

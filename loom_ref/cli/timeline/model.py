@@ -173,6 +173,14 @@ class Timeline:
     corrupt: Corrupt | None = None
     tape: tuple[Mapping[str, Any], ...] = ()
 
+    @property
+    def title(self) -> str:
+        """``execution <id> (<workflow>)`` as every form heads the picture; a journal whose
+        header could not be read names neither, and says so rather than printing nothing."""
+        name = ("unknown (no readable header)" if self.execution_id is None
+                else self.execution_id)
+        return f"execution {name}" + (f" ({self.workflow})" if self.workflow is not None else "")
+
     def lane(self, lane_id: str) -> Lane:
         """The lane named ``lane_id``."""
         return next(lane for lane in self.lanes if lane.id == lane_id)

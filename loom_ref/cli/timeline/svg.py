@@ -320,7 +320,7 @@ def _body(lay: Layout, streams: Sequence[StreamCall], stream_lanes: Mapping[int,
     if not lay.t.lanes:
         body += text(12, 20, "(no events)", class_="caption")
     return svg_element("tl-body-svg", lay.width, height, body,
-                       f"timeline of execution {lay.t.execution_id}")
+                       f"timeline of {lay.t.title}")
 
 
 def picture(timeline: Timeline, streams: Sequence[StreamCall] = (),
