@@ -1,0 +1,617 @@
+package journal
+
+import (
+	"strconv"
+	"strings"
+
+	"loomref/adapters/go/protocol"
+)
+
+// The file store (one file per execution, journal.one-file-per-execution) and the store log
+// (journal.log-format) over the simulated disk, for the conformance function
+// journal.store-on-disk (spec/journal.md §1.8).
+
+// syncAfter is, per fsync policy, the kinds an append is synced after
+// (journal.fsync-policy, journal.write-ahead).
+var syncAfter = map[string]map[string]bool{
+	"every-event": nil, // every kind
+	"write-ahead": {"STEP_STARTED": true, "STEP_IN_DOUBT": true, "EXECUTION_SUSPENDED": true,
+		"EXECUTION_COMPLETED": true, "EXECUTION_FAILED": true},
+	"at-boundaries": {"STEP_IN_DOUBT": true, "EXECUTION_SUSPENDED": true,
+		"EXECUTION_COMPLETED": true, "EXECUTION_FAILED": true},
+	"never": {},
+}
+
+func syncs(policy, kind string) bool {
+	if policy == "every-event" {
+		return true
+	}
+	return syncAfter[policy][kind]
+}
+
+const storeDir = "/disk"
+
+// recorder wraps the disk and records every call that changes the disk or its locks.
+type recorder struct {
+	disk  *Disk
+	calls []any
+}
+
+func (r *recorder) record(op, p string, extra ...any) {
+	c := map[string]any{"call": op, "path": p}
+	for i := 0; i+1 < len(extra); i += 2 {
+		c[extra[i].(string)] = extra[i+1]
+	}
+	r.calls = append(r.calls, c)
+}
+
+func (r *recorder) create(p string) (*handle, error) {
+	r.record("create", p)
+	return r.disk.Create(p)
+}
+
+func (r *recorder) open(p string) (*handle, error) {
+	r.record("open", p)
+	return r.disk.Open(p, false)
+}
+
+func (r *recorder) lock(h *handle) bool {
+	ok, _ := r.disk.Lock(h)
+	r.record("lock", h.path)
+	return ok
+}
+
+func (r *recorder) append(h *handle, b []byte) {
+	r.disk.Append(h, b)
+	r.record("append", h.path, "lines", tellLines(b))
+}
+
+func (r *recorder) truncate(h *handle, size int) {
+	r.disk.Truncate(h, size)
+	r.record("truncate", h.path)
+}
+
+func (r *recorder) fsync(h *handle) {
+	r.disk.Fsync(h)
+	r.record("fsync", h.path)
+}
+
+func (r *recorder) fsyncDir(p string) {
+	r.disk.FsyncDir(p)
+	r.record("fsyncDir", p)
+}
+
+// close records a close even of a handle already closed (the store log closes its file
+// when a torn write breaks it and again when the store is closed).
+func (r *recorder) close(h *handle) {
+	r.disk.Close(h)
+	r.record("close", h.path)
+}
+
+// tellLines tells a file by its lines: a header by its schema, an event by its kind, an
+// unterminated tail as "torn" (journal.store-on-disk).
+func tellLines(b []byte) []any {
+	lines, tail := splitLines(string(b))
+	out := []any{}
+	for _, l := range lines {
+		v, _ := readJSON(l)
+		obj, _ := v.(map[string]any)
+		if s, ok := obj["schema"]; ok {
+			out = append(out, s)
+		} else if k, ok := obj["kind"]; ok {
+			out = append(out, k)
+		} else {
+			out = append(out, "?")
+		}
+	}
+	if tail != "" {
+		out = append(out, "torn")
+	}
+	return out
+}
+
+func journalError(code string) *protocol.Error { return protocol.Fail(code) }
+
+// headerPrefix and eventPrefix spell lines without their crc member (journal.header,
+// journal.line-shape, journal.log-format); loom-ref's log writer puts executionId first.
+func headerPrefix(schema, id string) string {
+	if id == "" {
+		return `{"schema":"` + schema + `","version":1`
+	}
+	return `{"schema":"` + schema + `","version":1,"executionId":"` + id + `"`
+}
+
+func eventPrefix(logID string, seq int, kind string, payload any) string {
+	var sb strings.Builder
+	sb.WriteString("{")
+	if logID != "" {
+		sb.WriteString(`"executionId":"` + logID + `",`)
+	}
+	sb.WriteString(`"seq":` + strconv.Itoa(seq) + `,"kind":`)
+	writeString(&sb, kind)
+	sb.WriteString(`,"payload":`)
+	writeJSON(&sb, payload)
+	return sb.String()
+}
+
+// journalStore is what the two layouts offer the steps.
+type journalStore interface {
+	create(id string) error
+	open(id string) (any, error)
+	read(id string) (any, error)
+	append(id, kind string, payload map[string]any, torn any) error
+	close(id string) error
+	shutdown()
+}
+
+func summary(events []any, torn bool) any {
+	kinds := []any{}
+	for _, e := range events {
+		kinds = append(kinds, e.(map[string]any)["kind"])
+	}
+	return map[string]any{"events": kinds, "torn": torn}
+}
+
+// ---- the file store ----
+
+type fileJournal struct {
+	h      *handle
+	seq    int
+	broken bool // a torn write broke it: appends are journal.closed
+}
+
+// fileStore keeps one file per execution in /disk (journal.one-file-per-execution).
+type fileStore struct {
+	r         *recorder
+	policy    string
+	held      map[string]*fileJournal // the journals this store holds open
+	order     []string                // their ids, in the order they were opened
+	dirSynced map[string]bool         // executions whose directory entry this store synced
+}
+
+func newFileStore(r *recorder, policy string) *fileStore {
+	return &fileStore{r: r, policy: policy, held: map[string]*fileJournal{},
+		dirSynced: map[string]bool{}}
+}
+
+func filePath(id string) string { return storeDir + "/" + id + ".jsonl" }
+
+func (s *fileStore) hold(id string, j *fileJournal) {
+	s.held[id] = j
+	s.order = append(s.order, id)
+}
+
+func (s *fileStore) release(id string) {
+	delete(s.held, id)
+	for i, x := range s.order {
+		if x == id {
+			s.order = append(s.order[:i], s.order[i+1:]...)
+			break
+		}
+	}
+}
+
+func (s *fileStore) create(id string) error {
+	h, err := s.r.create(filePath(id))
+	if err != nil {
+		return journalError("journal.exists")
+	}
+	if !s.r.lock(h) {
+		s.r.close(h)
+		return journalError("journal.locked")
+	}
+	s.r.append(h, []byte(withCRC(headerPrefix(journalSchema, id))+"\n"))
+	s.hold(id, &fileJournal{h: h})
+	return nil
+}
+
+func (s *fileStore) open(id string) (any, error) {
+	h, err := s.r.open(filePath(id))
+	if err != nil {
+		return nil, journalError("journal.not-found")
+	}
+	if !s.r.lock(h) {
+		s.r.close(h)
+		return nil, journalError("journal.locked")
+	}
+	b, _ := s.r.disk.ReadAll(h)
+	res, err := parseJournal(string(b))
+	if err != nil {
+		s.r.close(h)
+		return nil, journalError("journal.corrupt")
+	}
+	m := res.(map[string]any)
+	events := m["events"].([]any)
+	torn := m["torn"] != nil
+	if torn {
+		// A writer truncates a torn tail before its first append (journal.torn-tail).
+		_, tail := splitLines(string(b))
+		s.r.truncate(h, len(b)-len(tail))
+	}
+	s.hold(id, &fileJournal{h: h, seq: len(events)})
+	return summary(events, torn), nil
+}
+
+func (s *fileStore) read(id string) (any, error) {
+	b, err := s.r.disk.Read(filePath(id))
+	if err != nil {
+		return nil, journalError("journal.not-found")
+	}
+	res, perr := parseJournal(string(b))
+	if perr != nil {
+		return nil, journalError("journal.corrupt")
+	}
+	m := res.(map[string]any)
+	return summary(m["events"].([]any), m["torn"] != nil), nil
+}
+
+func (s *fileStore) append(id, kind string, payload map[string]any, torn any) error {
+	j, held := s.held[id]
+	if !held {
+		return notHeld()
+	}
+	if err := appendCheck(kind, payload, torn, j.broken); err != nil {
+		return err
+	}
+	line := []byte(withCRC(eventPrefix("", j.seq+1, kind, payload)) + "\n")
+	if torn != nil {
+		// A crash in mid-write: the journal is broken (journal.crash-model); its file is
+		// closed with the store.
+		n, err := tornBytes(torn, len(line))
+		if err != nil {
+			return err
+		}
+		s.r.append(j.h, line[:n])
+		j.broken = true
+		return nil
+	}
+	s.r.append(j.h, line)
+	j.seq++
+	if syncs(s.policy, kind) {
+		s.r.fsync(j.h)
+		if !s.dirSynced[id] {
+			// journal.dir-sync: once per execution and store, before the first sync
+			// returns (a journal closed and opened again in the same store is not synced
+			// again: notes/journal.md E.1 F17).
+			s.r.fsyncDir(storeDir)
+			s.dirSynced[id] = true
+		}
+	}
+	return nil
+}
+
+// close lets go of a journal; closing one the store does not hold does nothing.
+func (s *fileStore) close(id string) error {
+	if j, held := s.held[id]; held {
+		s.r.close(j.h)
+		s.release(id)
+	}
+	return nil
+}
+
+// shutdown closes every journal the store holds, in the order they were opened.
+func (s *fileStore) shutdown() {
+	for _, id := range append([]string(nil), s.order...) {
+		s.close(id)
+	}
+}
+
+// ---- the store log ----
+
+const logPath = storeDir + "/store.log"
+
+type logExecution struct {
+	seq        int
+	headerOut  bool // its header line is in the log
+	held       bool
+	tornAtOpen bool // the torn tail found when the store opened named it
+}
+
+// logStore is the store log over the simulated disk. It opens its file on first use, or at
+// once when built by a reopen (notes/journal.md E.1 F10: what the reference does; the text
+// is silent).
+type logStore struct {
+	r         *recorder
+	policy    string
+	h         *handle // nil until the log is opened
+	execs     map[string]*logExecution
+	dirSynced bool
+	crashed   bool
+}
+
+func newLogStore(r *recorder, policy string, eager bool) *logStore {
+	s := &logStore{r: r, policy: policy, execs: map[string]*logExecution{}}
+	if eager {
+		s.ensure()
+	}
+	return s
+}
+
+// ensure opens the log (creating it with its header), takes its lock, reads every
+// execution and truncates a torn tail, remembering the execution it names
+// (journal.log-torn-tail).
+func (s *logStore) ensure() {
+	if s.h != nil {
+		return
+	}
+	r := s.r
+	if r.disk.Exists(logPath) {
+		s.h, _ = r.open(logPath)
+	} else {
+		s.h, _ = r.create(logPath)
+	}
+	r.lock(s.h)
+	b, _ := r.disk.ReadAll(s.h)
+	if len(b) == 0 {
+		r.append(s.h, []byte(withCRC(headerPrefix(logSchema, ""))+"\n"))
+		return
+	}
+	res, err := parseLog(string(b))
+	if err != nil {
+		return
+	}
+	m := res.(map[string]any)
+	for id, evs := range m["executions"].(map[string][]any) {
+		s.execs[id] = &logExecution{seq: len(evs), headerOut: true}
+	}
+	if t, ok := m["torn"].(map[string]any); ok {
+		if id, ok := t["executionId"].(string); ok {
+			if e, known := s.execs[id]; known {
+				e.tornAtOpen = true
+			}
+		}
+		_, tail := splitLines(string(b))
+		r.truncate(s.h, len(b)-len(tail))
+	}
+}
+
+func (s *logStore) create(id string) error {
+	s.ensure()
+	if _, ok := s.execs[id]; ok {
+		return journalError("journal.exists")
+	}
+	if s.crashed {
+		return journalError("journal.closed") // the store closed after a torn write
+	}
+	s.execs[id] = &logExecution{held: true}
+	return nil
+}
+
+// events reads an execution back from the log as it stands, and whether the log's torn
+// tail names it.
+func (s *logStore) events(id string) ([]any, bool) {
+	b, _ := s.r.disk.Read(logPath)
+	res, err := parseLog(string(b))
+	if err != nil {
+		return nil, false
+	}
+	m := res.(map[string]any)
+	torn := false
+	if t, ok := m["torn"].(map[string]any); ok && t["executionId"] == id {
+		torn = true
+	}
+	evs := m["executions"].(map[string][]any)[id]
+	if evs == nil {
+		evs = []any{}
+	}
+	return evs, torn
+}
+
+func (s *logStore) open(id string) (any, error) {
+	s.ensure()
+	if s.crashed {
+		return nil, journalError("journal.closed")
+	}
+	e, ok := s.execs[id]
+	if !ok {
+		return nil, journalError("journal.not-found")
+	}
+	if e.held {
+		return nil, journalError("journal.locked")
+	}
+	evs, torn := s.events(id)
+	e.held = true
+	// The torn tail is reported until a writer opens the execution (journal.log-torn-tail).
+	torn = torn || e.tornAtOpen
+	e.tornAtOpen = false
+	return summary(evs, torn), nil
+}
+
+func (s *logStore) read(id string) (any, error) {
+	s.ensure()
+	e, ok := s.execs[id]
+	if !ok {
+		return nil, journalError("journal.not-found")
+	}
+	evs, torn := s.events(id)
+	return summary(evs, torn || e.tornAtOpen), nil
+}
+
+func (s *logStore) append(id, kind string, payload map[string]any, torn any) error {
+	s.ensure()
+	e, ok := s.execs[id]
+	if !ok || !e.held {
+		return notHeld()
+	}
+	// The store log checks the payload before it finds itself closed (the file store the
+	// other way round): the reference's order, which the text does not give.
+	if err := appendCheck(kind, payload, torn, false); err != nil {
+		return err
+	}
+	if s.crashed {
+		return journalError("journal.closed")
+	}
+	// An execution's header goes in the same write as its first event
+	// (journal.log-executions); loom-ref's writer puts executionId first, so a torn event
+	// line names its execution (journal.log-torn-tail).
+	var b []byte
+	if !e.headerOut {
+		b = append(b, withCRC(headerPrefix(journalSchema, id))+"\n"...)
+	}
+	line := withCRC(eventPrefix(id, e.seq+1, kind, payload)) + "\n"
+	if torn != nil {
+		// A crash in mid-write tears the event line (the header before it is whole);
+		// nothing may follow the torn bytes: the store closes.
+		n, err := tornBytes(torn, len(line))
+		if err != nil {
+			return err
+		}
+		s.r.append(s.h, append(b, line[:n]...))
+		s.crashed = true
+		s.r.close(s.h)
+		return nil
+	}
+	s.r.append(s.h, append(b, line...))
+	e.headerOut = true
+	e.seq++
+	if syncs(s.policy, kind) {
+		s.r.fsync(s.h)
+		if !s.dirSynced {
+			s.r.fsyncDir(storeDir) // journal.dir-sync: once per store
+			s.dirSynced = true
+		}
+	}
+	return nil
+}
+
+func (s *logStore) close(id string) error {
+	s.ensure()
+	if e, ok := s.execs[id]; ok {
+		e.held = false
+	}
+	return nil
+}
+
+// shutdown closes the log if it was opened (again if a torn write already closed it).
+func (s *logStore) shutdown() {
+	if s.h != nil {
+		s.r.close(s.h)
+	}
+}
+
+// appendCheck refuses an append to a journal the store holds, in the order the reference
+// answers (the text gives none; notes/journal.md E.1 F15): an unknown kind
+// (journal.bad-payload), a torn byte count that is no count (argument.invalid), a journal a
+// torn write broke (journal.closed), then a payload without its required fields
+// (journal.bad-payload).
+func appendCheck(kind string, payload map[string]any, torn any, broken bool) error {
+	if _, known := requiredFields[kind]; !known {
+		return journalError("journal.bad-payload")
+	}
+	if torn != nil {
+		if n, ok := intValue(torn); !ok || n < 0 {
+			return invalid("bytes must be a count")
+		}
+	}
+	if broken {
+		return journalError("journal.closed")
+	}
+	if !checkEvent(kind, payload) {
+		return journalError("journal.bad-payload")
+	}
+	return nil
+}
+
+// tornBytes reads a tornAppend's byte count: a strict, non-empty prefix of the line
+// (INTERPRETING.md section 6: "a strict prefix of its line").
+func tornBytes(v any, lineLen int) (int, error) {
+	n, ok := intValue(v)
+	if !ok || n < 1 || n >= int64(lineLen) {
+		return 0, invalid("bytes must cut the line short")
+	}
+	return int(n), nil
+}
+
+// notHeld: an append names no journal this store holds open, which the vector's steps
+// cannot ask (argument.invalid, as the reference answers; notes/journal.md E.1 F5).
+func notHeld() error { return invalid("no journal of this execution is open in the store") }
+
+// storeOnDisk is the conformance function journal.store-on-disk.
+func storeOnDisk(input map[string]any) (any, error) {
+	kind, _ := input["store"].(string)
+	policy, ok := input["fsync"].(string)
+	if _, known := syncAfter[policy]; !ok || !known {
+		return nil, invalid("fsync must name a policy")
+	}
+	steps, ok := input["steps"].([]any)
+	if !ok {
+		return nil, invalid("steps must be a list")
+	}
+	r := &recorder{disk: NewDisk([]string{storeDir}, nil), calls: []any{}}
+	var open func(reopened bool) journalStore
+	switch kind {
+	case "files":
+		open = func(bool) journalStore { return newFileStore(r, policy) }
+	case "log":
+		open = func(reopened bool) journalStore { return newLogStore(r, policy, reopened) }
+	default:
+		return nil, invalid("store must be files or log")
+	}
+	st := open(false)
+	answers := []any{}
+	for _, x := range steps {
+		step, ok := x.(map[string]any)
+		if !ok {
+			return nil, invalid("a step must be an object")
+		}
+		a, err := runStep(st, step, func() { st.shutdown(); st = open(true) })
+		if err != nil {
+			// A journal error is the step's answer; a bad argument refuses the whole call.
+			if pe, ok := err.(*protocol.Error); ok && strings.HasPrefix(pe.Code, "journal.") {
+				answers = append(answers, map[string]any{"error": pe.Code})
+				continue
+			}
+			return nil, err
+		}
+		answers = append(answers, a)
+	}
+	st.shutdown()
+	return map[string]any{
+		"answers": answers,
+		"calls":   r.calls,
+		"images":  imagesOut(r.disk, func(b []byte) any { return tellLines(b) }),
+	}, nil
+}
+
+func runStep(st journalStore, step map[string]any, reopen func()) (any, error) {
+	do, _ := step["do"].(string)
+	switch do {
+	case "reopen":
+		reopen()
+		return nil, nil
+	case "create", "open", "read", "close", "append", "tornAppend":
+	default:
+		return nil, invalid("unknown step")
+	}
+	id, ok := step["executionId"].(string)
+	if !ok {
+		return nil, invalid("executionId must be a string")
+	}
+	// A store refuses a bad id where it names a journal (create, open, read), before it
+	// touches the disk (journal.execution-ids); append and close only find what it holds.
+	if (do == "create" || do == "open" || do == "read") && !validID(id) {
+		return nil, protocol.Fail("argument.execution-id")
+	}
+	switch do {
+	case "create":
+		return nil, st.create(id)
+	case "open":
+		return st.open(id)
+	case "read":
+		return st.read(id)
+	case "close":
+		return nil, st.close(id)
+	}
+	// append, tornAppend: a kind or payload the writer cannot write is journal.bad-payload,
+	// the step's answer (checked by the store).
+	kind, _ := step["kind"].(string)
+	payload, _ := step["payload"].(map[string]any)
+	var torn any // nil: a whole append
+	if do == "tornAppend" {
+		torn = step["bytes"]
+		if torn == nil {
+			torn = false // absent or null: no count (refused in appendCheck's order)
+		}
+	}
+	return nil, st.append(id, kind, payload, torn)
+}
