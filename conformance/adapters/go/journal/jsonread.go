@@ -36,7 +36,40 @@ type jsonReader struct {
 	i int
 }
 
-const maxDepth = 10000
+// maxNesting is the nesting limit (journal.nesting-limit): a line nests at most 128 arrays
+// and objects, its own object being the first.
+const maxNesting = 128
+
+const maxDepth = 10000 // a guard only: tooDeep has refused a deeper line first
+
+// tooDeep counts the levels of arrays and objects in a line's bytes, strings left out, before
+// the line is decoded (journal.nesting-limit), and says whether they pass the limit.
+func tooDeep(s string) bool {
+	depth, inString := 0, false
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if inString {
+			if c == '\\' {
+				i++
+			} else if c == '"' {
+				inString = false
+			}
+			continue
+		}
+		switch c {
+		case '"':
+			inString = true
+		case '{', '[':
+			depth++
+			if depth > maxNesting {
+				return true
+			}
+		case '}', ']':
+			depth--
+		}
+	}
+	return false
+}
 
 func (r *jsonReader) space() {
 	for r.i < len(r.s) {
@@ -108,6 +141,11 @@ func (r *jsonReader) object(depth int) (any, error) {
 		v, err := r.value(depth + 1)
 		if err != nil {
 			return nil, err
+		}
+		if _, dup := obj[k]; dup {
+			// journal.duplicate-names: no object of a line has two members with one name
+			// (compared after escapes).
+			return nil, errJSON
 		}
 		obj[k] = v
 		r.space()
@@ -229,9 +267,8 @@ func (r *jsonReader) str() (string, error) {
 	}
 }
 
-// number reads a JSON number. A literal with a fraction or an exponent whose double is
-// infinite is "a number too large to be finite" (journal.json-values); an integer literal is
-// finite at any length (notes/journal.md, point 4).
+// number reads a JSON number. A literal whose double is infinite, integer or not, is "a
+// number too large to be finite" (journal.json-values).
 func (r *jsonReader) number() (any, error) {
 	start := r.i
 	digits := func() int {
@@ -250,17 +287,14 @@ func (r *jsonReader) number() (any, error) {
 	} else if digits() == 0 {
 		return nil, errJSON
 	}
-	integral := true
 	if r.i < len(r.s) && r.s[r.i] == '.' {
 		r.i++
-		integral = false
 		if digits() == 0 {
 			return nil, errJSON
 		}
 	}
 	if r.i < len(r.s) && (r.s[r.i] == 'e' || r.s[r.i] == 'E') {
 		r.i++
-		integral = false
 		if r.i < len(r.s) && (r.s[r.i] == '+' || r.s[r.i] == '-') {
 			r.i++
 		}
@@ -269,11 +303,11 @@ func (r *jsonReader) number() (any, error) {
 		}
 	}
 	lit := r.s[start:r.i]
-	if !integral {
-		f, _ := strconv.ParseFloat(lit, 64)
-		if math.IsInf(f, 0) {
-			return nil, errJSON
-		}
+	// journal.json-values: a number too large to be finite as a double is refused, an
+	// integer literal of that size too (a 400-digit integer as 1e400 is).
+	f, _ := strconv.ParseFloat(lit, 64)
+	if math.IsInf(f, 0) {
+		return nil, errJSON
 	}
 	return json.Number(lit), nil
 }

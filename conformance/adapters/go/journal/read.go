@@ -61,6 +61,9 @@ func readLine(line string) (map[string]any, string) {
 	if lineCRC(line[:m[0]]) != line[m[2]:m[3]] {
 		return nil, reasonChecksum
 	}
+	if tooDeep(line) {
+		return nil, reasonMalformed
+	}
 	v, err := readJSON(line)
 	if err != nil {
 		return nil, reasonMalformed
@@ -83,7 +86,8 @@ func checkHeader(obj map[string]any, schema string) bool {
 		return false
 	}
 	if schema == journalSchema {
-		if _, ok := obj["executionId"].(string); !ok {
+		// journal.header: an execution id that breaks the id rule is a bad header.
+		if id, ok := obj["executionId"].(string); !ok || !validID(id) {
 			return false
 		}
 	}
@@ -92,9 +96,15 @@ func checkHeader(obj map[string]any, schema string) bool {
 
 // checkEventLine applies the rules after the JSON form to an event line, in the order of
 // journal.corrupt-line: kind and payload, the sequence, then the set of members.
-func checkEventLine(obj map[string]any, wantSeq int64, members int) string {
+func checkEventLine(obj map[string]any, execID string, wantSeq int64, members int) string {
 	if !checkEvent(obj["kind"], obj["payload"]) {
 		return reasonPayload
+	}
+	// journal.started-names-header: an EXECUTION_STARTED names its journal's execution.
+	if obj["kind"] == "EXECUTION_STARTED" {
+		if p, _ := obj["payload"].(map[string]any); p == nil || p["executionId"] != execID {
+			return reasonPayload
+		}
 	}
 	// A seq that is missing, not an integer literal or not the next breaks the sequence
 	// (notes points 6, 11: the reference's reading; the rule order puts seq before members).
@@ -137,7 +147,7 @@ func parseJournal(text string) (any, error) {
 			execID = obj["executionId"]
 			continue
 		}
-		if reason := checkEventLine(obj, int64(i), 4); reason != "" {
+		if reason := checkEventLine(obj, execID.(string), int64(i), 4); reason != "" {
 			return nil, corruptError(i+1, reason)
 		}
 		events = append(events, eventOut(obj))
@@ -150,7 +160,7 @@ func parseJournal(text string) (any, error) {
 }
 
 // torn bytes that name an execution (journal.log-torn-tail).
-var tornNamesID = regexp.MustCompile(`^\{"executionId":"([A-Za-z0-9_.:-]*)"`)
+var tornNamesID = regexp.MustCompile(`^\{"executionId":"([A-Za-z0-9_.-]*)"`)
 
 // parseLog is the conformance function journal.parse-log: a store log read as §1.7 says.
 func parseLog(text string) (any, error) {
@@ -191,7 +201,7 @@ func parseLog(text string) (any, error) {
 		if !seen {
 			return nil, corruptError(n, reasonHeader)
 		}
-		if reason := checkEventLine(obj, int64(len(evs)+1), 5); reason != "" {
+		if reason := checkEventLine(obj, id, int64(len(evs)+1), 5); reason != "" {
 			return nil, corruptError(n, reason)
 		}
 		executions[id] = append(evs, eventOut(obj))
@@ -207,8 +217,17 @@ func parseLog(text string) (any, error) {
 	return map[string]any{"executions": executions, "order": order, "torn": torn}, nil
 }
 
-var idPattern = regexp.MustCompile(`^[A-Za-z0-9_][A-Za-z0-9_.:-]{0,199}$`)
+var idPattern = regexp.MustCompile(`^[A-Za-z0-9_][A-Za-z0-9_.-]{0,199}$`)
+
+// windowsDevice is a name Windows reserves for a device, in any case.
+var windowsDevice = regexp.MustCompile(`^(?i:CON|PRN|AUX|NUL|COM[0-9]|LPT[0-9])$`)
 
 // validID is the execution id rule (journal.execution-ids): 1 to 200 characters of
-// A-Z a-z 0-9 _ . : - whose first is not . : or -.
-func validID(id string) bool { return idPattern.MatchString(id) }
+// A-Z a-z 0-9 _ . - whose first is not . or -, and whose part before its first . (all of it
+// if it has none) is not a Windows device name (CON, PRN, AUX, NUL, COM0-9, LPT0-9).
+func validID(id string) bool {
+	if !idPattern.MatchString(id) {
+		return false
+	}
+	return !windowsDevice.MatchString(strings.SplitN(id, ".", 2)[0])
+}
