@@ -14,6 +14,9 @@ const (
 	errExists   = "exists"
 	errNotFound = "not-found"
 	errClosed   = "closed"
+	// errNotAFile: what is at the path is not a regular file (a planted link or FIFO,
+	// journal.regular-files); opening it never follows or waits on it.
+	errNotAFile = "not-a-file"
 )
 
 type diskError string
@@ -57,6 +60,7 @@ type Disk struct {
 	dirs     map[string]bool
 	files    map[string]*simFile
 	locks    map[string]*handle
+	planted  map[string]string // paths holding an entry that is no regular file: its kind
 	moments  int
 	syncs    int
 	dirSyncs int
@@ -64,7 +68,8 @@ type Disk struct {
 
 // NewDisk makes a disk holding the directories and the files of image, all durable.
 func NewDisk(dirs []string, image map[string][]byte) *Disk {
-	d := &Disk{dirs: map[string]bool{}, files: map[string]*simFile{}, locks: map[string]*handle{}}
+	d := &Disk{dirs: map[string]bool{}, files: map[string]*simFile{}, locks: map[string]*handle{},
+		planted: map[string]string{}}
 	for _, dir := range dirs {
 		d.dirs[dir] = true
 	}
@@ -74,7 +79,13 @@ func NewDisk(dirs []string, image map[string][]byte) *Disk {
 	return d
 }
 
+// Plant puts at p an entry that is not a regular file ("symlink" or "fifo").
+func (d *Disk) Plant(p, kind string) { d.planted[p] = kind }
+
 func (d *Disk) newFile(p string) error {
+	if _, ok := d.planted[p]; ok {
+		return diskError(errExists) // O_CREAT|O_EXCL never follows a link: something is there
+	}
 	if _, ok := d.files[p]; ok {
 		return diskError(errExists)
 	}
@@ -96,6 +107,9 @@ func (d *Disk) Create(p string) (*handle, error) {
 
 // Open opens a file, creating it if asked to and it is missing.
 func (d *Disk) Open(p string, create bool) (*handle, error) {
+	if _, ok := d.planted[p]; ok {
+		return nil, diskError(errNotAFile)
+	}
 	if _, ok := d.files[p]; !ok {
 		if !create {
 			return nil, diskError(errNotFound)
@@ -199,6 +213,9 @@ func (d *Disk) ReadAll(h *handle) ([]byte, error) {
 
 // Read reads a file by its path.
 func (d *Disk) Read(p string) ([]byte, error) {
+	if _, ok := d.planted[p]; ok {
+		return nil, diskError(errNotAFile)
+	}
 	f, ok := d.files[p]
 	if !ok {
 		return nil, diskError(errNotFound)
@@ -209,7 +226,19 @@ func (d *Disk) Read(p string) ([]byte, error) {
 // Exists says whether a file or a directory is there.
 func (d *Disk) Exists(p string) bool {
 	_, ok := d.files[p]
-	return ok || d.dirs[p]
+	_, planted := d.planted[p]
+	return ok || planted || d.dirs[p]
+}
+
+// Names lists the regular files directly in a directory (their base names).
+func (d *Disk) Names(dir string) []string {
+	var out []string
+	for p := range d.files {
+		if path.Dir(p) == dir {
+			out = append(out, path.Base(p))
+		}
+	}
+	return out
 }
 
 // IsDir says whether the path is one of the disk's directories.

@@ -191,7 +191,30 @@ func (s *fileStore) release(id string) {
 	}
 }
 
+// caseTwin says whether one of ids differs from id only in the case of its letters
+// (journal.execution-ids: a store refuses to create such an id).
+func caseTwin(id string, ids []string) bool {
+	for _, other := range ids {
+		if other != id && strings.EqualFold(other, id) {
+			return true
+		}
+	}
+	return false
+}
+
+// notAFile maps a disk's refusal of what is at a journal's path (journal.regular-files).
+func notAFile(err error) bool { return err == diskError(errNotAFile) }
+
 func (s *fileStore) create(id string) error {
+	var held []string
+	for _, name := range s.r.disk.Names(storeDir) {
+		if strings.HasSuffix(name, ".jsonl") {
+			held = append(held, strings.TrimSuffix(name, ".jsonl"))
+		}
+	}
+	if caseTwin(id, held) {
+		return protocol.Fail("argument.execution-id")
+	}
 	h, err := s.r.create(filePath(id))
 	if err != nil {
 		return journalError("journal.exists")
@@ -207,6 +230,9 @@ func (s *fileStore) create(id string) error {
 
 func (s *fileStore) open(id string) (any, error) {
 	h, err := s.r.open(filePath(id))
+	if notAFile(err) {
+		return nil, journalError("journal.not-a-file")
+	}
 	if err != nil {
 		return nil, journalError("journal.not-found")
 	}
@@ -234,6 +260,9 @@ func (s *fileStore) open(id string) (any, error) {
 
 func (s *fileStore) read(id string) (any, error) {
 	b, err := s.r.disk.Read(filePath(id))
+	if notAFile(err) {
+		return nil, journalError("journal.not-a-file")
+	}
 	if err != nil {
 		return nil, journalError("journal.not-found")
 	}
@@ -330,25 +359,33 @@ func newLogStore(r *recorder, policy string, eager bool) *logStore {
 // ensure opens the log (creating it with its header), takes its lock, reads every
 // execution and truncates a torn tail, remembering the execution it names
 // (journal.log-torn-tail).
-func (s *logStore) ensure() {
+func (s *logStore) ensure() error {
 	if s.h != nil {
-		return
+		return nil
 	}
 	r := s.r
+	var h *handle
+	var err error
 	if r.disk.Exists(logPath) {
-		s.h, _ = r.open(logPath)
+		h, err = r.open(logPath)
 	} else {
-		s.h, _ = r.create(logPath)
+		h, err = r.create(logPath)
 	}
+	if err != nil {
+		// journal.regular-files: a link or FIFO at the log's path is refused before a
+		// byte is read; the store stays unopened and tries again at its next call.
+		return journalError("journal.not-a-file")
+	}
+	s.h = h
 	r.lock(s.h)
 	b, _ := r.disk.ReadAll(s.h)
 	if len(b) == 0 {
 		r.append(s.h, []byte(withCRC(headerPrefix(logSchema, ""))+"\n"))
-		return
+		return nil
 	}
 	res, err := parseLog(string(b))
 	if err != nil {
-		return
+		return nil
 	}
 	m := res.(map[string]any)
 	for id, evs := range m["executions"].(map[string][]any) {
@@ -363,10 +400,20 @@ func (s *logStore) ensure() {
 		_, tail := splitLines(string(b))
 		r.truncate(s.h, len(b)-len(tail))
 	}
+	return nil
 }
 
 func (s *logStore) create(id string) error {
-	s.ensure()
+	if err := s.ensure(); err != nil {
+		return err
+	}
+	ids := make([]string, 0, len(s.execs))
+	for other := range s.execs {
+		ids = append(ids, other)
+	}
+	if caseTwin(id, ids) {
+		return protocol.Fail("argument.execution-id")
+	}
 	if _, ok := s.execs[id]; ok {
 		return journalError("journal.exists")
 	}
@@ -398,7 +445,9 @@ func (s *logStore) events(id string) ([]any, bool) {
 }
 
 func (s *logStore) open(id string) (any, error) {
-	s.ensure()
+	if err := s.ensure(); err != nil {
+		return nil, err
+	}
 	if s.crashed {
 		return nil, journalError("journal.closed")
 	}
@@ -418,7 +467,9 @@ func (s *logStore) open(id string) (any, error) {
 }
 
 func (s *logStore) read(id string) (any, error) {
-	s.ensure()
+	if err := s.ensure(); err != nil {
+		return nil, err
+	}
 	e, ok := s.execs[id]
 	if !ok {
 		return nil, journalError("journal.not-found")
@@ -428,7 +479,9 @@ func (s *logStore) read(id string) (any, error) {
 }
 
 func (s *logStore) append(id, kind string, payload map[string]any, torn any) error {
-	s.ensure()
+	if err := s.ensure(); err != nil {
+		return err
+	}
 	e, ok := s.execs[id]
 	if !ok || !e.held {
 		return notHeld()
@@ -475,7 +528,9 @@ func (s *logStore) append(id, kind string, payload map[string]any, torn any) err
 }
 
 func (s *logStore) close(id string) error {
-	s.ensure()
+	if err := s.ensure(); err != nil {
+		return err
+	}
 	if e, ok := s.execs[id]; ok {
 		e.held = false
 	}
@@ -509,7 +564,34 @@ func appendCheck(kind string, payload map[string]any, torn any, broken bool) err
 	if !checkEvent(kind, payload) {
 		return journalError("journal.bad-payload")
 	}
+	// journal.nesting-limit: the payload may nest 127 levels, counting itself, so that its
+	// line nests at most 128; a deeper one is refused and nothing is written.
+	if nesting(payload) > maxNesting-1 {
+		return journalError("journal.bad-payload")
+	}
 	return nil
+}
+
+// nesting counts the levels of arrays and objects of a decoded value (a scalar is 0).
+func nesting(v any) int {
+	deepest := 0
+	switch x := v.(type) {
+	case map[string]any:
+		for _, e := range x {
+			if n := nesting(e); n > deepest {
+				deepest = n
+			}
+		}
+	case []any:
+		for _, e := range x {
+			if n := nesting(e); n > deepest {
+				deepest = n
+			}
+		}
+	default:
+		return 0
+	}
+	return deepest + 1
 }
 
 // tornBytes reads a tornAppend's byte count: a strict, non-empty prefix of the line
@@ -538,6 +620,20 @@ func storeOnDisk(input map[string]any) (any, error) {
 		return nil, invalid("steps must be a list")
 	}
 	r := &recorder{disk: NewDisk([]string{storeDir}, nil), calls: []any{}}
+	// planted: entries that are no regular file (journal.store-on-disk, §1.8), each at an
+	// absolute path, "symlink" or "fifo"; anything else is refused.
+	if pl, present := input["planted"]; present && pl != nil {
+		m, ok := pl.(map[string]any)
+		if !ok {
+			return nil, invalid("planted must be an object")
+		}
+		for p, k := range m {
+			if k != "symlink" && k != "fifo" || !strings.HasPrefix(p, "/") {
+				return nil, invalid("planted: an absolute path to symlink or fifo")
+			}
+			r.disk.Plant(p, k.(string))
+		}
+	}
 	var open func(reopened bool) journalStore
 	switch kind {
 	case "files":
