@@ -107,7 +107,12 @@ func (m *anthropicMapper) blockStart(o *Object) {
 	if !ok || m.started[key] != nil {
 		return
 	}
-	cb, _ := member(o, "content_block").(*Object)
+	cb, isObj := member(o, "content_block").(*Object)
+	if !isObj {
+		// A content_block that is not an object is ignored and does not start its index:
+		// a later start of that index opens it (stream.anthropic.blocks).
+		return
+	}
 	ct, _ := member(cb, "type").(string)
 	var b *mapBlock
 	switch ct {

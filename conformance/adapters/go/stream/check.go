@@ -16,6 +16,7 @@ const (
 	ruleNothingAfter      = "stream.nothing-after-finish"
 	ruleIndex             = "stream.index-non-negative-integer"
 	ruleStartUnique       = "stream.block-start-unique"
+	ruleStartAfterEnd     = "stream.block-start-after-end"
 	ruleDeltaTargets      = "stream.delta-targets-open-block"
 	ruleEndCloses         = "stream.block-end-closes-open-block"
 	ruleOpenAtFinish      = "stream.open-blocks-at-finish"
@@ -152,6 +153,9 @@ func (k *Checker) blockMove(c *Chunk, key string) []string {
 	b := k.blocks[key]
 	switch c.Type {
 	case "block-start":
+		if b != nil && b.closed {
+			return []string{ruleStartAfterEnd} // not started again after its block-end
+		}
 		if b != nil {
 			return []string{ruleStartUnique}
 		}

@@ -11,7 +11,6 @@ package stream
 
 import (
 	"errors"
-	"fmt"
 	"math"
 	"math/big"
 	"strconv"
@@ -209,6 +208,11 @@ func (p *jparser) num() (any, error) {
 			return nil, errSyntax
 		}
 	}
+	// A number beyond the range of a double is refused (stream.openai.number-range, after
+	// I-JSON): no reader holds its value.
+	if f, _ := strconv.ParseFloat(p.s[start:p.i], 64); math.IsInf(f, 0) {
+		return nil, errSyntax
+	}
 	return Number(p.s[start:p.i]), nil
 }
 
@@ -359,56 +363,54 @@ func writeString(b *strings.Builder, s string) {
 	b.WriteByte('"')
 }
 
-// respell writes a number as the reference re-stringifies it (notes O6): an integer literal
-// as its exact integer (-0 is 0), any other number as the float it denotes, in Python's
-// repr (shortest round-trip digits; 100.0, 1e+16, 1e-05). A literal beyond the float range
-// is written as received: the reference writes Infinity there, which is not JSON.
+// respell writes a number as ECMAScript's JSON.stringify writes the double it denotes
+// (stream.openai.restringify-form, RFC 8785 §3.2.2.3): the shortest digits that read back as
+// the same double, in fixed notation from 1e-6 to below 1e21, else with an exponent; -0 is 0
+// and an integer beyond ±2^53 is the double nearest it. A literal beyond the double range
+// never gets here (parseJSON refused it, stream.openai.number-range).
 func respell(n Number) string {
-	s := string(n)
-	if isIntLiteral(n) {
-		if z, ok := new(big.Int).SetString(s, 10); ok {
-			return z.String()
-		}
-		return s
-	}
-	f, err := strconv.ParseFloat(s, 64)
+	f, err := strconv.ParseFloat(string(n), 64)
 	if err != nil || math.IsInf(f, 0) {
-		return s
+		return string(n)
 	}
-	return pyFloatRepr(f)
+	return ecmaNumber(f)
 }
 
-// pyFloatRepr is Python's repr of a finite float.
-func pyFloatRepr(f float64) string {
+// ecmaNumber is ECMAScript's Number::toString of a finite double.
+func ecmaNumber(f float64) string {
+	if f == 0 {
+		return "0"
+	}
+	sign := ""
+	if f < 0 {
+		sign, f = "-", -f
+	}
 	e := strconv.FormatFloat(f, 'e', -1, 64) // d.ddde±XX, shortest round-trip digits
 	mant, expText, _ := strings.Cut(e, "e")
 	exp, _ := strconv.Atoi(expText)
-	sign := ""
-	if strings.HasPrefix(mant, "-") {
-		sign, mant = "-", mant[1:]
-	}
 	digits := strings.Replace(mant, ".", "", 1)
-	if exp < -4 || exp >= 16 {
-		m := digits[:1]
-		if len(digits) > 1 {
-			m += "." + digits[1:]
-		}
-		es := "+"
-		if exp < 0 {
-			es, exp = "-", -exp
-		}
-		return fmt.Sprintf("%s%se%s%02d", sign, m, es, exp)
-	}
-	var out string
+	k, n := len(digits), exp+1
 	switch {
-	case exp < 0:
-		out = "0." + strings.Repeat("0", -exp-1) + digits
-	case exp+1 >= len(digits):
-		out = digits + strings.Repeat("0", exp+1-len(digits)) + ".0"
-	default:
-		out = digits[:exp+1] + "." + digits[exp+1:]
+	case k <= n && n <= 21:
+		return sign + digits + strings.Repeat("0", n-k)
+	case 0 < n && n <= 21:
+		return sign + digits[:n] + "." + digits[n:]
+	case -6 < n && n <= 0:
+		return sign + "0." + strings.Repeat("0", -n) + digits
 	}
-	return sign + out
+	m := digits[:1]
+	if k > 1 {
+		m += "." + digits[1:]
+	}
+	es := "+"
+	if n-1 < 0 {
+		es = "-"
+	}
+	x := n - 1
+	if x < 0 {
+		x = -x
+	}
+	return sign + m + "e" + es + strconv.Itoa(x)
 }
 
 // compactJSON is writeCompact into a string.

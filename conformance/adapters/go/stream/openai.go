@@ -18,6 +18,7 @@ const (
 	codeInBand         = "stream.provider.in-band-error"
 	codeContentFilter  = "stream.provider.content-filter"
 	codeUnknownFinish  = "stream.provider.unknown-finish-reason"
+	codeEmptyResponse  = "stream.provider.empty-response"
 )
 
 // mapBlock is a block a mapping has opened, with what its block-end will carry.
@@ -154,12 +155,10 @@ func (m *openaiMapper) payload(o *Object) {
 	}
 }
 
-// isZeroInt: a value equal to 0 as the reference compares it (notes O7): false, or a
-// number of value 0 (0, -0, 0.0).
+// isZeroInt: a number of value 0 (0, -0, 0.0; whether 0.0 is 0 is implementation-defined).
+// false is not a number, so it is not 0 (stream.openai.payload, rule 3).
 func isZeroInt(v any) bool {
 	switch x := v.(type) {
-	case bool:
-		return !x
 	case Number:
 		return !truthy(x)
 	}
@@ -298,6 +297,9 @@ func (m *openaiMapper) end() {
 			msg = "the provider reported an error"
 		}
 		f = failed("error", codeInBand, msg)
+	case len(m.blocks) == 0 && (!m.reasonSet || m.reason == "stop"):
+		// stream.openai.empty-response: a stop (or absent) finish that opened no block.
+		f = failed("error", codeEmptyResponse, "the provider's reply is empty")
 	case !m.reasonSet:
 		f = failed("error", codeNoFinishReason, "the stream ended without a finish reason")
 	default:

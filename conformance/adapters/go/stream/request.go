@@ -69,9 +69,10 @@ func NewAppIdentity(product, version, url any) (*AppIdentity, error) {
 	return &AppIdentity{p, v, u}, nil
 }
 
-// AttributionHeaders is the User-Agent only (stream.attribution.user-agent).
+// AttributionHeaders is the User-Agent only (stream.attribution.user-agent), its name in
+// lowercase (stream.vectors.header-names).
 func AttributionHeaders(id *AppIdentity) map[string]any {
-	return map[string]any{"User-Agent": id.Product + "/" + id.Version + " (+" + id.URL + ")"}
+	return map[string]any{"user-agent": id.Product + "/" + id.Version + " (+" + id.URL + ")"}
 }
 
 // ToolSpec is a tool offered to the model.

@@ -407,14 +407,15 @@ func vecAnthropicRequest(input any) (any, error) {
 		}
 		req.Tools = append(req.Tools, spec)
 	}
-	if mv, present := rm["maxTokens"]; present {
+	// maxTokens and temperature of null are absent (stream.vectors.input-order, step 3).
+	if mv, present := rm["maxTokens"]; present && mv != nil {
 		n, ok := intValue(mv) // any integer: the reference's reading (notes R1)
 		if !ok {
 			return nil, invalid("maxTokens must be an integer")
 		}
 		req.MaxTokens = &n
 	}
-	if tv, present := rm["temperature"]; present {
+	if tv, present := rm["temperature"]; present && tv != nil {
 		if !finiteNumber(tv) {
 			return nil, invalid("temperature must be a finite number")
 		}
@@ -447,6 +448,10 @@ func vecAnthropicRequest(input any) (any, error) {
 	body, err := adapter.Body(req)
 	if err != nil {
 		return nil, err
+	}
+	// Last in the input order: a request's maxTokens below 1 (the least the API takes).
+	if req.MaxTokens != nil && *req.MaxTokens < 1 {
+		return nil, invalid("maxTokens must be at least 1")
 	}
 	return map[string]any{"method": "POST", "path": "/v1/messages", "headers": adapter.Headers(), "body": body}, nil
 }
