@@ -319,7 +319,8 @@ func (m *openaiMapper) end() {
 	m.finishStream(f, m.usage, nil)
 }
 
-// MapOpenAI maps a chat-completions body, given as text pieces, to chunks.
+// MapOpenAI maps a chat-completions body, given as text pieces, to chunks. On a raise it
+// returns the chunks the mapping had emitted before it, with the error.
 func MapOpenAI(pieces []string) ([]*Chunk, error) {
 	m := &openaiMapper{calls: map[string]*mapBlock{}}
 	done := false
@@ -338,7 +339,7 @@ func MapOpenAI(pieces []string) ([]*Chunk, error) {
 	}}
 	for _, piece := range pieces {
 		if err := p.feed(piece); err != nil {
-			return nil, err
+			return m.out, err // the chunks emitted before the raise, for the consumer wrapper
 		}
 		if done {
 			break

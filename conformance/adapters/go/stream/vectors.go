@@ -20,6 +20,7 @@ var Functions = map[string]protocol.Function{
 	"stream.decode":              vecDecode,
 	"stream.enforce":             vecEnforce,
 	"stream.consume":             vecConsume,
+	"stream.openai_fold":         vecOpenAIFold,
 	"stream.openai_map":          vecOpenAIMap,
 	"stream.anthropic_map":       vecAnthropicMap,
 	"stream.anthropic_request":   vecAnthropicRequest,
@@ -216,7 +217,9 @@ func vecConsume(input any) (any, error) {
 	return map[string]any{"calls": out}, nil
 }
 
-func vecOpenAIMap(input any) (any, error) {
+// ssePieces reads the input of stream.openai_map and stream.openai_fold: sse, a string or an
+// array of strings (stream.vectors.input-order, step 2).
+func ssePieces(input any) ([]string, error) {
 	m, err := inputObject(input, "$", []string{"sse"}, nil)
 	if err != nil {
 		return nil, err
@@ -236,11 +239,52 @@ func vecOpenAIMap(input any) (any, error) {
 	default:
 		return nil, wireErr(codeFieldType, "$.sse")
 	}
+	return pieces, nil
+}
+
+func vecOpenAIMap(input any) (any, error) {
+	pieces, err := ssePieces(input)
+	if err != nil {
+		return nil, err
+	}
 	chunks, err := MapOpenAI(pieces)
 	if err != nil {
 		return nil, err
 	}
 	return map[string]any{"chunks": encodeChunks(chunks)}, nil
+}
+
+// vecOpenAIFold is stream.openai_fold (stream.vectors.openai-fold): the mapping behind the
+// consumer wrapper (a raise becomes a terminal finish error with the raised code), folded by
+// the tolerant assembler; its result is stream.assemble's without the interrupted blocks.
+func vecOpenAIFold(input any) (any, error) {
+	pieces, err := ssePieces(input)
+	if err != nil {
+		return nil, err
+	}
+	chunks, err := MapOpenAI(pieces)
+	if err != nil {
+		code, msg := "stream.adapter-raised", err.Error()
+		if pe, ok := err.(*protocol.Error); ok {
+			code, msg = pe.Code, "the provider's stream failed: "+pe.Code
+		}
+		chunks = append(chunks, &Chunk{Type: "finish", Reason: failed("error", code, msg)})
+	}
+	var taken []*Chunk
+	for _, c := range chunks {
+		taken = append(taken, c)
+		if c.Type == "finish" {
+			break // nothing is read after the adapter's own finish
+		}
+	}
+	if len(taken) == 0 || taken[len(taken)-1].Type != "finish" {
+		taken = append(taken, &Chunk{Type: "finish", Reason: failed("error", "stream.missing-finish", "the stream ended without a finish")})
+	}
+	r, err := fold(taken, false)
+	if err != nil {
+		return nil, err
+	}
+	return map[string]any{"message": r["message"], "finish": r["finish"], "usage": r["usage"]}, nil
 }
 
 func vecAnthropicMap(input any) (any, error) {
