@@ -76,10 +76,13 @@ type collector struct {
 	chunks []any
 	raise  bool
 	code   string
+	name   string // "perCall" or "configured", for the sequence of deliveries
+	seq    *[]any // every delivery to either sink, in the order made
 }
 
 func (c *collector) sink(d *Delta) error {
 	c.chunks = append(c.chunks, d.JSON())
+	*c.seq = append(*c.seq, map[string]any{"sink": c.name, "chunk": d.JSON()})
 	if c.raise {
 		return &LoomError{Code: c.code, Message: "scripted sink failure"}
 	}
@@ -87,13 +90,13 @@ func (c *collector) sink(d *Delta) error {
 }
 
 // sinkFor builds a sink of kind "collect", "raise" or "none".
-func sinkFor(kind, code string) (*collector, Sink) {
+func sinkFor(kind, code, name string, seq *[]any) (*collector, Sink) {
 	switch kind {
 	case "collect":
-		c := &collector{chunks: []any{}}
+		c := &collector{chunks: []any{}, name: name, seq: seq}
 		return c, c.sink
 	case "raise":
-		c := &collector{chunks: []any{}, raise: true, code: code}
+		c := &collector{chunks: []any{}, raise: true, code: code, name: name, seq: seq}
 		return c, c.sink
 	case "none":
 		return nil, nil
@@ -112,7 +115,7 @@ func (c *collector) result() any {
 func deltasRunVector(input any) (any, error) {
 	in := object(input, "input", "attempts", "input", "scope", "toolId", "mode", "retry", "redact", "validators",
 		"deltaWindow", "holdBack", "maxStreamTokens", "inspectsOutput", "rewrite", "rateLimit", "order",
-		"perCall", "configured", "late", "kill")
+		"perCall", "configured", "late", "kill", "deny", "refuse", "overBudget", "aborted", "modes", "sequence")
 	if _, ok := in["attempts"]; !ok {
 		bad("missing attempts")
 	}
@@ -150,8 +153,9 @@ func deltasRunVector(input any) (any, error) {
 	if mode == "durable" && perKind != "none" {
 		bad("perCall: a durable call has no per-call sink")
 	}
-	perC, perSink := sinkFor(perKind, "effect.scripted-sink-failure")
-	confC, confSink := sinkFor(optStr(in, "configured", "input", "none", true), "effect.scripted-sink-failure")
+	sequence := []any{}
+	perC, perSink := sinkFor(perKind, "effect.scripted-sink-failure", "perCall", &sequence)
+	confC, confSink := sinkFor(optStr(in, "configured", "input", "none", true), "effect.scripted-sink-failure", "configured", &sequence)
 	var late []string
 	if lv, ok := in["late"]; ok {
 		for _, x := range list(lv, "late") {
@@ -167,6 +171,34 @@ func deltasRunVector(input any) (any, error) {
 		k := reqStr(in, "kill", "input", true)
 		kill = &k
 	}
+	// The refusals of deltas.refused-call: each a reason, a non-empty string.
+	reason := func(name string) *string {
+		if _, ok := in[name]; !ok {
+			return nil
+		}
+		r := reqStr(in, name, "input", true)
+		if r == "" {
+			bad(name + ": not a non-empty string")
+		}
+		return &r
+	}
+	deny, refuse, overBudget, aborted := reason("deny"), reason("refuse"), reason("overBudget"), reason("aborted")
+	modes := map[string]bool{"durable": true, "transient": true}
+	if mv, ok := in["modes"]; ok {
+		ml := list(mv, "modes")
+		if len(ml) == 0 {
+			bad("modes: empty")
+		}
+		modes = map[string]bool{}
+		for _, x := range ml {
+			m, _ := x.(string)
+			if m != "durable" && m != "transient" {
+				bad("modes: not durable or transient")
+			}
+			modes[m] = true
+		}
+	}
+	withSequence := optBool(in, "sequence", "input", false)
 	window := optInt(in, "deltaWindow", "input", 4096)
 	if window < 1 {
 		bad("deltaWindow: below 1")
@@ -250,6 +282,13 @@ func deltasRunVector(input any) (any, error) {
 		named["rateLimit"] = parseRateLimit(rm2)
 		names = append(names, "rateLimit")
 	}
+	if refuse != nil {
+		r := *refuse
+		named["refuse"] = &Middleware{Name: "refuse", Handle: func(ctx *Ctx, input any, next Next) (any, error) {
+			return nil, refusal("effect.refused", r) // EffectRefusal, without calling next
+		}}
+		names = append(names, "refuse")
+	}
 	if ov, ok := in["order"]; ok {
 		ol := list(ov, "order")
 		seen := map[string]bool{}
@@ -278,7 +317,18 @@ func deltasRunVector(input any) (any, error) {
 	callSig, execSig := NewSignal(), NewSignal()
 	executions := 0
 	var channels []DeltaWriter
-	eff := &Effect{ToolID: tool, Modes: map[string]bool{"durable": true, "transient": true}, DeltaSink: confSink}
+	if deny != nil {
+		r := *deny
+		rt.authorize = func(string, string, string) (bool, string) { return false, r }
+	}
+	if overBudget != nil {
+		// A meter that admits no call (and so records nothing).
+		rt.meter = &BudgetMeter{budget: 0, estimate: 1, onRecord: func(MeterRecord) {}}
+	}
+	if aborted != nil {
+		callSig.Abort(*aborted) // the caller's signal, aborted before the call
+	}
+	eff := &Effect{ToolID: tool, Modes: modes, DeltaSink: confSink}
 	eff.Execute = func(ctx *Ctx, input any) (any, error) {
 		executions++
 		a := attempts[ctx.Attempt-1]
@@ -355,8 +405,12 @@ func deltasRunVector(input any) (any, error) {
 			outcome["reason"] = strOrNil(e.Reason)
 		}
 	}
-	return map[string]any{"perCall": perC.result(), "configured": confC.result(), "warnings": warnings,
-		"executions": executions, "outcome": outcome}, nil
+	result := map[string]any{"perCall": perC.result(), "configured": confC.result(), "warnings": warnings,
+		"executions": executions, "outcome": outcome}
+	if withSequence {
+		result["sequence"] = sequence
+	}
+	return result, nil
 }
 
 // deltasRecordVector is deltas.record: the JSON form of the EffectDelta built from a chunk's

@@ -314,8 +314,9 @@ func deltasLLMVector(input any) (any, error) {
 	if retry > 1 {
 		mws = append(mws, retryMiddleware(retry, 0, 2.0, 10.0, 0, "", nil))
 	}
-	perC, perSink := sinkFor(optStr(in, "perCall", "input", "collect", true), "effect.scripted-sink-failure")
-	confC, confSink := sinkFor(optStr(in, "deltaSink", "input", "none", true), "effect.scripted-sink-failure")
+	var deliveries []any // not observed by deltas.llm
+	perC, perSink := sinkFor(optStr(in, "perCall", "input", "collect", true), "effect.scripted-sink-failure", "perCall", &deliveries)
+	confC, confSink := sinkFor(optStr(in, "deltaSink", "input", "none", true), "effect.scripted-sink-failure", "configured", &deliveries)
 	var resets []any
 	var onReset func(int)
 	if optBool(in, "onReset", "input", false) {
