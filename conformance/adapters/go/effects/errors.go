@@ -109,4 +109,5 @@ var Functions = map[string]protocol.Function{
 	"deltas.run":      vector(deltasRunVector),
 	"deltas.record":   vector(deltasRecordVector),
 	"deltas.llm":      vector(deltasLLMVector),
+	"deltas.replay":   vector(deltasReplayVector),
 }
