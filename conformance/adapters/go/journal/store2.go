@@ -151,8 +151,9 @@ func storeOnDisk(input map[string]any) (any, error) {
 	}
 	r := &recorder{disk: NewDisk([]string{storeDir}, nil), calls: []any{}}
 	// planted: entries that are no regular file (journal.store-on-disk, §1.8), each at an
-	// absolute path, "symlink" or "fifo"; anything else is refused.
-	if pl, present := input["planted"]; present && pl != nil {
+	// absolute path, "symlink" or "fifo"; anything else is refused, null included (an
+	// optional member is never null unless its function says so, spec/errors.md).
+	if pl, present := input["planted"]; present {
 		m, ok := pl.(map[string]any)
 		if !ok {
 			return nil, invalid("planted must be an object")
