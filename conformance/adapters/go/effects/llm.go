@@ -77,10 +77,10 @@ func collectStream(c *consumer, ctx *Ctx, w DeltaWriter) (any, error) {
 		if err := asm.feed(ch); err != nil {
 			return nil, err
 		}
-		// Every non-empty text-delta chunk the fold took without raising is written, whatever
-		// block it landed in (a straggler included): "text delta" read as the chunk type. This
-		// is loom-ref's reading, learned from the fuzz (notes L4), not my first one.
-		if ch.Type == "text-delta" && ch.Text != "" {
+		// The text of a non-empty text-delta the fold appended to a text block is written; one
+		// into a reasoning, tool-call or tool-result block, or a straggler after its block's
+		// block-end, is not ({#deltas.collect-text}).
+		if asm.appended && ch.Text != "" {
 			if err := w.Write(ch.Text); err != nil {
 				return nil, err // a sever propagates: the collector never catches it
 			}
@@ -327,11 +327,11 @@ func deltasLLMVector(input any) (any, error) {
 	var firstText *Delta
 	abortOn, hasAbort := in["abortOn"]
 	if hasAbort {
-		if _, ok := abortOn.(string); !ok {
-			bad("abortOn: not a string")
+		if s, ok := abortOn.(string); !ok || s == "" {
+			bad("abortOn: not a non-empty string")
 		}
 	}
-	// abortOn without a per-call sink never fires: loom-ref accepts it (probe d24, notes D24).
+	// abortOn without a per-call sink never fires, and is not malformed ({#deltas.vector-llm}).
 	if perSink != nil {
 		inner := perSink
 		perSink = func(d *Delta) error {

@@ -298,6 +298,9 @@ type assembler struct {
 	usage  *Usage
 	finish *Finish
 	failed *LoomError
+	// appended: the last chunk fed was a text-delta appended to a text block
+	// ({#deltas.collect-text}: only such text is delivered).
+	appended bool
 }
 
 func newAssembler() *assembler { return &assembler{byIdx: map[int]*asmBlock{}} }
@@ -320,6 +323,7 @@ func (a *assembler) open(i int, typ string) *asmBlock {
 // feed folds one chunk; what no fold can take raises its rule's code and the assembler stays
 // failed ({#stream.assembler.type-errors}, {#stream.assembler.failed-stays-failed}).
 func (a *assembler) feed(c *Chunk) error {
+	a.appended = false
 	if a.failed != nil {
 		return a.failed
 	}
@@ -358,6 +362,7 @@ func (a *assembler) feed(c *Chunk) error {
 		}
 		if b.typ == "text" || b.typ == "reasoning" {
 			b.text = append(b.text, c.Text...)
+			a.appended = b.typ == "text" && c.Type == "text-delta"
 		}
 	case "tool-call-delta":
 		s, isStr := c.ArgsDelta.(string)
