@@ -11,6 +11,7 @@ package kernel
 
 import (
 	"fmt"
+	"sort"
 )
 
 // Body is a runner body: it issues commands through ctx and returns the execution's output.
@@ -135,6 +136,11 @@ func (rt *Runtime) openWrite(id string, create bool) (*writer, error) {
 	st, err := Fold(w.events)
 	if err != nil {
 		rt.Store.Unlock(id)
+		if create && len(w.events) > 0 {
+			// start refuses a journal that holds events as an existing execution, before
+			// it judges them (kernel.recover/illegal-transition-refused).
+			return nil, NewError("kernel.execution-exists", "execution "+id+" has already started")
+		}
 		return nil, err
 	}
 	w.state = st
@@ -236,9 +242,7 @@ func (rt *Runtime) Resume(id, gate string, payload any) (*Result, error) {
 	}
 	defer w.close()
 	st := w.state
-	if st.Status == "not-started" {
-		return nil, notStarted(id)
-	}
+	// A journal with no EXECUTION_STARTED: nothing waits (kernel.missing-execution).
 	if st.Status != "suspended" || st.WaitingOn != gate || st.PendingResume {
 		return nil, NewError("kernel.gate-not-waiting", "execution "+id+" is not waiting on gate "+gate, "gate", gate)
 	}
@@ -249,10 +253,8 @@ func (rt *Runtime) Resume(id, gate string, payload any) (*Result, error) {
 	if err := checkJSON(payload); err != nil {
 		return nil, NewError("argument.invalid", "the payload is not a JSON value: "+err.Error())
 	}
+	// The problems of both schemas, the gate's own first (kernel.resume-schema).
 	var problems []Problem
-	if s, ok := wf.ResumeSchemas[gate]; ok {
-		problems = append(problems, s.Validate(payload)...)
-	}
 	if raw, ok := lastSuspension(w.events).Payload["resumeSchema"]; ok {
 		s, err := CompileSchema(raw)
 		if err != nil {
@@ -260,17 +262,28 @@ func (rt *Runtime) Resume(id, gate string, payload any) (*Result, error) {
 		}
 		problems = append(problems, s.Validate(payload)...)
 	}
+	if s, ok := wf.ResumeSchemas[gate]; ok {
+		problems = append(problems, s.Validate(payload)...)
+	}
 	if len(problems) > 0 {
 		list := make([]any, len(problems))
 		text := ""
+		seen := map[string]bool{}
+		paths := []string{}
 		for i, p := range problems {
+			if !seen[p.Path] {
+				seen[p.Path] = true
+				paths = append(paths, p.Path)
+			}
 			list[i] = map[string]any{"path": p.Path, "message": p.Message}
 			if i > 0 {
 				text += "; "
 			}
 			text += p.Path + ": " + p.Message
 		}
-		return nil, NewError("kernel.invalid-resume", "resume payload refused: "+text, "gate", gate, "problems", list)
+		sort.Strings(paths) // the distinct paths, by code point (INTERPRETING.md section 6)
+		return nil, NewError("kernel.invalid-resume", "resume payload refused: "+text, "gate", gate,
+			"problems", list, "paths", paths)
 	}
 	w.wf = wf
 	if err := w.append("RESUME_RECEIVED", map[string]any{"gateId": gate, "payload": payload}); err != nil {
@@ -362,9 +375,7 @@ func (rt *Runtime) Resolve(id, step string, how Resolution) (*Result, error) {
 	}
 	defer w.close()
 	st := w.state
-	if st.Status == "not-started" {
-		return nil, notStarted(id)
-	}
+	// A journal with no EXECUTION_STARTED: nothing is in doubt (kernel.missing-execution).
 	if st.Status != "in-doubt" || st.InDoubtStep != step {
 		return nil, NewError("kernel.not-in-doubt", "step "+step+" is not in doubt", "step", step)
 	}

@@ -247,7 +247,7 @@ func (in *interp) exec(ins map[string]any) (flow, error) {
 		in.bind(ins, out)
 	case "suspend":
 		opts := SuspendOptions{On: ins["on"], CorrelationKey: ins["correlationKey"]}
-		if s, ok := ins["resumeSchema"]; ok {
+		if s, ok := ins["resumeSchema"]; ok && s != nil { // null: no schema (kernel.gate-record)
 			opts.ResumeSchema, opts.HasSchema = s, true
 		}
 		out, err := in.ctx.Suspend(str(ins, "gate"), opts)
@@ -362,6 +362,9 @@ func walk(v any, keys []any) any {
 		case json.Number:
 			l, ok := v.([]any)
 			i, err := strconv.Atoi(string(key))
+			if ok && err == nil && i < 0 {
+				i += len(l) // a negative index counts from the end (INTERPRETING.md 5)
+			}
 			if !ok || err != nil || i < 0 || i >= len(l) {
 				return nil
 			}

@@ -86,6 +86,11 @@ func Scenario(c map[string]any) (result any, err error) {
 				return nil, err
 			}
 		case "tear", "appendBytes", "corrupt":
+			// The byte edits work on a journal that exists (kernel.missing-execution).
+			if _, exists := store.Bytes(execID); !exists {
+				entry["raised"] = notFound(execID).Fields()
+				break
+			}
 			if err := editBytes(store, execID, a); err != nil {
 				return nil, err
 			}
