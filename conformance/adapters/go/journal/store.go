@@ -426,11 +426,13 @@ func (s *logStore) create(id string) error {
 
 // events reads an execution back from the log as it stands, and whether the log's torn
 // tail names it.
-func (s *logStore) events(id string) ([]any, bool) {
+func (s *logStore) events(id string) ([]any, bool, error) {
 	b, _ := s.r.disk.Read(logPath)
 	res, err := parseLog(string(b))
 	if err != nil {
-		return nil, false
+		// A line the writer took but a reader refuses (an EXECUTION_STARTED naming no
+		// string, journal.started-names-header): the log is corrupt.
+		return nil, false, journalError("journal.corrupt")
 	}
 	m := res.(map[string]any)
 	torn := false
@@ -441,7 +443,7 @@ func (s *logStore) events(id string) ([]any, bool) {
 	if evs == nil {
 		evs = []any{}
 	}
-	return evs, torn
+	return evs, torn, nil
 }
 
 func (s *logStore) open(id string) (any, error) {
@@ -458,7 +460,10 @@ func (s *logStore) open(id string) (any, error) {
 	if e.held {
 		return nil, journalError("journal.locked")
 	}
-	evs, torn := s.events(id)
+	evs, torn, err := s.events(id)
+	if err != nil {
+		return nil, err
+	}
 	e.held = true
 	// The torn tail is reported until a writer opens the execution (journal.log-torn-tail).
 	torn = torn || e.tornAtOpen
@@ -474,6 +479,9 @@ func (s *logStore) read(id string) (any, error) {
 	if !ok {
 		return nil, journalError("journal.not-found")
 	}
-	evs, torn := s.events(id)
+	evs, torn, err := s.events(id)
+	if err != nil {
+		return nil, err
+	}
 	return summary(evs, torn || e.tornAtOpen), nil
 }
