@@ -17,6 +17,9 @@ type assembler struct {
 	usage  *Usage
 	finish *Reason
 	failed *protocol.Error
+	// appended: the last chunk fed was a text-delta appended to a text block
+	// (deltas.collect-text: only such text is delivered).
+	appended bool
 }
 
 type asmBlock struct {
@@ -55,6 +58,7 @@ func (a *assembler) open(i int64, typ string) *asmBlock {
 // feed folds one chunk (stream.assembler.folds-everything, delta-only, first-block-end-wins,
 // deltas-by-block-type, type-errors, failed-stays-failed).
 func (a *assembler) feed(c *Chunk) *protocol.Error {
+	a.appended = false
 	if a.failed != nil {
 		return a.failed
 	}
@@ -81,6 +85,7 @@ func (a *assembler) feed(c *Chunk) *protocol.Error {
 		b := a.open(i, strings.TrimSuffix(c.Type, "-delta"))
 		if b.typ == "text" || b.typ == "reasoning" {
 			b.text.WriteString(c.Text)
+			a.appended = b.typ == "text" && c.Type == "text-delta"
 		}
 	case "tool-call-delta":
 		s, ok := c.ArgumentsDelta.(string)
