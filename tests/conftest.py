@@ -41,6 +41,7 @@ FULL_MATRIX: dict[str, str] = {
     "tests/cli/test_walk.py::*":
         "every command and every wrong path, each in a fresh interpreter, as a user runs it",
     "tests/conformance/test_node.py::*": "the Node adapter through whole groups",
+    "tests/conformance/test_go.py::*": "the Go adapter's build and the whole suite through it",
     "tests/conformance/test_harness_tools.py::test_jobs_give_the_verdict_*":
         "the same run through one process and through two, compared",
     "tests/conformance/test_fuzz.py::test_the_time_limit_bounds_the_run": "long fuzz runs",

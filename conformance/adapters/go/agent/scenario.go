@@ -1,0 +1,388 @@
+package agent
+
+import (
+	"fmt"
+
+	"loomref/adapters/go/protocol"
+)
+
+// Scenario runs a scenario case whose body uses `agent_loop` (INTERPRETING.md sections 5,
+// 5a, 6): each action on a fresh runtime over one in-memory store and the case's world.
+
+type workflow struct {
+	name          string
+	body          []any
+	resumeSchemas map[string]any
+}
+
+func parseWorkflow(v any) (*workflow, error) {
+	m, ok := v.(map[string]any)
+	if !ok {
+		return nil, fmt.Errorf("workflow is not an object")
+	}
+	wf := &workflow{name: str(m["name"]), resumeSchemas: map[string]any{}}
+	wf.body, ok = m["body"].([]any)
+	if !ok {
+		return nil, fmt.Errorf("workflow body is not a list")
+	}
+	if rs, ok := m["resumeSchemas"].(map[string]any); ok {
+		wf.resumeSchemas = rs
+	}
+	return wf, nil
+}
+
+func parseWorld(c map[string]any) *world {
+	w := &world{effects: map[string]*scriptedEffect{}, deciders: map[string]*scriptedDecider{}}
+	if effs, ok := c["effects"].(map[string]any); ok {
+		for tool, v := range effs {
+			m, _ := v.(map[string]any)
+			e := &scriptedEffect{}
+			e.idempotent, _ = m["idempotent"].(bool)
+			e.script, _ = m["script"].([]any)
+			if modes, ok := m["modes"].([]any); ok {
+				e.modes = map[string]bool{}
+				for _, md := range modes {
+					e.modes[str(md)] = true
+				}
+			}
+			w.effects[tool] = e
+		}
+	}
+	if decs, ok := c["deciders"].(map[string]any); ok {
+		for name, v := range decs {
+			m, _ := v.(map[string]any)
+			d := &scriptedDecider{}
+			d.script, _ = m["script"].([]any)
+			w.deciders[name] = d
+		}
+	}
+	return w
+}
+
+// RunScenario is the protocol's scenario handler.
+func RunScenario(c map[string]any) (any, error) {
+	wf, err := parseWorkflow(c["workflow"])
+	if err != nil {
+		return nil, err
+	}
+	alwaysReplay := false
+	if opts, ok := c["options"].(map[string]any); ok {
+		for k, v := range opts {
+			if k != "alwaysReplay" {
+				return nil, &protocol.Skip{Reason: "option not supported: " + k}
+			}
+			alwaysReplay = v == true
+		}
+	}
+	for _, item := range wf.body {
+		ins, _ := item.(map[string]any)
+		switch str(ins["op"]) {
+		case "agent_loop", "return", "set", "raise":
+		default:
+			// Only the instructions the agent cases use are interpreted; any other case is
+			// an unsupported construct (INTERPRETING.md section 4: errored).
+			return nil, fmt.Errorf("unsupported body instruction %v", ins["op"])
+		}
+	}
+	if err := opaqueCaseCheck(wf); err != nil {
+		return nil, err
+	}
+	w := parseWorld(c)
+	installAgentStep(w, wf)
+	execID := "e1"
+	if s, ok := c["executionId"].(string); ok {
+		execID = s
+	}
+	var store []event
+	torn := false
+	exists := false
+	actions, _ := c["actions"].([]any)
+	obs := []any{}
+	for _, a := range actions {
+		am, _ := a.(map[string]any)
+		rt := &runtime{store: &store, world: w, wf: wf, execID: execID, torn: &torn, alwaysReplay: alwaysReplay}
+		if torn {
+			// Opening the journal finds the torn tail, warns and drops it (journal.torn-tail).
+			rt.warn("journal.torn-tail")
+			torn = false
+		}
+		if cr, ok := am["crash"].(map[string]any); ok {
+			rt.crashTorn = cr["torn"] == true
+			k, _ := asInt(cr["afterEvent"])
+			rt.crashAfter = int(k)
+		}
+		o := runAction(rt, am, &exists)
+		o["trace"] = nonNil(rt.trace)
+		o["warnings"] = stringsAny(rt.warnings)
+		obs = append(obs, o)
+	}
+	var journal any
+	if exists {
+		evs := []any{}
+		for _, e := range store {
+			evs = append(evs, e.json())
+		}
+		journal = map[string]any{"events": evs, "tornTail": torn}
+	}
+	return map[string]any{"actions": obs, "journal": journal}, nil
+}
+
+func stringsAny(s []string) []any {
+	out := []any{}
+	for _, x := range s {
+		out = append(out, x)
+	}
+	return out
+}
+
+func raised(e *kErr) map[string]any {
+	return map[string]any{"raised": map[string]any{"code": e.Code, "message": e.Message}}
+}
+
+// runAction runs one action and returns its observation (without trace and warnings).
+func runAction(rt *runtime, a map[string]any, exists *bool) (obs map[string]any) {
+	defer func() {
+		if r := recover(); r != nil {
+			if _, ok := r.(crashSignal); ok {
+				obs = map[string]any{"crashed": true}
+				return
+			}
+			panic(r)
+		}
+	}()
+	f := fold(rt.events())
+	switch str(a["do"]) {
+	case "start":
+		if w, ok := a["workflow"]; ok {
+			wf, err := parseWorkflow(w)
+			if err == nil {
+				rt.wf = wf
+			}
+		}
+		if f.started {
+			return raised(kfail("kernel.execution-exists", "execution %s exists", rt.execID))
+		}
+		*exists = true
+		rt.append("EXECUTION_STARTED", map[string]any{"executionId": rt.execID, "workflow": rt.wf.name, "input": a["input"]})
+		return runDrive(rt)
+	case "resume":
+		if !f.started {
+			return raised(kfail("kernel.not-started", "execution %s has not started", rt.execID))
+		}
+		gate := str(a["gate"])
+		if f.status != "suspended" || f.waitingOn != gate || f.pendingResume {
+			return raised(kfail("kernel.gate-not-waiting", "the execution is not waiting on %q", gate))
+		}
+		payload := a["payload"]
+		var problems []string
+		if s, ok := rt.wf.resumeSchemas[gate]; ok {
+			problems = append(problems, validateSchema(s, payload, "$")...)
+		}
+		if s, ok := f.gateSchema[gate]; ok {
+			problems = append(problems, validateSchema(s, payload, "$")...)
+		}
+		if len(problems) > 0 {
+			e := kfail("kernel.invalid-resume", "the resume payload is refused")
+			o := raised(e)
+			o["raised"].(map[string]any)["problems"] = stringsAny(problems)
+			return o
+		}
+		rt.append("RESUME_RECEIVED", map[string]any{"gateId": gate, "payload": payload})
+		rt.append("EXECUTION_RESUMED", map[string]any{"gateId": gate})
+		return runDrive(rt)
+	case "recover":
+		if !f.started {
+			return raised(kfail("kernel.not-started", "execution %s has not started", rt.execID))
+		}
+		switch f.status {
+		case "completed", "failed", "in-doubt":
+			return map[string]any{"result": f.result()}
+		case "suspended":
+			if !f.pendingResume {
+				return map[string]any{"result": f.result()}
+			}
+			rt.append("EXECUTION_RESUMED", map[string]any{"gateId": f.waitingOn})
+		}
+		return runDrive(rt)
+	case "resolve":
+		step := str(a["step"])
+		if f.status != "in-doubt" || f.inDoubtStep != step {
+			return raised(kfail("kernel.not-in-doubt", "step %q is not in doubt", step))
+		}
+		switch {
+		case has(a, "output"):
+			rt.append("STEP_COMPLETED", map[string]any{"stepId": step, "output": a["output"]})
+		case has(a, "error"):
+			rt.append("STEP_FAILED", map[string]any{"stepId": step, "error": a["error"]})
+		default:
+			var started event
+			for _, e := range rt.events() {
+				if e.Kind == "STEP_STARTED" && str(e.Payload["stepId"]) == step {
+					started = e
+				}
+			}
+			tool := str(started.Payload["toolId"])
+			out, err := rt.invoke(tool, started.Payload["input"], true, step, str(started.Payload["idempotencyKey"]))
+			if err != nil {
+				fe := stepFailure(err)
+				rt.append("STEP_FAILED", map[string]any{"stepId": step, "error": map[string]any{"code": fe.Code, "message": fe.Message}})
+			} else {
+				rt.append("STEP_COMPLETED", map[string]any{"stepId": step, "output": out})
+			}
+		}
+		return runDrive(rt)
+	case "replay":
+		if !f.started {
+			return raised(kfail("kernel.not-started", "execution %s has not started", rt.execID))
+		}
+		rt.readOnly = true
+		return runDrive(rt)
+	}
+	return raised(kfail("conformance.bad-case-file", "unknown action %v", a["do"]))
+}
+
+// runDrive drives the body and turns its end into the action's observation.
+func runDrive(rt *runtime) (obs map[string]any) {
+	d := newDrive(rt)
+	defer func() {
+		if r := recover(); r != nil {
+			switch s := r.(type) {
+			case parkSignal:
+				obs = map[string]any{"result": s.result}
+			case divergeSignal:
+				obs = raised(s.err)
+			default:
+				panic(r)
+			}
+		}
+	}()
+	out, err := d.runBody(rt.wf.body)
+	if d.cursor < len(d.cmds) {
+		pos := d.cmds[d.cursor]
+		ek, eid, etool := commandOf(rt.events()[pos])
+		d.diverge(map[string]any{"seq": pos + 1, "command": ek, "id": eid, "toolId": nilIfEmpty(etool)}, nil)
+	}
+	if rt.readOnly {
+		return map[string]any{"result": fold(rt.events()).result()}
+	}
+	if err != nil {
+		ke, ok := err.(*kErr)
+		if !ok {
+			ke = kfail("kernel.body-error", "%v", err)
+		}
+		code := ke.Code
+		if code == "" {
+			code = "kernel.body-error"
+		}
+		ej := map[string]any{"code": code, "message": ke.Message}
+		rt.append("EXECUTION_FAILED", map[string]any{"error": ej})
+		return map[string]any{"result": map[string]any{"status": "failed", "error": ej}}
+	}
+	rt.append("EXECUTION_COMPLETED", map[string]any{"output": out})
+	return map[string]any{"result": map[string]any{"status": "completed", "output": out}}
+}
+
+type returnSignal struct{ value any }
+
+// runBody interprets the body instructions the agent cases use (INTERPRETING.md section 5).
+func (d *drive) runBody(body []any) (out any, err error) {
+	for _, item := range body {
+		ins, _ := item.(map[string]any)
+		switch str(ins["op"]) {
+		case "return":
+			return d.eval(ins["value"]), nil
+		case "set":
+			d.vars[str(ins["var"])] = d.eval(ins["value"])
+		case "raise":
+			return nil, &kErr{Code: str(ins["code"]), Message: str(ins["message"])}
+		case "agent_loop":
+			cfg, _ := ins["config"].(map[string]any)
+			opaque, _ := ins["opaque"].(bool)
+			answer, err := agentInstruction(d, cfg, d.eval(ins["input"]), opaque)
+			if err != nil {
+				return nil, err
+			}
+			if as, ok := ins["as"].(string); ok {
+				d.vars[as] = answer
+			}
+		default:
+			return nil, kfail("conformance.bad-case-file", "instruction %v is not supported", ins["op"])
+		}
+	}
+	return nil, nil
+}
+
+// eval evaluates the expressions the agent cases use: $var, $input, $get, $literal.
+func (d *drive) eval(v any) any {
+	switch x := v.(type) {
+	case map[string]any:
+		if len(x) == 1 {
+			for k, arg := range x {
+				switch k {
+				case "$var":
+					return d.vars[str(arg)]
+				case "$input":
+					path, _ := arg.([]any)
+					return getPath(d.input, path)
+				case "$literal":
+					return arg
+				case "$get":
+					list, _ := arg.([]any)
+					if len(list) == 0 {
+						return nil
+					}
+					return getPath(d.eval(list[0]), list[1:])
+				}
+			}
+		}
+		out := map[string]any{}
+		for k, item := range x {
+			out[k] = d.eval(item)
+		}
+		return out
+	case []any:
+		out := make([]any, len(x))
+		for i, item := range x {
+			out[i] = d.eval(item)
+		}
+		return out
+	}
+	return v
+}
+
+func getPath(v any, path []any) any {
+	for _, p := range path {
+		switch x := v.(type) {
+		case map[string]any:
+			v = x[str(p)]
+		case []any:
+			i, ok := asInt(p)
+			if !ok || i < 0 || int(i) >= len(x) {
+				return nil
+			}
+			v = x[i]
+		default:
+			return nil
+		}
+	}
+	return v
+}
+
+// opaqueCaseCheck refuses a case the body language does not define: an opaque agent_loop
+// "takes no skills, recall or router" (INTERPRETING.md section 5a), so such a case is not
+// interpretable (errored), as the reference answers it.
+func opaqueCaseCheck(wf *workflow) error {
+	for _, item := range wf.body {
+		ins, _ := item.(map[string]any)
+		if str(ins["op"]) != "agent_loop" || ins["opaque"] != true {
+			continue
+		}
+		cfg, _ := ins["config"].(map[string]any)
+		for _, k := range []string{"skills", "recall", "router"} {
+			if _, ok := cfg[k]; ok {
+				return fmt.Errorf("cannot interpret the case: an opaque agent_loop takes no skills, recall or router")
+			}
+		}
+	}
+	return nil
+}

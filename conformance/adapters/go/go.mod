@@ -1,0 +1,3 @@
+module loomref/adapters/go
+
+go 1.19

@@ -1,0 +1,244 @@
+package journal
+
+// Continued from store.go.
+
+import (
+	"strings"
+
+	"loomref/adapters/go/protocol"
+)
+
+func (s *logStore) append(id, kind string, payload map[string]any, torn any) error {
+	if err := s.ensure(); err != nil {
+		return err
+	}
+	e, ok := s.execs[id]
+	if !ok || !e.held {
+		return notHeld()
+	}
+	// The store log checks the payload before it finds itself closed (the file store the
+	// other way round): the reference's order, which the text does not give.
+	if err := appendCheck(kind, payload, torn, false); err != nil {
+		return err
+	}
+	if s.crashed {
+		return journalError("journal.closed")
+	}
+	// An execution's header goes in the same write as its first event
+	// (journal.log-executions); loom-ref's writer puts executionId first, so a torn event
+	// line names its execution (journal.log-torn-tail).
+	var b []byte
+	if !e.headerOut {
+		b = append(b, withCRC(headerPrefix(journalSchema, id))+"\n"...)
+	}
+	line := withCRC(eventPrefix(id, e.seq+1, kind, payload)) + "\n"
+	if torn != nil {
+		// A crash in mid-write tears the event line (the header before it is whole);
+		// nothing may follow the torn bytes: the store closes.
+		n, err := tornBytes(torn, len(line))
+		if err != nil {
+			return err
+		}
+		s.r.append(s.h, append(b, line[:n]...))
+		s.crashed = true
+		s.r.close(s.h)
+		return nil
+	}
+	s.r.append(s.h, append(b, line...))
+	e.headerOut = true
+	e.seq++
+	if syncs(s.policy, kind) {
+		s.r.fsync(s.h)
+		if !s.dirSynced {
+			s.r.fsyncDir(storeDir) // journal.dir-sync: once per store
+			s.dirSynced = true
+		}
+	}
+	return nil
+}
+
+func (s *logStore) close(id string) error {
+	if err := s.ensure(); err != nil {
+		return err
+	}
+	if e, ok := s.execs[id]; ok {
+		e.held = false
+	}
+	return nil
+}
+
+// shutdown closes the log if it was opened (again if a torn write already closed it).
+func (s *logStore) shutdown() {
+	if s.h != nil {
+		s.r.close(s.h)
+	}
+}
+
+// appendCheck refuses an append to a journal the store holds, in the order the reference
+// answers (the text gives none; notes/journal.md E.1 F15): an unknown kind
+// (journal.bad-payload), a torn byte count that is no count (argument.invalid), a journal a
+// torn write broke (journal.closed), then a payload without its required fields
+// (journal.bad-payload).
+func appendCheck(kind string, payload map[string]any, torn any, broken bool) error {
+	if _, known := requiredFields[kind]; !known {
+		return journalError("journal.bad-payload")
+	}
+	if torn != nil {
+		if n, ok := intValue(torn); !ok || n < 0 {
+			return invalid("bytes must be a count")
+		}
+	}
+	if broken {
+		return journalError("journal.closed")
+	}
+	if !checkEvent(kind, payload) {
+		return journalError("journal.bad-payload")
+	}
+	// journal.nesting-limit: the payload may nest 127 levels, counting itself, so that its
+	// line nests at most 128; a deeper one is refused and nothing is written.
+	if nesting(payload) > maxNesting-1 {
+		return journalError("journal.bad-payload")
+	}
+	return nil
+}
+
+// nesting counts the levels of arrays and objects of a decoded value (a scalar is 0).
+func nesting(v any) int {
+	deepest := 0
+	switch x := v.(type) {
+	case map[string]any:
+		for _, e := range x {
+			if n := nesting(e); n > deepest {
+				deepest = n
+			}
+		}
+	case []any:
+		for _, e := range x {
+			if n := nesting(e); n > deepest {
+				deepest = n
+			}
+		}
+	default:
+		return 0
+	}
+	return deepest + 1
+}
+
+// tornBytes reads a tornAppend's byte count: a strict, non-empty prefix of the line
+// (INTERPRETING.md section 6: "a strict prefix of its line").
+func tornBytes(v any, lineLen int) (int, error) {
+	n, ok := intValue(v)
+	if !ok || n < 1 || n >= int64(lineLen) {
+		return 0, invalid("bytes must cut the line short")
+	}
+	return int(n), nil
+}
+
+// notHeld: an append names no journal this store holds open, which the vector's steps
+// cannot ask (argument.invalid, as the reference answers; notes/journal.md E.1 F5).
+func notHeld() error { return invalid("no journal of this execution is open in the store") }
+
+// storeOnDisk is the conformance function journal.store-on-disk.
+func storeOnDisk(input map[string]any) (any, error) {
+	kind, _ := input["store"].(string)
+	policy, ok := input["fsync"].(string)
+	if _, known := syncAfter[policy]; !ok || !known {
+		return nil, invalid("fsync must name a policy")
+	}
+	steps, ok := input["steps"].([]any)
+	if !ok {
+		return nil, invalid("steps must be a list")
+	}
+	r := &recorder{disk: NewDisk([]string{storeDir}, nil), calls: []any{}}
+	// planted: entries that are no regular file (journal.store-on-disk, §1.8), each at an
+	// absolute path, "symlink" or "fifo"; anything else is refused, null included (an
+	// optional member is never null unless its function says so, spec/errors.md).
+	if pl, present := input["planted"]; present {
+		m, ok := pl.(map[string]any)
+		if !ok {
+			return nil, invalid("planted must be an object")
+		}
+		for p, k := range m {
+			if k != "symlink" && k != "fifo" || !strings.HasPrefix(p, "/") {
+				return nil, invalid("planted: an absolute path to symlink or fifo")
+			}
+			r.disk.Plant(p, k.(string))
+		}
+	}
+	var open func(reopened bool) journalStore
+	switch kind {
+	case "files":
+		open = func(bool) journalStore { return newFileStore(r, policy) }
+	case "log":
+		open = func(reopened bool) journalStore { return newLogStore(r, policy, reopened) }
+	default:
+		return nil, invalid("store must be files or log")
+	}
+	st := open(false)
+	answers := []any{}
+	for _, x := range steps {
+		step, ok := x.(map[string]any)
+		if !ok {
+			return nil, invalid("a step must be an object")
+		}
+		a, err := runStep(st, step, func() { st.shutdown(); st = open(true) })
+		if err != nil {
+			// A journal error is the step's answer; a bad argument refuses the whole call.
+			if pe, ok := err.(*protocol.Error); ok && strings.HasPrefix(pe.Code, "journal.") {
+				answers = append(answers, map[string]any{"error": pe.Code})
+				continue
+			}
+			return nil, err
+		}
+		answers = append(answers, a)
+	}
+	st.shutdown()
+	return map[string]any{
+		"answers": answers,
+		"calls":   r.calls,
+		"images":  imagesOut(r.disk, func(b []byte) any { return tellLines(b) }),
+	}, nil
+}
+
+func runStep(st journalStore, step map[string]any, reopen func()) (any, error) {
+	do, _ := step["do"].(string)
+	switch do {
+	case "reopen":
+		reopen()
+		return nil, nil
+	case "create", "open", "read", "close", "append", "tornAppend":
+	default:
+		return nil, invalid("unknown step")
+	}
+	id, ok := step["executionId"].(string)
+	if !ok {
+		return nil, invalid("executionId must be a string")
+	}
+	// A store refuses a bad id where it names a journal (create, open, read), before it
+	// touches the disk (journal.execution-ids); append and close only find what it holds.
+	if (do == "create" || do == "open" || do == "read") && !validID(id) {
+		return nil, protocol.Fail("argument.execution-id")
+	}
+	switch do {
+	case "create":
+		return nil, st.create(id)
+	case "open":
+		return st.open(id)
+	case "read":
+		return st.read(id)
+	case "close":
+		return nil, st.close(id)
+	}
+	// append, tornAppend: a kind or payload the writer cannot write is journal.bad-payload,
+	// the step's answer (checked by the store).
+	kind, _ := step["kind"].(string)
+	payload, _ := step["payload"].(map[string]any)
+	var torn any // nil: a whole append
+	if do == "tornAppend" {
+		torn = step["bytes"]
+		if torn == nil {
+			torn = false // absent or null: no count (refused in appendCheck's order)
+		}
+	}
+	return nil, st.append(id, kind, payload, torn)
+}
