@@ -316,7 +316,9 @@ def journal_store_on_disk(input: Any) -> dict[str, Any]:
             if do == "reopen":
                 answers.append(None)
                 continue
-            eid = _str(step.get("executionId"), f"{where}.executionId")
+            eid = step.get("executionId")
+            if not isinstance(eid, str):  # spec: journal.store-on-disk -- the store checks
+                raise InvalidArgument(f"{where}.executionId must be a string")  # its spelling
             if do == "create":
                 journals[eid] = store.create(eid)
             elif do in ("open", "read"):  # what the journal holds, and whether it is torn
@@ -327,15 +329,24 @@ def journal_store_on_disk(input: Any) -> dict[str, Any]:
                                 "torn": parsed.torn is not None})
                 continue
             elif do in ("append", "tornAppend"):
+                # spec: journal.store-on-disk -- the order of refusals: the step's own members
+                # (argument.invalid), a journal that takes no more appends (journal.closed),
+                # the event (journal.bad-payload), then where a torn write may stop
                 if eid not in journals:
-                    raise InvalidArgument(f"{where}: {eid!r} is not open")
+                    raise InvalidArgument(f"{where}: {eid!r} is not open in this store")
+                nbytes = 0
+                if do == "tornAppend":
+                    nbytes = _size(step.get("bytes"), f"{where}.bytes")
+                    if nbytes < 1:
+                        raise InvalidArgument(f"{where}.bytes must be at least 1")
+                journal = journals[eid]
+                journal.check_writable()
                 kind_ = kind_from_name(step.get("kind"))
                 payload = step.get("payload")
                 if do == "append":
-                    journals[eid].append(kind_, payload)  # type: ignore[arg-type]
+                    journal.append(kind_, payload)  # type: ignore[arg-type]
                 else:  # a crash in the middle of the write: the journal takes no more
-                    nbytes = _size(step.get("bytes"), f"{where}.bytes")
-                    journals[eid].write_torn(kind_, payload, nbytes)  # type: ignore[arg-type]
+                    journal.write_torn(kind_, payload, nbytes)  # type: ignore[arg-type]
             elif do == "close":
                 if eid in journals:
                     journals.pop(eid).close()

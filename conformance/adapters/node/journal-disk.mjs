@@ -7,7 +7,7 @@ import {
   parseJournal, parseLog,
 } from "./journal.mjs";
 import {
-  OsError, SimulatedDisk, bad, dirname, isObject, latin1, powerLoss, str,
+  OsError, SimulatedDisk, bad, dirname, isObject, latin1, powerLoss,
 } from "./journal-powerloss.mjs";
 
 // -- stores on the disk (journal.fsync-policy, journal.dir-sync) ------------------------------
@@ -88,11 +88,15 @@ class DiskJournal {
     return this.store.line(this.eid, seq, kind, payload);
   }
   append(kind, payload, tornBytes = 0) {
-    if (!this.open) throw new LoomError("journal.closed", `${this.eid} is closed`);
+    // journal.store-on-disk: a journal that takes no more appends refuses before the event
+    // is looked at (a store log's journals too, once a torn write closed the log)
+    if (!this.open || this.store.closed) throw new LoomError("journal.closed", `${this.eid} is closed`);
     checkPayload(kind, payload);
     const line = this.line(this.seq + 1, kind, payload);
     checkWritten(line); // journal.nesting-limit: nothing written for a line too deep
     if (tornBytes) {
+      // a torn write is a strict prefix of the line as this writer spells it (INTERPRETING 6)
+      if (tornBytes >= line.length) throw new LoomError("argument.invalid", "bytes must be below the line's length");
       this.store.write(this.eid, line.subarray(0, tornBytes), false);
       this.open = false;
       return;
@@ -108,6 +112,9 @@ class DiskJournal {
 }
 
 class FileStore {
+  get closed() {
+    return false; // each journal file is closed on its own
+  }
   constructor(fs, policy) {
     Object.assign(this, { fs, policy, dir: "/disk", handles: new Map(), writers: new Set() });
     this.durable = new Set(); // executions whose directory entry this store synced
@@ -261,6 +268,9 @@ class LogStore {
   release(eid) {
     this.writers.delete(eid);
   }
+  get closed() {
+    return this.f.closed;
+  }
   close() {
     this.f.close();
   }
@@ -315,7 +325,10 @@ function storeOnDisk(input) {
         answers.push(null);
         return;
       }
-      const eid = str(step.executionId, `${where}.executionId`);
+      // journal.store-on-disk: any string; the store checks its spelling where it names a
+      // journal (so "" is argument.execution-id there)
+      if (typeof step.executionId !== "string") throw bad(`${where}.executionId must be a string`);
+      const eid = step.executionId;
       // the store checks the id where it names a journal (create, open, read), as loom-ref's does
       if (["create", "open", "read"].includes(step.do) && !isExecutionId(eid)) {
         throw new LoomError("argument.execution-id",

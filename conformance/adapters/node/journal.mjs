@@ -470,6 +470,8 @@ export function fold(events) {
         s.pendingResume = true;
         break;
       case "EXECUTION_RESUMED":
+        // journal.transitions: a resume for a gate that is not waiting, whichever event
+        if (p.gateId !== s.waitingGate) throw illegal(ev, "gate not waiting");
         s.waitingGate = null;
         s.pendingResume = false;
         break;
