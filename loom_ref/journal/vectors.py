@@ -46,7 +46,7 @@ def _text_bytes(input: Any, function: str) -> bytes:
 
 
 def journal_parse(input: Any) -> dict[str, Any]:
-    """``journal.parse`` (see the module docstring)."""
+    """``journal.parse`` (see the module docstring; spec: journal.parse-vector)."""
     parsed = parse_journal(_text_bytes(input, "journal.parse"), source="<vector>")
     return {
         "executionId": parsed.execution_id,

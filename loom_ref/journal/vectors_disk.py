@@ -154,7 +154,7 @@ def _disk_op(disk: SimulatedDisk, handles: dict[str, FileHandle], op: Mapping[st
 
 
 def journal_power_loss(input: Any) -> dict[str, Any]:
-    """``journal.power-loss`` (see the module docstring)."""
+    """``journal.power-loss`` (see the module docstring; spec: journal.power-loss-vector)."""
     data = _obj(input, "input")
     directories = data.get("directories", ["/disk"])
     if not isinstance(directories, list):
@@ -274,7 +274,8 @@ _STORES: Mapping[str, Callable[[FsyncPolicy, _RecordingDisk], Any]] = {
 
 
 def journal_store_on_disk(input: Any) -> dict[str, Any]:
-    """``journal.store-on-disk`` (see the module docstring)."""
+    """``journal.store-on-disk`` (see the module docstring; spec:
+    journal.store-on-disk-vector)."""
     data = _obj(input, "input")
     kind = data.get("store")
     if not isinstance(kind, str) or kind not in _STORES:
@@ -317,7 +318,7 @@ def journal_store_on_disk(input: Any) -> dict[str, Any]:
                 answers.append(None)
                 continue
             eid = step.get("executionId")
-            if not isinstance(eid, str):  # spec: journal.store-on-disk -- the store checks
+            if not isinstance(eid, str):  # spec: journal.store-on-disk-vector -- the store checks
                 raise InvalidArgument(f"{where}.executionId must be a string")  # its spelling
             if do == "create":
                 journals[eid] = store.create(eid)
@@ -329,7 +330,7 @@ def journal_store_on_disk(input: Any) -> dict[str, Any]:
                                 "torn": parsed.torn is not None})
                 continue
             elif do in ("append", "tornAppend"):
-                # spec: journal.store-on-disk -- the order of refusals: the step's own members
+                # spec: journal.store-on-disk-vector -- the order of refusals: the step's own members
                 # (argument.invalid), a journal that takes no more appends (journal.closed),
                 # the event (journal.bad-payload), then where a torn write may stop
                 if eid not in journals:

@@ -189,6 +189,7 @@ def definitions() -> Iterator[dict[str, Any]]:
         defs_agent,
         defs_agent_truncation,
         defs_journal,
+        defs_journal_blind,
         defs_journal_disk,
         defs_journal_hostile,
         defs_kernel_gates,
@@ -198,7 +199,8 @@ def definitions() -> Iterator[dict[str, Any]]:
         defs_kernel_steps,
     )
 
-    for module in (defs_journal, defs_journal_hostile, defs_journal_disk, defs_kernel_steps,
+    for module in (defs_journal, defs_journal_hostile, defs_journal_disk, defs_journal_blind,
+                   defs_kernel_steps,
                    defs_kernel_gates, defs_kernel_replay, defs_kernel_recover,
                    defs_kernel_report, defs_agent, defs_agent_truncation):
         yield from module.DEFINITIONS

@@ -231,6 +231,8 @@ class LogStore {
     if (this.known.has(eid)) throw new LoomError("journal.exists", `${eid} exists`);
     const twin = [...this.known.keys()].find((k) => k.toLowerCase() === eid.toLowerCase());
     if (twin) throw new LoomError("argument.execution-id", `${eid} differs only in case from ${twin}`);
+    // journal.store-on-disk-vector: a closed log takes no writer (after journal.exists, a twin)
+    if (this.f.closed) throw new LoomError("journal.closed", "the store log is closed");
     this.known.set(eid, []);
     this.unwritten.add(eid);
     this.writers.add(eid);
@@ -242,6 +244,7 @@ class LogStore {
   }
   open(eid) {
     const info = this.read(eid);
+    if (this.f.closed) throw new LoomError("journal.closed", "the store log is closed");
     if (this.writers.has(eid)) throw new LoomError("journal.locked", `${eid} has a writer`);
     this.writers.add(eid);
     if (eid === this.tornExecution) this.tornExecution = null; // told once, to the writer
