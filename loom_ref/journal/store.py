@@ -238,6 +238,12 @@ class LineJournal:
         if type(kind) is not EventKind:
             raise InvalidArgument(f"kind must be an EventKind, got {kind!r}")
         check_payload(kind, payload)  # spec: journal.payload-shape
+        if kind is EventKind.EXECUTION_STARTED and payload["executionId"] != self._execution_id:
+            # spec: journal.started-names-header -- a writer never writes a line its readers
+            # refuse (a store log would then refuse to open at all)
+            raise PayloadError(
+                f"EXECUTION_STARTED names execution {payload['executionId']!r}, not this "
+                f"journal's {self._execution_id!r}", kind=kind.value)
         seq = len(self._events) + 1
         try:
             text = to_json_text(payload)

@@ -236,6 +236,10 @@ DEFINITIONS += [
     disk_vector("non-ascii-text-refused",
                "Input text is ASCII: an append of a non-ASCII character is a malformed input.",
                [create(), op("append", text="\u00e9")], refused("argument.invalid")),
+    disk_vector("open-create-null-refused",
+               "open's create, given as null, is a value of the wrong type, not absent.",
+               [{"op": "open", "path": "/disk/a", "create": None, "as": "f"}],
+               refused("argument.invalid")),
     disk_vector("empty-path-refused",
                "A path (or a handle name) is a non-empty string.",
                [create("")], refused("argument.invalid")),
@@ -347,6 +351,20 @@ DEFINITIONS += [
             "The same on the store log.",
             "log", "never", [CREATE, torn(5), BAD_KIND],
             lambda r: answers(r) == [None, None, {"error": "journal.closed"}]),
+    on_disk("files-foreign-execution-started-refused", "journal.started-names-header",
+            "The writer refuses an EXECUTION_STARTED naming another execution "
+            "(journal.bad-payload), and writes nothing: no store holds a journal its reader "
+            "refuses.",
+            "files", "never", [CREATE, {**appends()[0], "payload": OTHER},
+                               {"do": "reopen"}, {"do": "open", "executionId": "e1"}],
+            lambda r: answers(r) == [None, {"error": "journal.bad-payload"}, None,
+                                     {"events": [], "torn": False}]),
+    on_disk("log-foreign-execution-started-refused", "journal.started-names-header",
+            "The same on the store log, which would otherwise hold a line that keeps the "
+            "whole log from opening.",
+            "log", "never", [CREATE, {**appends()[0], "payload": OTHER}, {"do": "reopen"},
+                             {"do": "create", "executionId": "e2"}],
+            lambda r: answers(r) == [None, {"error": "journal.bad-payload"}, None, None]),
     on_disk("log-no-steps-no-calls", SOD,
             "The store is opened when the first step runs: with no steps the store log is "
             "never opened and no call is made.",

@@ -92,6 +92,10 @@ class DiskJournal {
     // is looked at (a store log's journals too, once a torn write closed the log)
     if (!this.open || this.store.closed) throw new LoomError("journal.closed", `${this.eid} is closed`);
     checkPayload(kind, payload);
+    // journal.started-names-header: a writer never writes a line its readers refuse
+    if (kind === "EXECUTION_STARTED" && payload.executionId !== this.eid) {
+      throw new LoomError("journal.bad-payload", `EXECUTION_STARTED names ${payload.executionId}, not ${this.eid}`);
+    }
     const line = this.line(this.seq + 1, kind, payload);
     checkWritten(line); // journal.nesting-limit: nothing written for a line too deep
     if (tornBytes) {
@@ -154,10 +158,16 @@ class FileStore {
       if (e instanceof OsError) throw osError(e, eid);
       throw e;
     }
-    const data = f.readAll();
-    const parsed = parseJournal(data);
-    if (parsed.goodSize < data.length) f.truncate(parsed.goodSize); // journal.torn-tail
-    if (parsed.executionId === null) f.append(encodeHeader(eid));
+    let parsed;
+    try {
+      const data = f.readAll();
+      parsed = parseJournal(data);
+      if (parsed.goodSize < data.length) f.truncate(parsed.goodSize); // journal.torn-tail
+      if (parsed.executionId === null) f.append(encodeHeader(eid));
+    } catch (e) {
+      f.close(); // journal.os-errors: a journal that failed to open holds no file and no lock
+      throw e;
+    }
     this.handles.set(eid, f);
     this.writers.add(eid);
     return Object.assign(new DiskJournal(this, eid, parsed.events.length),
@@ -215,10 +225,16 @@ class LogStore {
       f.close();
       throw new LoomError("journal.locked", "the store log has a writer");
     }
-    const data = f.readAll();
-    const parsed = parseLog(data);
-    if (parsed.goodSize < data.length) f.truncate(parsed.goodSize); // journal.log-torn-tail
-    if (parsed.goodSize === 0) f.append(seal("loom-ref.log"));
+    let parsed;
+    try {
+      const data = f.readAll();
+      parsed = parseLog(data);
+      if (parsed.goodSize < data.length) f.truncate(parsed.goodSize); // journal.log-torn-tail
+      if (parsed.goodSize === 0) f.append(seal("loom-ref.log"));
+    } catch (e) {
+      f.close(); // journal.os-errors: a store that failed to open holds no file and no lock
+      throw e;
+    }
     this.f = f;
     this.known = new Map(Object.entries(parsed.executions)
       .map(([k, v]) => [k, v.map((e) => e.kind)]));

@@ -390,6 +390,10 @@ class Journal {
   append(kind, payload) {
     if (!this.open) throw new LoomError("journal.closed", "closed");
     checkPayload(kind, payload);
+    // journal.started-names-header: a writer never writes a line its readers refuse
+    if (kind === "EXECUTION_STARTED" && payload.executionId !== this.eid) {
+      throw new LoomError("journal.bad-payload", `EXECUTION_STARTED names ${payload.executionId}, not ${this.eid}`);
+    }
     const seq = this.events.length + 1;
     const line = encodeLine(seq, kind, payload);
     checkWritten(line);
