@@ -330,9 +330,10 @@ def journal_store_on_disk(input: Any) -> dict[str, Any]:
                                 "torn": parsed.torn is not None})
                 continue
             elif do in ("append", "tornAppend"):
-                # spec: journal.store-on-disk-vector -- the order of refusals: the step's own members
-                # (argument.invalid), a journal that takes no more appends (journal.closed),
-                # the event (journal.bad-payload), then where a torn write may stop
+                # spec: journal.store-on-disk-vector -- the order of refusals: the step's own
+                # members (argument.invalid), a journal that takes no more appends
+                # (journal.closed), the event (journal.bad-payload), then where a torn write
+                # may stop
                 if eid not in journals:
                     raise InvalidArgument(f"{where}: {eid!r} is not open in this store")
                 nbytes = 0
