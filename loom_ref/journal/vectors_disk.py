@@ -290,7 +290,7 @@ def journal_store_on_disk(input: Any) -> dict[str, Any]:
     planted = _obj(data.get("planted", {}), "planted")
     kinds = {}
     for path, what in planted.items():  # spec: journal.regular-files
-        if what not in _PLANTED or not isinstance(path, str) or os.path.dirname(path) != "/disk":
+        if not isinstance(what, str) or what not in _PLANTED or os.path.dirname(path) != "/disk":
             raise InvalidArgument(f"planted maps a path in /disk to one of {sorted(_PLANTED)}")
         kinds[path] = _PLANTED[what]
     fs = _RecordingDisk(SimulatedDisk(planted=kinds))

@@ -365,6 +365,11 @@ DEFINITIONS += [
             "log", "never", [CREATE, {**appends()[0], "payload": OTHER}, {"do": "reopen"},
                              {"do": "create", "executionId": "e2"}],
             lambda r: answers(r) == [None, {"error": "journal.bad-payload"}, None, None]),
+    vector("journal.disk/planted-not-a-kind-refused", SOD,
+           "A planted entry's kind is the string symlink or fifo: any other value (a list) is "
+           "a malformed input.", function="journal.store-on-disk",
+           input={"store": "files", "fsync": "never", "planted": {"/disk/e1.jsonl": []},
+                  "steps": [CREATE]}, claim=refused("argument.invalid")),
     on_disk("log-no-steps-no-calls", SOD,
             "The store is opened when the first step runs: with no steps the store log is "
             "never opened and no call is made.",
