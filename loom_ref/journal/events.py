@@ -122,7 +122,11 @@ def kind_from_name(name: object) -> EventKind:
 
 def check_payload(kind: EventKind, payload: object) -> None:
     """Raise :class:`PayloadError` unless ``payload`` has every field ``kind`` requires (and,
-    for a gate, an optional ``resumeSchema`` that is a schema loom-ref reads)."""
+    for a gate, an optional ``resumeSchema`` that is a schema loom-ref reads).
+
+    spec: journal.required-fields -- "a reader checks that it is there, with any JSON value
+    (``null`` included), and gives it no type"; a ``resumeSchema`` the subset refuses,
+    ``null`` included, is a bad payload."""
     if type(payload) is not dict and not isinstance(payload, Mapping):
         raise PayloadError(f"{kind.value} payload must be an object, got {type(payload).__name__}")
     if kind is _SUSPENDED and "resumeSchema" in payload:

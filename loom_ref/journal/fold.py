@@ -145,7 +145,8 @@ def never_started(event: Event) -> IllegalTransitionError:
 
 
 def not_waiting(event: Event) -> IllegalTransitionError:
-    """The error for a RESUME_RECEIVED of a gate that is not waiting."""
+    """The error for a RESUME_RECEIVED or EXECUTION_RESUMED of a gate that is not waiting
+    (or a second RESUME_RECEIVED of the gate)."""
     return IllegalTransitionError(
         f"seq {event.seq}: resume of gate {event.payload['gateId']!r} that is not waiting",
         seq=event.seq, kind=event.kind.value)
@@ -187,6 +188,8 @@ def fold(events: Iterable[Event]) -> ExecutionState:
                 raise not_waiting(event)
             pending = True
         elif kind is K.EXECUTION_RESUMED:
+            if p["gateId"] != waiting_gate:  # spec: journal.transitions -- a resume of a gate
+                raise not_waiting(event)  # that is not waiting, whichever resume event
             waiting_gate, pending = None, False
         elif kind is K.EXECUTION_COMPLETED:
             fields["output"] = p["output"]

@@ -70,7 +70,7 @@ from loom_ref.journal.reader import (
     check_bytes,
     event_from_line,
 )
-from loom_ref.journal.shared import SharedStore
+from loom_ref.journal.shared import SharedBackend, SharedStore
 from loom_ref.journal.store import (
     Backend,
     JournalLockedError,
@@ -217,6 +217,12 @@ class _LogJournal(LineJournal):
 
     def _line(self, seq: int, kind: EventKind, payload_text: str) -> bytes:
         return log_event_line(self.execution_id, seq, kind.value, payload_text)
+
+    def check_writable(self) -> None:
+        """Closed too when the store's log is (a torn or failed write closed it)."""
+        super().check_writable()
+        if isinstance(self._backend, SharedBackend):
+            self._backend.check_open()
 
 
 class LogStore(SharedStore):

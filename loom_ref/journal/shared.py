@@ -36,6 +36,10 @@ class SharedBackend(WriterLease):
     def write(self, data: bytes, *, sync: bool) -> None:
         self._store._append(self._id, data, sync=sync)
 
+    def check_open(self) -> None:
+        """Raise ``journal.closed`` when the store's place (its log) is closed."""
+        self._store._check_open()
+
 
 class SharedStore:
     """The common part (module rules). A subclass sets ``_writers`` and ``path``, and gives

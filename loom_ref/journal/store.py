@@ -234,11 +234,16 @@ class LineJournal:
         whose line would nest too deep (``journal.nesting-limit``) or repeat a member name
         (``journal.duplicate-names``: two keys such as ``1`` and ``"1"`` that JSON spells
         alike)."""
-        if not self._open:
-            raise JournalClosedError(f"journal {self._execution_id!r} is closed")
+        self.check_writable()
         if type(kind) is not EventKind:
             raise InvalidArgument(f"kind must be an EventKind, got {kind!r}")
         check_payload(kind, payload)  # spec: journal.payload-shape
+        if kind is EventKind.EXECUTION_STARTED and payload["executionId"] != self._execution_id:
+            # spec: journal.started-names-header -- a writer never writes a line its readers
+            # refuse (a store log would then refuse to open at all)
+            raise PayloadError(
+                f"EXECUTION_STARTED names execution {payload['executionId']!r}, not this "
+                f"journal's {self._execution_id!r}", kind=kind.value)
         seq = len(self._events) + 1
         try:
             text = to_json_text(payload)
@@ -250,6 +255,14 @@ class LineJournal:
                 f"{kind.value} payload is not made of JSON values: {exc}", kind=kind.value
             ) from None
         return seq, value, line
+
+    def check_writable(self) -> None:
+        """Raise :class:`JournalClosedError` when this journal takes no more appends: it was
+        closed, a write of it failed, or (a store log) the store's one file is closed. An
+        append checks this before it looks at the event, so a closed journal refuses any
+        event, well-formed or not (``journal.store-on-disk``'s order of refusals)."""
+        if not self._open:
+            raise JournalClosedError(f"journal {self._execution_id!r} is closed")
 
     def _line(self, seq: int, kind: EventKind, payload_text: str) -> bytes:
         """The bytes of one event line (``journal.line-shape``); a store log overrides it."""

@@ -11,8 +11,10 @@ section 3; the call each name stands for is in ``spec/journal.md``).
 - ``journal.fold``: ``{"events": [{kind, payload, seq?}]}`` -> ``{status, seq, waitingOn,
   pendingResume, inDoubtStep, output, error, steps: {stepId: status}, decisions:
   {decisionId: choice}}``; an illegal event raises ``journal.illegal-transition`` (spec:
-  journal.fold, journal.transitions). An event that is not an object, or a ``stepId`` /
-  ``decisionId`` that is not a string, is ``argument.invalid`` (spec: journal.fold-vector).
+  journal.fold, journal.transitions). An event that is not an object, a ``stepId`` /
+  ``decisionId`` that is not a string, or a ``seq`` that is not an integer, is
+  ``argument.invalid`` (spec: journal.fold-vector); every event is checked before any is
+  folded.
 """
 
 from __future__ import annotations
@@ -44,7 +46,7 @@ def _text_bytes(input: Any, function: str) -> bytes:
 
 
 def journal_parse(input: Any) -> dict[str, Any]:
-    """``journal.parse`` (see the module docstring)."""
+    """``journal.parse`` (see the module docstring; spec: journal.parse-vector)."""
     parsed = parse_journal(_text_bytes(input, "journal.parse"), source="<vector>")
     return {
         "executionId": parsed.execution_id,
@@ -89,7 +91,10 @@ def journal_fold(input: Any) -> dict[str, Any]:
         if key is not None and not isinstance(item["payload"][key], str):
             # spec: journal.fold-vector -- the result is keyed by it; a JSON key is a string
             raise InvalidArgument(f"events[{i}]: the fold vector needs a string {key}")
-        events.append(Event(seq=item.get("seq", i + 1), kind=kind, payload=item["payload"]))
+        seq = item.get("seq", i + 1)
+        if type(seq) is not int:  # spec: journal.fold-vector -- an integer, never null
+            raise InvalidArgument(f"events[{i}].seq must be an integer")
+        events.append(Event(seq=seq, kind=kind, payload=item["payload"]))
     return state_json(fold(events))
 
 

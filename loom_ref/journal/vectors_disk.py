@@ -154,7 +154,7 @@ def _disk_op(disk: SimulatedDisk, handles: dict[str, FileHandle], op: Mapping[st
 
 
 def journal_power_loss(input: Any) -> dict[str, Any]:
-    """``journal.power-loss`` (see the module docstring)."""
+    """``journal.power-loss`` (see the module docstring; spec: journal.power-loss-vector)."""
     data = _obj(input, "input")
     directories = data.get("directories", ["/disk"])
     if not isinstance(directories, list):
@@ -274,7 +274,8 @@ _STORES: Mapping[str, Callable[[FsyncPolicy, _RecordingDisk], Any]] = {
 
 
 def journal_store_on_disk(input: Any) -> dict[str, Any]:
-    """``journal.store-on-disk`` (see the module docstring)."""
+    """``journal.store-on-disk`` (see the module docstring; spec:
+    journal.store-on-disk-vector)."""
     data = _obj(input, "input")
     kind = data.get("store")
     if not isinstance(kind, str) or kind not in _STORES:
@@ -289,7 +290,7 @@ def journal_store_on_disk(input: Any) -> dict[str, Any]:
     planted = _obj(data.get("planted", {}), "planted")
     kinds = {}
     for path, what in planted.items():  # spec: journal.regular-files
-        if what not in _PLANTED or not isinstance(path, str) or os.path.dirname(path) != "/disk":
+        if not isinstance(what, str) or what not in _PLANTED or os.path.dirname(path) != "/disk":
             raise InvalidArgument(f"planted maps a path in /disk to one of {sorted(_PLANTED)}")
         kinds[path] = _PLANTED[what]
     fs = _RecordingDisk(SimulatedDisk(planted=kinds))
@@ -316,7 +317,9 @@ def journal_store_on_disk(input: Any) -> dict[str, Any]:
             if do == "reopen":
                 answers.append(None)
                 continue
-            eid = _str(step.get("executionId"), f"{where}.executionId")
+            eid = step.get("executionId")
+            if not isinstance(eid, str):  # spec: journal.store-on-disk-vector -- the store checks
+                raise InvalidArgument(f"{where}.executionId must be a string")  # its spelling
             if do == "create":
                 journals[eid] = store.create(eid)
             elif do in ("open", "read"):  # what the journal holds, and whether it is torn
@@ -327,15 +330,25 @@ def journal_store_on_disk(input: Any) -> dict[str, Any]:
                                 "torn": parsed.torn is not None})
                 continue
             elif do in ("append", "tornAppend"):
+                # spec: journal.store-on-disk-vector -- the order of refusals: the step's own
+                # members (argument.invalid), a journal that takes no more appends
+                # (journal.closed), the event (journal.bad-payload), then where a torn write
+                # may stop
                 if eid not in journals:
-                    raise InvalidArgument(f"{where}: {eid!r} is not open")
+                    raise InvalidArgument(f"{where}: {eid!r} is not open in this store")
+                nbytes = 0
+                if do == "tornAppend":
+                    nbytes = _size(step.get("bytes"), f"{where}.bytes")
+                    if nbytes < 1:
+                        raise InvalidArgument(f"{where}.bytes must be at least 1")
+                journal = journals[eid]
+                journal.check_writable()
                 kind_ = kind_from_name(step.get("kind"))
                 payload = step.get("payload")
                 if do == "append":
-                    journals[eid].append(kind_, payload)  # type: ignore[arg-type]
+                    journal.append(kind_, payload)  # type: ignore[arg-type]
                 else:  # a crash in the middle of the write: the journal takes no more
-                    nbytes = _size(step.get("bytes"), f"{where}.bytes")
-                    journals[eid].write_torn(kind_, payload, nbytes)  # type: ignore[arg-type]
+                    journal.write_torn(kind_, payload, nbytes)  # type: ignore[arg-type]
             elif do == "close":
                 if eid in journals:
                     journals.pop(eid).close()

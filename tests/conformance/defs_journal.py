@@ -192,7 +192,7 @@ DEFINITIONS: list[dict[str, Any]] = [
            claim=corrupt(2, "journal.malformed-line")),
     vector("journal.format/data-after-object", "journal.line-shape",
            "A line whose crc matches but that holds more than one JSON object is malformed: "
-           "nothing may follow the object but whitespace.",
+           "the line is one JSON object, ending in the fixed crc suffix.",
            function=P, input={"text": header() + sealed('{"seq":1} {"kind":"STEP_STARTED"')},
            claim=corrupt(2, "journal.malformed-line")),
     vector("journal.format/any-writer", "journal.checksum",

@@ -212,6 +212,7 @@ def definitions() -> Iterator[dict[str, Any]]:
         defs_agent,
         defs_agent_truncation,
         defs_journal,
+        defs_journal_blind,
         defs_journal_disk,
         defs_journal_hostile,
         defs_kernel_blind,
@@ -223,7 +224,8 @@ def definitions() -> Iterator[dict[str, Any]]:
         defs_kernel_steps,
     )
 
-    for module in (defs_journal, defs_journal_hostile, defs_journal_disk, defs_kernel_steps,
+    for module in (defs_journal, defs_journal_hostile, defs_journal_disk, defs_journal_blind,
+                   defs_kernel_steps,
                    defs_kernel_gates, defs_kernel_replay, defs_kernel_recover,
                    defs_kernel_report, defs_kernel_schema, defs_kernel_blind, defs_agent,
                    defs_agent_truncation):

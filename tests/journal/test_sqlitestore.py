@@ -101,8 +101,9 @@ def test_the_directory_is_synced_once_per_store(policy: FsyncPolicy, syncs: int,
     fs = CountingFs()
     for _ in range(2):  # a new database, then the same one opened again
         with SqliteStore(tmp_path / "s.db", fsync=policy, fs=fs) as store:
-            journal = store.create(f"e{len(fs.dir_syncs)}-{_}")
-            journal.append(K.EXECUTION_STARTED, START | {"executionId": "x"})
+            eid = f"e{len(fs.dir_syncs)}-{_}"
+            journal = store.create(eid)
+            journal.append(K.EXECUTION_STARTED, START | {"executionId": eid})
             journal.close()
     assert fs.dir_syncs == [str(tmp_path)] * (2 * syncs)
 

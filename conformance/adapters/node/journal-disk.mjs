@@ -7,7 +7,7 @@ import {
   parseJournal, parseLog,
 } from "./journal.mjs";
 import {
-  OsError, SimulatedDisk, bad, dirname, isObject, latin1, powerLoss, str,
+  OsError, SimulatedDisk, bad, dirname, isObject, latin1, powerLoss,
 } from "./journal-powerloss.mjs";
 
 // -- stores on the disk (journal.fsync-policy, journal.dir-sync) ------------------------------
@@ -88,11 +88,19 @@ class DiskJournal {
     return this.store.line(this.eid, seq, kind, payload);
   }
   append(kind, payload, tornBytes = 0) {
-    if (!this.open) throw new LoomError("journal.closed", `${this.eid} is closed`);
+    // journal.store-on-disk: a journal that takes no more appends refuses before the event
+    // is looked at (a store log's journals too, once a torn write closed the log)
+    if (!this.open || this.store.closed) throw new LoomError("journal.closed", `${this.eid} is closed`);
     checkPayload(kind, payload);
+    // journal.started-names-header: a writer never writes a line its readers refuse
+    if (kind === "EXECUTION_STARTED" && payload.executionId !== this.eid) {
+      throw new LoomError("journal.bad-payload", `EXECUTION_STARTED names ${payload.executionId}, not ${this.eid}`);
+    }
     const line = this.line(this.seq + 1, kind, payload);
     checkWritten(line); // journal.nesting-limit: nothing written for a line too deep
     if (tornBytes) {
+      // a torn write is a strict prefix of the line as this writer spells it (INTERPRETING 6)
+      if (tornBytes >= line.length) throw new LoomError("argument.invalid", "bytes must be below the line's length");
       this.store.write(this.eid, line.subarray(0, tornBytes), false);
       this.open = false;
       return;
@@ -108,6 +116,9 @@ class DiskJournal {
 }
 
 class FileStore {
+  get closed() {
+    return false; // each journal file is closed on its own
+  }
   constructor(fs, policy) {
     Object.assign(this, { fs, policy, dir: "/disk", handles: new Map(), writers: new Set() });
     this.durable = new Set(); // executions whose directory entry this store synced
@@ -147,10 +158,16 @@ class FileStore {
       if (e instanceof OsError) throw osError(e, eid);
       throw e;
     }
-    const data = f.readAll();
-    const parsed = parseJournal(data);
-    if (parsed.goodSize < data.length) f.truncate(parsed.goodSize); // journal.torn-tail
-    if (parsed.executionId === null) f.append(encodeHeader(eid));
+    let parsed;
+    try {
+      const data = f.readAll();
+      parsed = parseJournal(data);
+      if (parsed.goodSize < data.length) f.truncate(parsed.goodSize); // journal.torn-tail
+      if (parsed.executionId === null) f.append(encodeHeader(eid));
+    } catch (e) {
+      f.close(); // journal.os-errors: a journal that failed to open holds no file and no lock
+      throw e;
+    }
     this.handles.set(eid, f);
     this.writers.add(eid);
     return Object.assign(new DiskJournal(this, eid, parsed.events.length),
@@ -208,10 +225,16 @@ class LogStore {
       f.close();
       throw new LoomError("journal.locked", "the store log has a writer");
     }
-    const data = f.readAll();
-    const parsed = parseLog(data);
-    if (parsed.goodSize < data.length) f.truncate(parsed.goodSize); // journal.log-torn-tail
-    if (parsed.goodSize === 0) f.append(seal("loom-ref.log"));
+    let parsed;
+    try {
+      const data = f.readAll();
+      parsed = parseLog(data);
+      if (parsed.goodSize < data.length) f.truncate(parsed.goodSize); // journal.log-torn-tail
+      if (parsed.goodSize === 0) f.append(seal("loom-ref.log"));
+    } catch (e) {
+      f.close(); // journal.os-errors: a store that failed to open holds no file and no lock
+      throw e;
+    }
     this.f = f;
     this.known = new Map(Object.entries(parsed.executions)
       .map(([k, v]) => [k, v.map((e) => e.kind)]));
@@ -224,6 +247,8 @@ class LogStore {
     if (this.known.has(eid)) throw new LoomError("journal.exists", `${eid} exists`);
     const twin = [...this.known.keys()].find((k) => k.toLowerCase() === eid.toLowerCase());
     if (twin) throw new LoomError("argument.execution-id", `${eid} differs only in case from ${twin}`);
+    // journal.store-on-disk-vector: a closed log takes no writer (after journal.exists, a twin)
+    if (this.f.closed) throw new LoomError("journal.closed", "the store log is closed");
     this.known.set(eid, []);
     this.unwritten.add(eid);
     this.writers.add(eid);
@@ -235,6 +260,7 @@ class LogStore {
   }
   open(eid) {
     const info = this.read(eid);
+    if (this.f.closed) throw new LoomError("journal.closed", "the store log is closed");
     if (this.writers.has(eid)) throw new LoomError("journal.locked", `${eid} has a writer`);
     this.writers.add(eid);
     if (eid === this.tornExecution) this.tornExecution = null; // told once, to the writer
@@ -260,6 +286,9 @@ class LogStore {
   }
   release(eid) {
     this.writers.delete(eid);
+  }
+  get closed() {
+    return this.f.closed;
   }
   close() {
     this.f.close();
@@ -315,7 +344,10 @@ function storeOnDisk(input) {
         answers.push(null);
         return;
       }
-      const eid = str(step.executionId, `${where}.executionId`);
+      // journal.store-on-disk: any string; the store checks its spelling where it names a
+      // journal (so "" is argument.execution-id there)
+      if (typeof step.executionId !== "string") throw bad(`${where}.executionId must be a string`);
+      const eid = step.executionId;
       // the store checks the id where it names a journal (create, open, read), as loom-ref's does
       if (["create", "open", "read"].includes(step.do) && !isExecutionId(eid)) {
         throw new LoomError("argument.execution-id",

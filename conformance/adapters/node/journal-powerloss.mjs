@@ -164,7 +164,7 @@ function diskOp(disk, handles, op, where) {
   if (name === "create" || name === "open") {
     const path = str(op.path, `${where}.path`);
     const bind = str(op.as, `${where}.as`);
-    const create = op.create ?? false;
+    const create = "create" in op ? op.create : false; // null is no exception (errors.vector-null)
     if (typeof create !== "boolean") throw bad(`${where}.create must be a boolean`);
     handles.set(bind, name === "create" ? disk.create(path) : disk.open(path, create));
     return null;

@@ -338,6 +338,10 @@ class Journal {
   append(kind, payload) {
     if (!this.open) throw new LoomError("journal.closed", "closed");
     checkPayload(kind, payload);
+    // journal.started-names-header: a writer never writes a line its readers refuse
+    if (kind === "EXECUTION_STARTED" && payload.executionId !== this.eid) {
+      throw new LoomError("journal.bad-payload", `EXECUTION_STARTED names ${payload.executionId}, not ${this.eid}`);
+    }
     const seq = this.events.length + 1;
     const line = encodeLine(seq, kind, payload);
     checkWritten(line);
@@ -418,6 +422,8 @@ export function fold(events) {
         s.pendingResume = true;
         break;
       case "EXECUTION_RESUMED":
+        // journal.transitions: a resume for a gate that is not waiting, whichever event
+        if (p.gateId !== s.waitingGate) throw illegal(ev, "gate not waiting");
         s.waitingGate = null;
         s.pendingResume = false;
         break;

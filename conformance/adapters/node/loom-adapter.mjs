@@ -423,7 +423,11 @@ const VECTORS = {
       if (key && typeof e.payload[key] !== "string") {
         throw new LoomError("argument.invalid", `events[${i}]: the fold vector needs a string ${key}`);
       }
-      return { seq: e.seq ?? i + 1, kind: e.kind, payload: e.payload };
+      // journal.fold-vector: a given seq is an integer (null is no exception), not checked
+      if ("seq" in e && !Number.isInteger(e.seq)) {
+        throw new LoomError("argument.invalid", `events[${i}].seq must be an integer`);
+      }
+      return { seq: "seq" in e ? e.seq : i + 1, kind: e.kind, payload: e.payload };
     });
     const s = fold(events);
     return { status: s.status, seq: s.seq, waitingOn: s.waitingGate, pendingResume: s.pendingResume,

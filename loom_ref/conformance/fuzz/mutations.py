@@ -175,8 +175,8 @@ class _Mutator:
         if tail:
             try:
                 obj = json.loads(line)
-            except ValueError:
-                obj = None
+            except (ValueError, RecursionError):  # a line nested past Python's stack
+                obj = None  # (journal.format/nesting-far-over-limit) is mutated as text
             if isinstance(obj, dict):
                 obj.pop("crc", None)
                 obj = self.mutate(obj)
@@ -185,7 +185,7 @@ class _Mutator:
         if line.startswith("data: ") and line[6:7] in "{[":
             try:
                 obj = json.loads(line[6:])
-            except ValueError:
+            except (ValueError, RecursionError):
                 obj = None
             if obj is not None:
                 return "data: " + _compact(self.mutate(obj))
