@@ -11,6 +11,8 @@ its provenance (``{#area.rule .seed}``, :mod:`.provenance`). For every file unde
   expects one observation per action; patterns in expectations are well-formed;
 - no integer in it is beyond +-2**53, which a reader over IEEE-754 doubles cannot hold
   (section 7, numbers);
+- the request that carries it nests arrays and objects at most 100 levels deep (section 4,
+  *Depth*), so a JSON reader with a default depth limit (serde_json's is 128) reads it;
 - it says where its rule comes from (``provenance``), and is not stronger than its anchor's
   rule: a case of a ``loom-ref`` or ``extension`` rule is never ``seed``, ``upstream`` or
   ``convention`` (``loom_ref.conformance.provenance``);
@@ -31,7 +33,7 @@ import os
 from collections.abc import Mapping
 from typing import Any
 
-from loom_ref.conformance.case import canonical_json, expected_id, find_case_files
+from loom_ref.conformance.case import Case, canonical_json, expected_id, find_case_files
 from loom_ref.conformance.interpreter import check_body
 from loom_ref.conformance.match import check_patterns
 from loom_ref.conformance.portability import dialect_problems
@@ -87,6 +89,34 @@ def _inexact_integers(value: Any, path: str) -> list[str]:
         return [p for k, v in value.items() for p in _inexact_integers(v, f"{path}.{k}")]
     if isinstance(value, list):
         return [p for i, v in enumerate(value) for p in _inexact_integers(v, f"{path}[{i}]")]
+    return []
+
+
+#: how deep a request may nest (INTERPRETING.md section 4, *Depth*)
+MAX_REQUEST_DEPTH = 100
+
+
+def _depth(value: Any) -> int:
+    """How many arrays and objects nest in ``value`` (a scalar: 0), without recursion."""
+    deepest, stack = 0, [(value, 1)]
+    while stack:
+        item, level = stack.pop()
+        children = (item.values() if isinstance(item, Mapping)
+                    else item if isinstance(item, list) else None)
+        if children is None:
+            continue
+        deepest = max(deepest, level)
+        stack.extend((child, level + 1) for child in children)
+    return deepest
+
+
+def _request_depth_problems(data: Mapping[str, Any]) -> list[str]:
+    """The run request is ``{"cmd", "seq", "case": <the case without its runner-only
+    members>}``: one level above the case."""
+    depth = 1 + _depth(Case(data=data).to_run())
+    if depth > MAX_REQUEST_DEPTH:
+        return [f"its run request nests {depth} levels, over {MAX_REQUEST_DEPTH} "
+                "(INTERPRETING.md section 4, Depth): carry a deep value as JSON text"]
     return []
 
 
@@ -183,6 +213,7 @@ def lint(cases_dir: str, spec_dir: str, schemas: SchemaSet, *,
             problems += [f"{rel}: {p}" for p in _provenance_problems(data, provenance)]
         problems += [f"{rel}: {p}" for p in _semantic(data)]
         problems += [f"{rel}: {p}" for p in _inexact_integers(dict(data), "$")]
+        problems += [f"{rel}: {p}" for p in _request_depth_problems(data)]
         problems += [f"{rel}: {p}" for p in dialect_problems(data)]
         for name in _needs(data):
             needed.add(name)

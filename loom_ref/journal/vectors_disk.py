@@ -25,7 +25,8 @@ what a store does to a disk (``spec/journal.md`` section 1.8).
   answer ``{"events": [kind, ...], "torn": bool}``: what the journal holds, and whether a
   torn tail is reported; ``read`` takes no writer), ``{"do": "append", "executionId",
   "kind", "payload"}``, ``{"do": "tornAppend", "executionId", "kind", "payload", "bytes"}``
-  (only the first ``bytes`` of the line are written, as by a crash in mid-write) or ``{"do":
+  (only the first ``bytes`` of the line are written, as by a crash in mid-write; either append
+  may give ``payloadText``, the payload's JSON text, in place of ``payload``) or ``{"do":
   "reopen"}`` (the store is closed and opened again on the same disk, as by a new process).
   A call is ``{"call": <name>, "path", "lines"?}``, the name one of ``create`` (a
   file that did not exist is made), ``open`` (an existing one), ``append``, ``truncate``,
@@ -73,6 +74,27 @@ def _ascii(value: Any, what: str) -> bytes:
     if not isinstance(value, str) or not value.isascii():
         raise InvalidArgument(f"{what} must be ASCII text")
     return value.encode("ascii")
+
+
+def _step_payload(step: Mapping[str, Any], where: str) -> Any:
+    """An append step's payload: ``payload``, or ``payloadText``, its JSON text, for a payload
+    that nests deeper than a protocol message may (INTERPRETING.md section 4, *Depth*).
+
+    spec: journal.store-on-disk-vector -- "never both; a text that is not one JSON value is
+    ``argument.invalid``"."""
+    if "payloadText" not in step:
+        return step.get("payload")
+    text = step["payloadText"]
+    if "payload" in step:
+        raise InvalidArgument(f"{where} gives both payload and payloadText")
+    if not isinstance(text, str):
+        raise InvalidArgument(f"{where}.payloadText must be a string")
+    def not_json(name: str) -> Any:
+        raise ValueError(f"{name} is not JSON")
+    try:
+        return json.loads(text, parse_constant=not_json)
+    except ValueError as exc:
+        raise InvalidArgument(f"{where}.payloadText is not one JSON value: {exc}") from None
 
 
 def _size(value: Any, what: str) -> int:
@@ -341,14 +363,14 @@ def journal_store_on_disk(input: Any) -> dict[str, Any]:
                     nbytes = _size(step.get("bytes"), f"{where}.bytes")
                     if nbytes < 1:
                         raise InvalidArgument(f"{where}.bytes must be at least 1")
+                payload = _step_payload(step, where)
                 journal = journals[eid]
                 journal.check_writable()
                 kind_ = kind_from_name(step.get("kind"))
-                payload = step.get("payload")
                 if do == "append":
-                    journal.append(kind_, payload)  # type: ignore[arg-type]
+                    journal.append(kind_, payload)
                 else:  # a crash in the middle of the write: the journal takes no more
-                    journal.write_torn(kind_, payload, nbytes)  # type: ignore[arg-type]
+                    journal.write_torn(kind_, payload, nbytes)
             elif do == "close":
                 if eid in journals:
                     journals.pop(eid).close()

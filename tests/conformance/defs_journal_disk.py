@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from .gen_cases import vector
@@ -335,6 +336,11 @@ def _deep(levels: int) -> Any:
     return value
 
 
+def _text(payload: Any) -> str:
+    """A payload's JSON text, for ``payloadText``."""
+    return json.dumps(payload, separators=(",", ":"))
+
+
 def _planted(name: str, description: str, store: str, planted: dict[str, str],
              steps: list[Any], claim: Any) -> dict[str, Any]:
     return vector(f"journal.disk/{name}", "journal.regular-files", description,
@@ -394,15 +400,33 @@ DEFINITIONS += [
             _refused_whole("argument.execution-id")),
     *[on_disk(f"{store}-nesting-limit-on-write", "journal.nesting-limit",
               "A writer takes a payload whose line nests 128 levels and refuses one that "
-              "would nest 129 (journal.bad-payload), writing nothing for it.",
+              "would nest 129 (journal.bad-payload), writing nothing for it (each payload "
+              "given as payloadText, its JSON text).",
               store, "never",
               [{"do": "create", "executionId": "e1"},
+               # payloadText: a request nests at most 100 levels (INTERPRETING.md 4, Depth)
                {"do": "append", "executionId": "e1", "kind": "EXECUTION_STARTED",
-                "payload": {**STARTED, "input": _deep(126)}},
+                "payloadText": _text({**STARTED, "input": _deep(126)})},
                {"do": "append", "executionId": "e1", "kind": "STREAM_APPENDED",
-                "payload": {"streamId": "s", "data": _deep(127)}},
+                "payloadText": _text({"streamId": "s", "data": _deep(127)})},
                {"do": "close", "executionId": "e1"}, {"do": "read", "executionId": "e1"}],
               lambda r: answers(r)[1:] == [None, {"error": "journal.bad-payload"}, None,
                                           {"events": ["EXECUTION_STARTED"], "torn": False}])
       for store in ("files", "log")],
+    on_disk("payload-text-not-json", "journal.store-on-disk-vector",
+            "An append's payloadText that is not one JSON value refuses the whole call "
+            "(argument.invalid), as every malformed step member does.",
+            "files", "never",
+            [{"do": "create", "executionId": "e1"},
+             {"do": "append", "executionId": "e1", "kind": "EXECUTION_STARTED",
+              "payloadText": '{"workflow": "w", '}],
+            _refused_whole("argument.invalid")),
+    on_disk("payload-and-payload-text", "journal.store-on-disk-vector",
+            "An append gives its payload once: payload and payloadText together refuse the "
+            "whole call (argument.invalid).",
+            "files", "never",
+            [{"do": "create", "executionId": "e1"},
+             {"do": "append", "executionId": "e1", "kind": "EXECUTION_STARTED",
+              "payload": STARTED, "payloadText": _text(STARTED)}],
+            _refused_whole("argument.invalid")),
 ]

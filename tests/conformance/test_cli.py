@@ -83,10 +83,20 @@ def test_lint_reports_real_problems(tmp_path: Path, capsys: pytest.CaptureFixtur
     big["description"] = "an integer no double holds"
     big["input"] = {"events": [{"seq": 2**53 + 1}]}
     (cases / "journal.fold" / "big.json").write_text(canonical_json(big))
+    # a request nesting 101 levels: {"cmd", "case": {"input": {"events": <98 lists>}}}
+    deep: Any = 1
+    for _ in range(98):
+        deep = [deep]
+    fits = {**json.loads(text), "id": "journal.fold/fits", "input": {"events": deep[0]}}
+    (cases / "journal.fold" / "fits.json").write_text(canonical_json(fits))
+    over = {**json.loads(text), "id": "journal.fold/over", "input": {"events": deep}}
+    (cases / "journal.fold" / "over.json").write_text(canonical_json(over))
     status = main(["conformance", "lint", "--cases", str(cases)])
     out = capsys.readouterr().out
     assert status == 1
     assert "big.json: $.input.events[0].seq: integer 9007199254740993 is beyond" in out
+    assert "over.json: its run request nests 101 levels, over 100" in out
+    assert "fits.json: its run" not in out
     assert "copy.json: id 'journal.fold/empty' should be 'journal.fold/copy'" in out
     assert "ugly.json: not canonical JSON" in out and "ugly.json: schema:" in out
     assert "anchor 'journal.transitions' is not defined" in out

@@ -362,11 +362,12 @@ function storeOnDisk(input) {
         return;
       } else if (step.do === "append" || step.do === "tornAppend") {
         if (!journals.has(eid)) throw bad(`${where}: ${eid} is not open`);
-        if (step.do === "append") journals.get(eid).append(step.kind, step.payload);
-        else {
-          if (!Number.isInteger(step.bytes) || step.bytes < 1) throw bad(`${where}.bytes`);
-          journals.get(eid).append(step.kind, step.payload, step.bytes);
+        if (step.do === "tornAppend" && (!Number.isInteger(step.bytes) || step.bytes < 1)) {
+          throw bad(`${where}.bytes`);
         }
+        const payload = stepPayload(step, where);
+        if (step.do === "append") journals.get(eid).append(step.kind, payload);
+        else journals.get(eid).append(step.kind, payload, step.bytes);
       } else if (step.do === "close") {
         if (journals.has(eid)) journals.get(eid).close();
         journals.delete(eid);
@@ -393,3 +394,19 @@ export const JOURNAL_DISK_VECTORS = {
   "journal.power-loss": powerLoss,
   "journal.store-on-disk": storeOnDisk,
 };
+
+/**
+ * spec: journal.store-on-disk-vector -- an append's payload is `payload`, or `payloadText`, its
+ * JSON text (never both; a text that is not one JSON value is argument.invalid), for a payload
+ * nesting deeper than a protocol message may (INTERPRETING.md section 4, Depth).
+ */
+function stepPayload(step, where) {
+  if (!Object.prototype.hasOwnProperty.call(step, "payloadText")) return step.payload;
+  if (Object.prototype.hasOwnProperty.call(step, "payload")) throw bad(`${where} gives both payload and payloadText`);
+  if (typeof step.payloadText !== "string") throw bad(`${where}.payloadText must be a string`);
+  try {
+    return JSON.parse(step.payloadText);
+  } catch (err) {
+    throw bad(`${where}.payloadText is not one JSON value`);
+  }
+}

@@ -232,7 +232,25 @@ func runStep(st journalStore, step map[string]any, reopen func()) (any, error) {
 	// append, tornAppend: a kind or payload the writer cannot write is journal.bad-payload,
 	// the step's answer (checked by the store).
 	kind, _ := step["kind"].(string)
-	payload, _ := step["payload"].(map[string]any)
+	// journal.store-on-disk-vector: payloadText, the payload's JSON text, in place of payload
+	// (never both; a text that is not one JSON value is argument.invalid)
+	var payload map[string]any
+	if text, has := step["payloadText"]; has {
+		if _, both := step["payload"]; both {
+			return nil, invalid("both payload and payloadText")
+		}
+		s, ok := text.(string)
+		if !ok {
+			return nil, invalid("payloadText must be a string")
+		}
+		v, err := protocol.DecodeJSON(s)
+		if err != nil {
+			return nil, invalid("payloadText is not one JSON value: " + err.Error())
+		}
+		payload, _ = v.(map[string]any)
+	} else {
+		payload, _ = step["payload"].(map[string]any)
+	}
 	var torn any // nil: a whole append
 	if do == "tornAppend" {
 		torn = step["bytes"]

@@ -10,6 +10,7 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -68,6 +69,25 @@ func Merge(tables ...map[string]Function) map[string]Function {
 		}
 	}
 	return out
+}
+
+// DecodeJSON reads a JSON text that a case carries as a string (such as
+// journal.store-on-disk's payloadText) the way a request is read: numbers as json.Number,
+// exactly one value.
+func DecodeJSON(text string) (any, error) {
+	d := json.NewDecoder(bytes.NewReader([]byte(text)))
+	d.UseNumber()
+	var v any
+	if err := d.Decode(&v); err != nil {
+		return nil, err
+	}
+	if d.More() {
+		return nil, errors.New("more than one JSON value")
+	}
+	if _, err := d.Token(); err != io.EOF {
+		return nil, errors.New("data after the JSON value")
+	}
+	return v, nil
 }
 
 func decode(line []byte) (any, error) {
