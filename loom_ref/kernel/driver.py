@@ -194,18 +194,20 @@ class _Drive:
                 "the body diverged from its journal", expected=rec.describe(),
                 actual=_describe(cmd),
             )
-        if self.journal is None:  # read-only replay: history ends here ...
-            if isinstance(cmd, Decide) and self.terminal is not None:
-                # ... unless the execution ended right after a decider threw: run it again,
-                # as for a hole mid-history (spec: kernel.decider-throws)
+        if self.journal is None:  # read-only replay: the history ends here
+            if self.terminal is None:  # ... running: the body goes on where it stops
+                raise _Park(Status.RUNNING)
+            # ... finished: the body MUST end as it did (spec: kernel.replay-end); another
+            # command is a divergence, except a decision whose decider throws again, which
+            # is a hole as mid-history (spec: kernel.decider-throws)
+            if isinstance(cmd, Decide):
                 try:
                     self.run_decider(cmd)
                 except Exception as exc:
                     return None, exc
-                raise NondeterminismError(
-                    "a decision the journal never recorded returned a choice",
-                    expected=_terminal(self.terminal), actual=_describe(cmd))
-            raise _Park(Status.RUNNING)
+            raise NondeterminismError(
+                "the body issued a command where its finished history ends",
+                expected=_terminal(self.terminal), actual=_describe(cmd))
         return self.live(cmd)
 
     # -- serving from the log ------------------------------------------------------------
@@ -252,7 +254,7 @@ class _Drive:
                 started = self.append(K.STEP_STARTED, {
                     "stepId": cmd.step_id, "toolId": cmd.tool_id, "input": cmd.input,
                     "idempotencyKey": key})
-            except PayloadError as exc:
+            except PayloadError as exc:  # spec: kernel.unwritable-event -- into the body
                 return None, exc
             return self.invoke(cmd, started.payload["input"], key)
         if isinstance(cmd, Decide):

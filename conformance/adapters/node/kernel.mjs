@@ -215,20 +215,23 @@ class Drive {
         { command: cmd.kind, id: cmd.id, toolId: cmd.tool });
     }
     if (!this.journal) {
-      // read-only replay: the history ends here, unless the execution ended right after a
-      // decider threw -- then the decider runs again, as for a hole mid-history
-      if (cmd.kind === "decide" && this.terminal !== null) {
+      // read-only replay: the history ends here. A running one goes on past its end
+      // (running); a finished one must end as the body did (kernel.replay-end): any other
+      // command diverges, except a decision whose decider throws again (a hole, as
+      // mid-history: kernel.decider-throws)
+      if (this.terminal === null) throw new Park("running");
+      if (cmd.kind === "decide") {
         try {
           this.runDecider(cmd);
         } catch (e) {
           if (caught(e)) return [null, e];
           throw e;
         }
-        throw this.diverged({ seq: this.terminal.seq,
-          command: this.terminal.kind === "EXECUTION_COMPLETED" ? "return" : "raise" },
-        { command: cmd.kind, id: cmd.id });
       }
-      throw new Park("running");
+      const actual = { command: cmd.kind, id: cmd.id };
+      if (cmd.kind === "execute") actual.toolId = cmd.tool;
+      throw this.diverged({ seq: this.terminal.seq,
+        command: this.terminal.kind === "EXECUTION_COMPLETED" ? "return" : "raise" }, actual);
     }
     return this.live(cmd);
   }
@@ -267,6 +270,17 @@ class Drive {
   }
 
   live(cmd) {
+    try {
+      return this.liveCommand(cmd);
+    } catch (e) {
+      // spec: kernel.unwritable-event -- a command's event the writer refuses (nesting
+      // limit) is raised into the body, nothing written for it
+      if (e instanceof LoomError && e.code === "journal.bad-payload") return [null, e];
+      throw e;
+    }
+  }
+
+  liveCommand(cmd) {
     if (cmd.kind === "execute") {
       const key = `${this.eid}/${cmd.id}`;
       this.append("STEP_STARTED",
@@ -438,6 +452,8 @@ export class Runtime {
   recover(eid) {
     return this.withJournal(eid, (journal, state) => {
       if (state.status === "not-started") throw new LoomError("kernel.not-started", eid);
+      // spec: kernel.journaled-workflow -- looked up before anything is appended
+      if (state.status === "running" || state.pendingResume) this.workflow(state.workflow);
       if (state.status === "suspended" && state.pendingResume) {
         journal.append("EXECUTION_RESUMED", { gateId: state.waitingGate });
         state = fold(journal.events);
@@ -473,6 +489,7 @@ export class Runtime {
       if (state.status !== "in-doubt" || state.inDoubtStep !== step) {
         throw new LoomError("kernel.not-in-doubt", `${step} is not in doubt`);
       }
+      this.workflow(state.workflow); // spec: kernel.journaled-workflow -- before appending
       if (how.retry) return this.drive(journal, state, step);
       if (how.error) journal.append("STEP_FAILED", { stepId: step, error: how.error });
       else journal.append("STEP_COMPLETED", { stepId: step, output: how.output ?? null });

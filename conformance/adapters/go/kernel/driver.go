@@ -241,6 +241,11 @@ func (d *driver) append(kind string, payload map[string]any) error {
 	if h, ok := err.(*halt); ok {
 		return h
 	}
+	if e, ok := err.(*Error); ok && e.Code == "journal.bad-payload" {
+		// kernel.unwritable-event: a command's event the writer refuses is raised into the
+		// body, nothing written for it
+		return e
+	}
 	return &halt{kind: haltFatal, err: err}
 }
 
