@@ -11,7 +11,7 @@ from typing import Any
 
 from loom_ref.journal.codec import encode_line
 
-from .defs_kernel_replay import drift, when
+from .defs_kernel_replay import when
 from .defs_kernel_steps import done, ex, failed, ret, var
 from .gen_cases import scenario
 
@@ -112,15 +112,35 @@ DEFINITIONS: list[dict[str, Any]] = [
     scenario("kernel.steps/stream-past-nesting-limit", "kernel.unwritable-event",
              "A stream append whose line would nest deeper than the nesting limit is refused "
              "by the writer (journal.bad-payload), raised into the body, and nothing is "
-             "journaled for it; the body may catch it.",
+             "journaled for it; the body may catch it. Having no record, it is a hole for "
+             "later drives: refused again before it is compared, on resume where the journal "
+             "holds the gate, and on a read-only replay of the finished history.",
              body=[{"op": "try", "body": [{"op": "stream", "data": {"$literal": _deep(130)}}],
-                    "catch": {"as": "e", "body": [ret(var("e"))]}}],
-             actions=[{"do": "start"}],
-             claims=[{"result": done({"code": "journal.bad-payload"}),
-                      "events": ["EXECUTION_STARTED", "EXECUTION_COMPLETED"]}],
-             exclude={m: "what a read-only replay does with a command whose event was "
-                         "refused live is not settled yet (spec/blind/kernel.md, second "
-                         "reading, O4)" for m in ("replay", "always-replay")}),
+                    "catch": {"as": "e", "body": []}},
+                   {"op": "suspend", "gate": "go"}, ret(var("e"))],
+             actions=[{"do": "start"}, {"do": "resume", "gate": "go"}, {"do": "replay"}],
+             claims=[{"result": {"status": "suspended", "waitingOn": "go"},
+                      "events": ["EXECUTION_STARTED", "EXECUTION_SUSPENDED"]},
+                     {"result": done({"code": "journal.bad-payload"}),
+                      "events": ["RESUME_RECEIVED", "EXECUTION_RESUMED", "EXECUTION_COMPLETED"]},
+                     {"result": done({"code": "journal.bad-payload"}), "events": []}]),
+    scenario("kernel.decide/choice-past-nesting-limit", "kernel.unwritable-event",
+             "A decision whose choice would nest past the limit is refused into the body "
+             "after its decider ran; on resume the decision has no record, its decider runs "
+             "again and the same refusal keeps the history consistent.",
+             body=[{"op": "try", "body": [{"op": "decide", "id": "d"}],
+                    "catch": {"as": "e", "body": []}},
+                   {"op": "suspend", "gate": "go"}, ret(var("e"))],
+             deciders={"d": {"script": [{"return": _deep(130)}]}},
+             exclude={m: "the refused decision leaves a hole that every replay re-runs, "
+                         "calling the decider (kernel.decider-throws, kernel.unwritable-event)"
+                      for m in ("replay", "always-replay")},
+             actions=[{"do": "start"}, {"do": "resume", "gate": "go"}],
+             claims=[{"result": {"status": "suspended", "waitingOn": "go"}, "deciders": ["d"],
+                      "events": ["EXECUTION_STARTED", "EXECUTION_SUSPENDED"]},
+                     {"result": done({"code": "journal.bad-payload"}), "deciders": ["d"],
+                      "events": ["RESUME_RECEIVED", "EXECUTION_RESUMED",
+                                 "EXECUTION_COMPLETED"]}]),
     # -- O1: the workflow is built before the action's own checks -------------------------
     scenario("kernel.gates/bad-workflow-schema-first", "kernel.resume-schema",
              "A workflow outside the subset is refused before anything else of the action: "
