@@ -45,6 +45,7 @@ from loom_ref.conformance.provenance import (
     spec_provenance,
 )
 from loom_ref.conformance.schemas import SchemaSet, describe
+from loom_ref.journal.ids import ID_RULE, is_execution_id
 
 __all__ = ["ANCHOR_RE", "lint", "spec_anchors"]
 
@@ -127,6 +128,10 @@ def _semantic(data: Mapping[str, Any]) -> list[str]:
         return check_patterns(expect, "expect")
     body = data["workflow"]["body"]
     problems += check_body(body, "workflow.body")
+    if "executionId" in data and not is_execution_id(data["executionId"]):
+        # the schema's pattern checks the characters; the device names need more than a
+        # portable-1 pattern (spec: journal.execution-ids)
+        problems.append(f"executionId {data['executionId']!r} is no execution id: {ID_RULE}")
     scripted = set(data.get("deciders", {}))
     problems += [f"decider {n!r} is used but not scripted"
                  for n in sorted(_deciders_named(body) - scripted)]

@@ -335,6 +335,10 @@ class ScenarioRun:
                 assert self.place is not None
                 self.held_store = self.place.new()
             self.held = (self.held_store if persistent else self.store).open(eid)
+            if self.held.torn is not None:  # a writer that opens truncates a torn tail, and
+                # says so (INTERPRETING.md section 6; journal.torn-tail: never silent)
+                self._warn(f"journal.torn-tail: {eid!r} line {self.held.torn.line} was torn "
+                           f"({self.held.torn.size} bytes); truncated by the second writer")
             return
         if do == "releaseWriter":
             self._release_held()

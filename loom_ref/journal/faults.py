@@ -41,16 +41,20 @@ class _FaultJournal(JournalWrapper):
         self._store = store
 
     def append(self, kind: EventKind, payload: Mapping[str, Any]) -> Event:
+        # spec: journal.fault-arming -- an append the writer refuses writes nothing and is
+        # not counted: the count is of events (or the torn line of one)
         store = self._store
+        if store.appends + 1 != store.crash_after:
+            event = self._inner.append(kind, payload)
+            store.appends += 1
+            return event
+        if store.torn_bytes:  # the crashing append, once
+            self.write_torn(kind, payload, store.torn_bytes)
+        else:
+            self._inner.append(kind, payload)
         store.appends += 1
-        if store.appends == store.crash_after:  # spec: journal.fault-arming -- once
-            store.crash_after = None
-            if store.torn_bytes:
-                self.write_torn(kind, payload, store.torn_bytes)
-            else:
-                self._inner.append(kind, payload)
-            raise Crash(store.appends)
-        return self._inner.append(kind, payload)
+        store.crash_after = None
+        raise Crash(store.appends)
 
 
 class FaultInjectingStore:

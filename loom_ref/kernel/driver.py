@@ -40,7 +40,8 @@ from loom_ref.effects.call import EffectCall, Mode
 from loom_ref.effects.scope import DecideScope
 from loom_ref.enums import plain_members
 from loom_ref.errors import EffectError, InvalidArgument, LoomError
-from loom_ref.journal.events import Event, EventKind, PayloadError
+from loom_ref.journal.codec import check_line_text, event_line, from_written_text, to_json_text
+from loom_ref.journal.events import Event, EventKind, PayloadError, check_payload
 from loom_ref.journal.fold import Status
 from loom_ref.journal.store import Journal
 from loom_ref.kernel.commands import Choice, Decide, Execute, Stream, Suspend
@@ -94,6 +95,49 @@ def _describe(cmd: Any) -> dict[str, Any]:
     if isinstance(cmd, Execute):
         out["toolId"] = cmd.tool_id
     return out
+
+
+def _event_of(cmd: Any, execution_id: str, choice: Any = None) -> tuple[EventKind, dict[str, Any]]:
+    """The event a command journals when it runs live (a decision's with ``choice``)."""
+    if isinstance(cmd, Execute):
+        return K.STEP_STARTED, {"stepId": cmd.step_id, "toolId": cmd.tool_id, "input": cmd.input,
+                                "idempotencyKey": f"{execution_id}/{cmd.step_id}"}
+    if isinstance(cmd, Decide):  # spec: kernel.decision-record -- policy {id, propensity};
+        # context and alternatives only when given
+        payload: dict[str, Any] = {"decisionId": cmd.decision_id}
+        if isinstance(choice, Choice):
+            payload["choice"] = choice.value
+            payload["policy"] = {"id": choice.policy_id, "propensity": choice.propensity}
+        else:
+            payload["choice"] = choice
+        if cmd.context is not None:
+            payload["context"] = cmd.context
+        if cmd.alternatives is not None:
+            payload["alternatives"] = cmd.alternatives
+        return K.DECISION_RECORDED, payload
+    if isinstance(cmd, Suspend):
+        # spec: kernel.gate-record -- on and correlationKey null when not given
+        gate = {"gateId": cmd.gate_id, "on": cmd.on, "correlationKey": cmd.correlation_key}
+        if cmd.resume_schema is not None:  # spec: kernel.resume-schema (journaled)
+            gate["resumeSchema"] = cmd.resume_schema
+        return K.EXECUTION_SUSPENDED, gate
+    return K.STREAM_APPENDED, {"streamId": cmd.stream_id, "data": cmd.data}
+
+
+def _refusal(kind: EventKind, payload: dict[str, Any]) -> PayloadError | None:
+    """The error a writer would refuse this event with, or None: what a drive that finds no
+    record of a command checks before it compares (spec: kernel.unwritable-event)."""
+    try:
+        check_payload(kind, payload)
+        text = to_json_text(payload)
+        check_line_text(event_line(1, kind.value, text))
+        from_written_text(text)
+    except PayloadError as exc:
+        return exc
+    except (TypeError, ValueError) as exc:
+        return PayloadError(f"{kind.value} payload is not made of JSON values: {exc}",
+                            kind=kind.value)
+    return None
 
 
 class _NoHost:
@@ -184,29 +228,42 @@ class _Drive:
             ):
                 self.cursor += 1
                 return self.serve(rec, cmd)
-            if isinstance(cmd, Decide):  # spec: kernel.decider-throws (a failed decision is
-                # a hole in the history: run it again; only a throw keeps the history intact)
-                try:
-                    self.run_decider(cmd)
-                except Exception as exc:
-                    return None, exc
+            # spec: kernel.decider-throws, kernel.unwritable-event (a hole)
+            refused = self.hole(cmd)
+            if refused is not None:
+                return None, refused
             raise NondeterminismError(  # spec: kernel.replay-compare
                 "the body diverged from its journal", expected=rec.describe(),
                 actual=_describe(cmd),
             )
-        if self.journal is None:  # read-only replay: history ends here ...
-            if isinstance(cmd, Decide) and self.terminal is not None:
-                # ... unless the execution ended right after a decider threw: run it again,
-                # as for a hole mid-history (spec: kernel.decider-throws)
-                try:
-                    self.run_decider(cmd)
-                except Exception as exc:
-                    return None, exc
-                raise NondeterminismError(
-                    "a decision the journal never recorded returned a choice",
-                    expected=_terminal(self.terminal), actual=_describe(cmd))
-            raise _Park(Status.RUNNING)
+        if self.journal is None:  # read-only replay: the history ends here
+            if self.terminal is None:  # ... running: the body goes on where it stops
+                raise _Park(Status.RUNNING)
+            # ... finished: the body MUST end as it did (spec: kernel.replay-end); another
+            # command is a divergence, except a hole as mid-history: a decision whose decider
+            # throws again, a command whose event the writer would refuse again
+            # (spec: kernel.decider-throws, kernel.unwritable-event)
+            refused = self.hole(cmd)
+            if refused is not None:
+                return None, refused
+            raise NondeterminismError(
+                "the body issued a command where its finished history ends",
+                expected=_terminal(self.terminal), actual=_describe(cmd))
         return self.live(cmd)
+
+    def hole(self, cmd: Any) -> BaseException | None:
+        """A command the journal has no record of where it holds another (or has ended): the
+        error to raise into the body if the history stays consistent, else None (a
+        divergence). A decider runs again and only a throw is consistent
+        (``kernel.decider-throws``); a command whose event the writer would refuse, as it
+        refused it when it ran live, is refused again (``kernel.unwritable-event``)."""
+        choice = None
+        if isinstance(cmd, Decide):
+            try:
+                choice = self.run_decider(cmd)
+            except Exception as exc:
+                return exc
+        return _refusal(*_event_of(cmd, self.execution_id, choice))
 
     # -- serving from the log ------------------------------------------------------------
     def serve(self, rec: Recorded, cmd: Any) -> tuple[Any, BaseException | None]:
@@ -247,50 +304,32 @@ class _Drive:
     # -- running live --------------------------------------------------------------------
     def live(self, cmd: Any) -> tuple[Any, BaseException | None]:
         if isinstance(cmd, Execute):
-            key = f"{self.execution_id}/{cmd.step_id}"
+            kind, payload = _event_of(cmd, self.execution_id)
             try:
-                started = self.append(K.STEP_STARTED, {
-                    "stepId": cmd.step_id, "toolId": cmd.tool_id, "input": cmd.input,
-                    "idempotencyKey": key})
-            except PayloadError as exc:
+                started = self.append(kind, payload)
+            except PayloadError as exc:  # spec: kernel.unwritable-event -- into the body
                 return None, exc
-            return self.invoke(cmd, started.payload["input"], key)
+            return self.invoke(cmd, started.payload["input"], payload["idempotencyKey"])
         if isinstance(cmd, Decide):
             try:
                 choice = self.run_decider(cmd)
             except Exception as exc:  # spec: kernel.decider-throws, kernel.decider-errors
                 return None, exc  # (as raised: an error without a code stays without one)
-            # spec: kernel.decision-record -- policy {id, propensity}; context and
-            # alternatives only when given
-            payload: dict[str, Any] = {"decisionId": cmd.decision_id}
-            if isinstance(choice, Choice):
-                payload["choice"] = choice.value
-                payload["policy"] = {"id": choice.policy_id, "propensity": choice.propensity}
-            else:
-                payload["choice"] = choice
-            if cmd.context is not None:
-                payload["context"] = cmd.context
-            if cmd.alternatives is not None:
-                payload["alternatives"] = cmd.alternatives
             try:
-                recorded = self.append(K.DECISION_RECORDED, payload)
+                recorded = self.append(*_event_of(cmd, self.execution_id, choice))
             except PayloadError as exc:
                 return None, exc
             self.ran.append(cmd.decision_id)
             return recorded.payload["choice"], None
         if isinstance(cmd, Suspend):
-            # spec: kernel.gate-record -- on and correlationKey null when not given
-            gate = {"gateId": cmd.gate_id, "on": cmd.on, "correlationKey": cmd.correlation_key}
-            if cmd.resume_schema is not None:  # spec: kernel.resume-schema (journaled)
-                gate["resumeSchema"] = cmd.resume_schema
             try:
-                self.append(K.EXECUTION_SUSPENDED, gate)
+                self.append(*_event_of(cmd, self.execution_id))
             except PayloadError as exc:  # a schema that is not made of JSON values
                 return None, exc
             self.ran.append(cmd.gate_id)
             raise _Park(Status.SUSPENDED, waiting_on=cmd.gate_id)
         try:
-            self.append(K.STREAM_APPENDED, {"streamId": cmd.stream_id, "data": cmd.data})
+            self.append(*_event_of(cmd, self.execution_id))
         except PayloadError as exc:
             return None, exc
         self.ran.append(cmd.stream_id)

@@ -186,10 +186,14 @@ class Runtime:
             if state.status is Status.NOT_STARTED:  # spec: kernel.missing-execution
                 raise NotStartedError(f"execution {execution_id!r} never started",
                                       execution_id=execution_id)
+            if state.status is Status.RUNNING or state.pending_resume:
+                # spec: kernel.journaled-workflow -- looked up before anything is appended
+                assert state.workflow is not None
+                self.workflow(state.workflow)
             if state.status is Status.SUSPENDED and state.pending_resume:
                 journal.append(K.EXECUTION_RESUMED, {"gateId": state.waiting_gate})
                 state = fold(journal.events)
-            if state.status is not Status.RUNNING:
+            if state.status is not Status.RUNNING:  # spec: kernel.recover-reports
                 return _result_from_state(execution_id, state, journal)
             return self._drive(journal, _started(journal))
         finally:
@@ -227,6 +231,7 @@ class Runtime:
                                 for p in problems),
                     gate_id=gate_id, problems=problems,
                 )
+            # spec: kernel.resume-events -- both appended before the drive
             journal.append(K.RESUME_RECEIVED, {"gateId": gate_id, "payload": payload})
             journal.append(K.EXECUTION_RESUMED, {"gateId": gate_id})
             return self._drive(journal, _started(journal))
@@ -253,6 +258,8 @@ class Runtime:
                     f"step {step_id!r} of {execution_id!r} is not in doubt "
                     f"(execution is {state.status.value})", step_id=step_id,
                 )
+            assert state.workflow is not None
+            self.workflow(state.workflow)  # spec: kernel.journaled-workflow -- before appending
             if retry:
                 return self._drive(journal, _started(journal), retry_step=step_id)
             if error is not None:

@@ -8,7 +8,7 @@
 // journal, so one that raises or would call anything (an effect, a decider) is reported as the
 // warning `conformance.always-replay-diverged`, and the drive goes on.
 
-import { Crash, LoomError, checkSchema, fold } from "./journal.mjs";
+import { Crash, LoomError, checkPayload, checkSchema, checkWritten, encodeLine, fold } from "./journal.mjs";
 import { jsonEqual, validate } from "./schema.mjs";
 
 const copy = (v) => (v === undefined ? null : JSON.parse(JSON.stringify(v)));
@@ -203,32 +203,25 @@ class Drive {
         this.cursor += 1;
         return this.serve(rec, cmd);
       }
-      if (cmd.kind === "decide") { // a hole left by a decider that threw
-        try {
-          this.runDecider(cmd);
-        } catch (e) {
-          if (caught(e)) return [null, e];
-          throw e;
-        }
-      }
+      // a hole: a decider that threw, a command whose event the writer refused
+      // (kernel.decider-throws, kernel.unwritable-event)
+      const refused = this.hole(cmd);
+      if (refused) return [null, refused];
       throw this.diverged({ seq: rec.seq, command: rec.kind, id: rec.id, toolId: rec.tool },
         { command: cmd.kind, id: cmd.id, toolId: cmd.tool });
     }
     if (!this.journal) {
-      // read-only replay: the history ends here, unless the execution ended right after a
-      // decider threw -- then the decider runs again, as for a hole mid-history
-      if (cmd.kind === "decide" && this.terminal !== null) {
-        try {
-          this.runDecider(cmd);
-        } catch (e) {
-          if (caught(e)) return [null, e];
-          throw e;
-        }
-        throw this.diverged({ seq: this.terminal.seq,
-          command: this.terminal.kind === "EXECUTION_COMPLETED" ? "return" : "raise" },
-        { command: cmd.kind, id: cmd.id });
-      }
-      throw new Park("running");
+      // read-only replay: the history ends here. A running one goes on past its end
+      // (running); a finished one must end as the body did (kernel.replay-end): any other
+      // command diverges, except a decision whose decider throws again (a hole, as
+      // mid-history: kernel.decider-throws)
+      if (this.terminal === null) throw new Park("running");
+      const refused = this.hole(cmd);
+      if (refused) return [null, refused];
+      const actual = { command: cmd.kind, id: cmd.id };
+      if (cmd.kind === "execute") actual.toolId = cmd.tool;
+      throw this.diverged({ seq: this.terminal.seq,
+        command: this.terminal.kind === "EXECUTION_COMPLETED" ? "return" : "raise" }, actual);
     }
     return this.live(cmd);
   }
@@ -266,7 +259,65 @@ class Drive {
     throw new Park("in-doubt", { inDoubtStep: rec.id });
   }
 
+  /** A command with no record where the journal holds another or has ended: the error to
+   * raise into the body if the history stays consistent, else null (kernel.decider-throws:
+   * the decider runs again and only a throw is consistent; kernel.unwritable-event: an event
+   * the writer would refuse is refused again). */
+  hole(cmd) {
+    let answer = null;
+    if (cmd.kind === "decide") {
+      try {
+        answer = this.runDecider(cmd);
+      } catch (e) {
+        if (caught(e)) return e;
+        throw e;
+      }
+    }
+    const [kind, payload] = this.eventOf(cmd, answer);
+    try {
+      checkPayload(kind, payload);
+      checkWritten(encodeLine(1, kind, payload));
+    } catch (e) {
+      if (e instanceof LoomError && e.code === "journal.bad-payload") return e;
+      throw e;
+    }
+    return null;
+  }
+
+  /** The event a command journals when it runs live (a decision's with its answer). */
+  eventOf(cmd, answer) {
+    if (cmd.kind === "execute") {
+      return ["STEP_STARTED", { stepId: cmd.id, toolId: cmd.tool, input: cmd.input,
+        idempotencyKey: `${this.eid}/${cmd.id}` }];
+    }
+    if (cmd.kind === "decide") {
+      const payload = { decisionId: cmd.id, choice: answer.value };
+      if (answer.policy !== undefined) {
+        payload.policy = { id: answer.policy, propensity: answer.propensity ?? null };
+      }
+      for (const [k, v] of Object.entries(cmd.extra)) if (v !== null && v !== undefined) payload[k] = v;
+      return ["DECISION_RECORDED", payload];
+    }
+    if (cmd.kind === "suspend") {
+      const gate = { gateId: cmd.id, on: cmd.on, correlationKey: cmd.correlationKey };
+      if (cmd.resumeSchema !== null && cmd.resumeSchema !== undefined) gate.resumeSchema = cmd.resumeSchema;
+      return ["EXECUTION_SUSPENDED", gate];
+    }
+    return ["STREAM_APPENDED", { streamId: cmd.id, data: cmd.data }];
+  }
+
   live(cmd) {
+    try {
+      return this.liveCommand(cmd);
+    } catch (e) {
+      // spec: kernel.unwritable-event -- a command's event the writer refuses (nesting
+      // limit) is raised into the body, nothing written for it
+      if (e instanceof LoomError && e.code === "journal.bad-payload") return [null, e];
+      throw e;
+    }
+  }
+
+  liveCommand(cmd) {
     if (cmd.kind === "execute") {
       const key = `${this.eid}/${cmd.id}`;
       this.append("STEP_STARTED",
@@ -438,6 +489,8 @@ export class Runtime {
   recover(eid) {
     return this.withJournal(eid, (journal, state) => {
       if (state.status === "not-started") throw new LoomError("kernel.not-started", eid);
+      // spec: kernel.journaled-workflow -- looked up before anything is appended
+      if (state.status === "running" || state.pendingResume) this.workflow(state.workflow);
       if (state.status === "suspended" && state.pendingResume) {
         journal.append("EXECUTION_RESUMED", { gateId: state.waitingGate });
         state = fold(journal.events);
@@ -473,6 +526,7 @@ export class Runtime {
       if (state.status !== "in-doubt" || state.inDoubtStep !== step) {
         throw new LoomError("kernel.not-in-doubt", `${step} is not in doubt`);
       }
+      this.workflow(state.workflow); // spec: kernel.journaled-workflow -- before appending
       if (how.retry) return this.drive(journal, state, step);
       if (how.error) journal.append("STEP_FAILED", { stepId: step, error: how.error });
       else journal.append("STEP_COMPLETED", { stepId: step, output: how.output ?? null });

@@ -328,7 +328,10 @@ function runScenario(c) {
     // the byte edits work on a journal that exists (INTERPRETING.md section 6)
     if (a.do !== "releaseWriter" && !store.exists(eid)) throw new LoomError("journal.not-found", `no journal ${eid}`);
     if (a.do === "holdWriter") {
-      store.open(eid, null);
+      // a second writer opens as any writer does: a torn tail is truncated and warned about
+      // (INTERPRETING.md section 6, journal.torn-tail)
+      const j = store.open(eid, null);
+      if (j.torn) world.warn(`journal.torn-tail: line ${j.torn.line} was torn`);
       held = eid;
     } else if (a.do === "releaseWriter") {
       store.writers.delete(held);

@@ -241,6 +241,11 @@ func (d *driver) append(kind string, payload map[string]any) error {
 	if h, ok := err.(*halt); ok {
 		return h
 	}
+	if e, ok := err.(*Error); ok && e.Code == "journal.bad-payload" {
+		// kernel.unwritable-event: a command's event the writer refuses is raised into the
+		// body, nothing written for it
+		return e
+	}
 	return &halt{kind: haltFatal, err: err}
 }
 
@@ -353,7 +358,7 @@ func (c *Context) Execute(tool string, input any, stepID *string) (any, error) {
 	if d.cursor < len(d.records) {
 		r := d.records[d.cursor]
 		if r.command != "execute" || r.id != id || r.toolID != tool {
-			return nil, d.diverge(expectedOf(r), actual)
+			return nil, d.refusedOrDiverge("STEP_STARTED", stepStarted(d.id, id, tool, input), expectedOf(r), actual)
 		}
 		d.cursor++
 		if r.outcome != nil {
@@ -391,7 +396,7 @@ func (c *Context) Execute(tool string, input any, stepID *string) (any, error) {
 		return nil, &halt{kind: haltPark, result: &Result{Status: "in-doubt", InDoubtStep: id}}
 	}
 	if d.terminal != nil {
-		return nil, d.diverge(d.expectedAt(), actual)
+		return nil, d.refusedOrDiverge("STEP_STARTED", stepStarted(d.id, id, tool, input), d.expectedAt(), actual)
 	}
 	if d.w == nil {
 		return nil, running()
@@ -427,10 +432,10 @@ func (c *Context) Decide(id string, decider Decider, context, alternatives any) 
 			d.served = append(d.served, id)
 			return roundTrip(r.choice)
 		}
-		return nil, d.hole(id, decider, expectedOf(r))
+		return nil, d.hole(id, decider, context, alternatives, expectedOf(r))
 	}
 	if d.terminal != nil {
-		return nil, d.hole(id, decider, d.expectedAt())
+		return nil, d.hole(id, decider, context, alternatives, d.expectedAt())
 	}
 	if d.w == nil {
 		return nil, running()
@@ -439,6 +444,45 @@ func (c *Context) Decide(id string, decider Decider, context, alternatives any) 
 	if err != nil {
 		return nil, err
 	}
+	if err := d.append("DECISION_RECORDED", decisionRecorded(id, dec, context, alternatives)); err != nil {
+		return nil, err
+	}
+	d.ran = append(d.ran, id)
+	return roundTrip(dec.Choice)
+}
+
+// hole is a decision met with no record where recorded commands remain: the decider runs
+// again; raising again keeps the history consistent, returning is a divergence
+// (kernel.decider-throws, notes A7).
+func (d *driver) hole(id string, decider Decider, context, alternatives any, expected map[string]any) error {
+	if d.check {
+		return &halt{kind: haltCheck}
+	}
+	dec, err := d.runDecider(decider)
+	if err != nil {
+		return err
+	}
+	return d.refusedOrDiverge("DECISION_RECORDED", decisionRecorded(id, dec, context, alternatives),
+		expected, map[string]any{"command": "decide", "id": id, "toolId": nil})
+}
+
+// refusedOrDiverge is a command with no record where the journal holds another or has
+// ended: if the writer would refuse its event (the nesting limit), it is refused again into
+// the body, as when it ran live; else it diverges (kernel.unwritable-event).
+func (d *driver) refusedOrDiverge(kind string, payload map[string]any, expected, actual map[string]any) error {
+	if _, err := eventLine(Event{Seq: 1, Kind: kind, Payload: payload}); err != nil {
+		if e, ok := err.(*Error); ok && e.Code == "journal.bad-payload" {
+			return e
+		}
+	}
+	return d.diverge(expected, actual)
+}
+
+func stepStarted(execID, id, tool string, input any) map[string]any {
+	return map[string]any{"stepId": id, "toolId": tool, "input": input, "idempotencyKey": execID + "/" + id}
+}
+
+func decisionRecorded(id string, dec Decision, context, alternatives any) map[string]any {
 	payload := map[string]any{"decisionId": id, "choice": dec.Choice}
 	if context != nil {
 		payload["context"] = context
@@ -449,22 +493,5 @@ func (c *Context) Decide(id string, decider Decider, context, alternatives any) 
 	if dec.Policy != nil {
 		payload["policy"] = dec.Policy
 	}
-	if err := d.append("DECISION_RECORDED", payload); err != nil {
-		return nil, err
-	}
-	d.ran = append(d.ran, id)
-	return roundTrip(dec.Choice)
-}
-
-// hole is a decision met with no record where recorded commands remain: the decider runs
-// again; raising again keeps the history consistent, returning is a divergence
-// (kernel.decider-throws, notes A7).
-func (d *driver) hole(id string, decider Decider, expected map[string]any) error {
-	if d.check {
-		return &halt{kind: haltCheck}
-	}
-	if _, err := d.runDecider(decider); err != nil {
-		return err
-	}
-	return d.diverge(expected, map[string]any{"command": "decide", "id": id, "toolId": nil})
+	return payload
 }

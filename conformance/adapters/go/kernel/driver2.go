@@ -51,7 +51,7 @@ func (c *Context) Suspend(gate string, opts SuspendOptions) (any, error) {
 	if d.cursor < len(d.records) {
 		r := d.records[d.cursor]
 		if r.command != "suspend" || r.id != gate {
-			return nil, d.diverge(expectedOf(r), actual)
+			return nil, d.refusedOrDiverge("EXECUTION_SUSPENDED", gatePayload(gate, opts), expectedOf(r), actual)
 		}
 		d.cursor++
 		// A received resume is served; a writing drive only runs once EXECUTION_RESUMED
@@ -66,16 +66,12 @@ func (c *Context) Suspend(gate string, opts SuspendOptions) (any, error) {
 		return nil, &halt{kind: haltPark, result: &Result{Status: "suspended", WaitingOn: gate}}
 	}
 	if d.terminal != nil {
-		return nil, d.diverge(d.expectedAt(), actual)
+		return nil, d.refusedOrDiverge("EXECUTION_SUSPENDED", gatePayload(gate, opts), d.expectedAt(), actual)
 	}
 	if d.w == nil {
 		return nil, running()
 	}
-	payload := map[string]any{"gateId": gate, "on": opts.On, "correlationKey": opts.CorrelationKey}
-	if opts.HasSchema {
-		payload["resumeSchema"] = opts.ResumeSchema
-	}
-	if err := d.append("EXECUTION_SUSPENDED", payload); err != nil {
+	if err := d.append("EXECUTION_SUSPENDED", gatePayload(gate, opts)); err != nil {
 		return nil, err
 	}
 	d.ran = append(d.ran, gate)
@@ -94,14 +90,14 @@ func (c *Context) Stream(data any) error {
 	if d.cursor < len(d.records) {
 		r := d.records[d.cursor]
 		if r.command != "stream" || r.id != id {
-			return d.diverge(expectedOf(r), actual)
+			return d.refusedOrDiverge("STREAM_APPENDED", map[string]any{"streamId": id, "data": data}, expectedOf(r), actual)
 		}
 		d.cursor++
 		d.served = append(d.served, id)
 		return nil
 	}
 	if d.terminal != nil {
-		return d.diverge(d.expectedAt(), actual)
+		return d.refusedOrDiverge("STREAM_APPENDED", map[string]any{"streamId": id, "data": data}, d.expectedAt(), actual)
 	}
 	if d.w == nil {
 		return running()
@@ -145,4 +141,13 @@ func sameEnd(terminal *Event, out any, berr error) bool {
 	ej := journalForm(berr, "kernel.body-error")
 	je, _ := terminal.Payload["error"].(map[string]any)
 	return je != nil && jsonEqual(ej["code"], je["code"]) && jsonEqual(ej["message"], je["message"])
+}
+
+// gatePayload is a gate's EXECUTION_SUSPENDED (kernel.gate-record).
+func gatePayload(gate string, opts SuspendOptions) map[string]any {
+	payload := map[string]any{"gateId": gate, "on": opts.On, "correlationKey": opts.CorrelationKey}
+	if opts.HasSchema {
+		payload["resumeSchema"] = opts.ResumeSchema
+	}
+	return payload
 }

@@ -58,6 +58,9 @@ func eventLine(ev Event) ([]byte, error) {
 	if err != nil {
 		return nil, NewError("journal.bad-payload", err.Error())
 	}
+	if lineDepth(p)+1 > 128 { // journal.nesting-limit: the line's own object is level 1
+		return nil, NewError("journal.bad-payload", "the line would nest deeper than 128")
+	}
 	kind, _ := encodeJSON(ev.Kind)
 	return sealLine([]byte(fmt.Sprintf(`{"seq":%d,"kind":%s,"payload":%s`, ev.Seq, kind, p))), nil
 }
@@ -212,4 +215,30 @@ func checkEventLine(obj map[string]any, n, wantSeq int) (Event, error) {
 		return Event{}, corrupt(n, "journal.malformed-line", "an event line has exactly seq, kind, payload, crc")
 	}
 	return Event{Seq: wantSeq, Kind: kind, Payload: payload}, nil
+}
+
+// lineDepth is how deep encoded JSON nests arrays and objects (strings skipped).
+func lineDepth(b []byte) int {
+	depth, deepest, inString, escaped := 0, 0, false, false
+	for _, c := range b {
+		switch {
+		case inString && escaped:
+			escaped = false
+		case inString && c == '\\':
+			escaped = true
+		case inString && c == '"':
+			inString = false
+		case inString:
+		case c == '"':
+			inString = true
+		case c == '[' || c == '{':
+			depth++
+			if depth > deepest {
+				deepest = depth
+			}
+		case c == ']' || c == '}':
+			depth--
+		}
+	}
+	return deepest
 }

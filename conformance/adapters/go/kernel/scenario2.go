@@ -98,11 +98,21 @@ func Scenario(c map[string]any) (result any, err error) {
 		case "holdWriter":
 			// A second writer opens the journal: one that does not exist is not found
 			// (notes A27), one that is held is locked.
-			if _, exists := store.Bytes(execID); !exists {
+			// It opens as any writer does (INTERPRETING.md section 6): a journal that does
+			// not read is refused, and a torn tail is truncated and warned about.
+			b, exists := store.Bytes(execID)
+			if !exists {
 				entry["raised"] = notFound(execID).Fields()
 			} else if err := store.Lock(execID); err != nil {
 				entry["raised"] = err.(*Error).Fields()
+			} else if p, err := parseJournal(b, execID); err != nil {
+				store.Unlock(execID)
+				entry["raised"] = err.(*Error).Fields()
 			} else {
+				if p.Torn != nil {
+					o.warnings = append(o.warnings, "journal.torn-tail")
+					store.truncate(execID, len(b)-p.Torn.Size)
+				}
 				entry["done"] = true
 			}
 		case "releaseWriter":
