@@ -101,9 +101,12 @@ func (s *state) apply(i int, e event) error {
 	if next != suspended {
 		s.WaitingOn, s.PendingResume = nil, false
 	}
-	if next == inDoubt {
+	// inDoubtStep: set by STEP_IN_DOUBT, cleared only by a step's outcome (of any step);
+	// EXECUTION_FAILED leaves it as it is (journal.fold-vector).
+	switch e.kind {
+	case "STEP_IN_DOUBT":
 		s.InDoubtStep = p["stepId"]
-	} else {
+	case "STEP_COMPLETED", "STEP_FAILED":
 		s.InDoubtStep = nil
 	}
 	s.Status = next

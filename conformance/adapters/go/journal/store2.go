@@ -16,13 +16,8 @@ func (s *logStore) append(id, kind string, payload map[string]any, torn any) err
 	if !ok || !e.held {
 		return notHeld()
 	}
-	// The store log checks the payload before it finds itself closed (the file store the
-	// other way round): the reference's order, which the text does not give.
-	if err := appendCheck(kind, payload, torn, false); err != nil {
+	if err := appendCheck(id, kind, payload, torn, s.crashed); err != nil {
 		return err
-	}
-	if s.crashed {
-		return journalError("journal.closed")
 	}
 	// An execution's header goes in the same write as its first event
 	// (journal.log-executions); loom-ref's writer puts executionId first, so a torn event
@@ -74,18 +69,17 @@ func (s *logStore) shutdown() {
 	}
 }
 
-// appendCheck refuses an append to a journal the store holds, in the order the reference
-// answers (the text gives none; notes/journal.md E.1 F15): an unknown kind
-// (journal.bad-payload), a torn byte count that is no count (argument.invalid), a journal a
-// torn write broke (journal.closed), then a payload without its required fields
-// (journal.bad-payload).
-func appendCheck(kind string, payload map[string]any, torn any, broken bool) error {
-	if _, known := requiredFields[kind]; !known {
-		return journalError("journal.bad-payload")
-	}
+// appendCheck refuses an append to a journal the store holds, in the order
+// journal.store-on-disk-vector gives: a torn byte count that is no integer of at least 1
+// (argument.invalid), a journal that takes no more appends (journal.closed), then the
+// event: its kind and required fields, an EXECUTION_STARTED naming another execution
+// (journal.started-names-header) and a payload nested too deep for a reader
+// (journal.nesting-limit), all journal.bad-payload, nothing written. The bound of the
+// byte count against the line comes after (tornBytes).
+func appendCheck(id, kind string, payload map[string]any, torn any, broken bool) error {
 	if torn != nil {
-		if n, ok := intValue(torn); !ok || n < 0 {
-			return invalid("bytes must be a count")
+		if n, ok := intValue(torn); !ok || n < 1 {
+			return invalid("bytes must be an integer of at least 1")
 		}
 	}
 	if broken {
@@ -93,6 +87,11 @@ func appendCheck(kind string, payload map[string]any, torn any, broken bool) err
 	}
 	if !checkEvent(kind, payload) {
 		return journalError("journal.bad-payload")
+	}
+	if kind == "EXECUTION_STARTED" {
+		if named, ok := payload["executionId"].(string); !ok || named != id {
+			return journalError("journal.bad-payload")
+		}
 	}
 	// journal.nesting-limit: the payload may nest 127 levels, counting itself, so that its
 	// line nests at most 128; a deeper one is refused and nothing is written.
