@@ -375,3 +375,64 @@ DEFINITIONS += [
             "never opened and no call is made.",
             "log", "never", [], lambda r: calls(r) == [] and answers(r) == []),
 ]
+
+
+# -- what the blind Go adapter's assembler found open (spec/blind/go-adapter.md) ---------------
+
+_DEEP_STARTED = ('{"seq":1,"kind":"EXECUTION_STARTED","payload":{"executionId":"e1",'
+                 '"workflow":"w","input":' + "[" * 127 + "1" + "]" * 127 + "}")
+_GOOD_CRC = sealed(_DEEP_STARTED)[-11:-3]
+_BAD_CRC = "%08x" % ((int(_GOOD_CRC, 16) + 1) % 2**32)
+_LINK_LOG = {"/disk/store.log": "symlink"}
+
+
+def _deep_list(levels: int) -> Any:
+    value: Any = 1
+    for _ in range(levels):
+        value = [value]
+    return value
+
+
+def _planted_log(name: str, description: str, steps: list[Any], claim: Any) -> dict[str, Any]:
+    return vector(f"journal.disk/{name}", SOD, description, function="journal.store-on-disk",
+                  input={"store": "log", "fsync": "never", "planted": _LINK_LOG,
+                         "steps": steps}, claim=claim)
+
+
+DEFINITIONS += [
+    vector("journal.format/too-deep-bad-checksum", "journal.checksum",
+           "A line nested past the limit whose crc is also wrong is journal.bad-checksum: the "
+           "CRC over the bytes comes before the JSON form, the nesting limit included.",
+           function=P, input={"text": header() + _DEEP_STARTED + f',"crc":"{_BAD_CRC}"}}\n'},
+           claim=corrupt(2, "journal.bad-checksum")),
+    on_disk("files-torn-nesting-before-bound", SOD,
+            "An event nested past the limit is journal.bad-payload before a tornAppend's "
+            "bytes are measured against its line (bytes past the line's end).",
+            "files", "never", [CREATE, torn(1_000_000, payload={
+                **STARTED, "input": _deep_list(127)})],
+            lambda r: answers(r) == [None, {"error": "journal.bad-payload"}]),
+    on_disk("files-started-id-null-refused", "journal.started-names-header",
+            "The writer refuses an EXECUTION_STARTED whose executionId is null (no string), "
+            "journal.bad-payload, and writes nothing.",
+            "files", "never", [CREATE, {**appends()[0], "payload": {**STARTED,
+                                                                     "executionId": None}},
+                               {"do": "reopen"}, {"do": "open", "executionId": "e1"}],
+            lambda r: answers(r) == [None, {"error": "journal.bad-payload"}, None,
+                                     {"events": [], "torn": False}]),
+    _planted_log("log-malformed-step-before-store",
+                 "The whole input is checked before the store is opened: a step with no known "
+                 "do is argument.invalid even where the log cannot be opened (a planted link).",
+                 [{"do": None}], refused("argument.invalid")),
+    _planted_log("log-bad-id-before-store",
+                 "An id that breaks the id rule refuses the call (argument.execution-id) before "
+                 "the store is opened, even where the log cannot be opened.",
+                 [{"do": "create", "executionId": ""}], refused("argument.execution-id")),
+    on_disk("files-steps-checked-before-any-runs", SOD,
+            "Every step is checked before the first runs: a later step with no known do "
+            "refuses the call (argument.invalid), though an earlier step would refuse it with "
+            "argument.execution-id (a case-only twin) when run.",
+            "files", "never", [{"do": "create", "executionId": "Order-7"},
+                               {"do": "create", "executionId": "order-7"},
+                               {"do": "fsync", "executionId": "e1"}],
+            refused("argument.invalid")),
+]

@@ -70,18 +70,13 @@ func (s *logStore) shutdown() {
 }
 
 // appendCheck refuses an append to a journal the store holds, in the order
-// journal.store-on-disk-vector gives: a torn byte count that is no integer of at least 1
-// (argument.invalid), a journal that takes no more appends (journal.closed), then the
+// journal.store-on-disk-vector gives (the byte count is an integer of at least 1, checked
+// with the input): a journal that takes no more appends (journal.closed), then the
 // event: its kind and required fields, an EXECUTION_STARTED naming another execution
 // (journal.started-names-header) and a payload nested too deep for a reader
 // (journal.nesting-limit), all journal.bad-payload, nothing written. The bound of the
 // byte count against the line comes after (tornBytes).
 func appendCheck(id, kind string, payload map[string]any, torn any, broken bool) error {
-	if torn != nil {
-		if n, ok := intValue(torn); !ok || n < 1 {
-			return invalid("bytes must be an integer of at least 1")
-		}
-	}
 	if broken {
 		return journalError("journal.closed")
 	}
@@ -173,13 +168,13 @@ func storeOnDisk(input map[string]any) (any, error) {
 	default:
 		return nil, invalid("store must be files or log")
 	}
+	if err := checkSteps(steps); err != nil {
+		return nil, err
+	}
 	st := open(false)
 	answers := []any{}
 	for _, x := range steps {
-		step, ok := x.(map[string]any)
-		if !ok {
-			return nil, invalid("a step must be an object")
-		}
+		step := x.(map[string]any)
 		a, err := runStep(st, step, func() { st.shutdown(); st = open(true) })
 		if err != nil {
 			// A journal error is the step's answer; a bad argument refuses the whole call.
@@ -199,25 +194,48 @@ func storeOnDisk(input map[string]any) (any, error) {
 	}, nil
 }
 
+// checkSteps judges the whole input before any step runs (journal.store-on-disk-vector):
+// each step an object with a known do, an executionId string on every step but reopen,
+// spelled as an id where it names a journal (create, open, read: argument.execution-id),
+// and a tornAppend's bytes an integer of at least 1. The first problem, in step order,
+// refuses the whole call, whatever the disk holds.
+func checkSteps(steps []any) error {
+	for _, x := range steps {
+		step, ok := x.(map[string]any)
+		if !ok {
+			return invalid("a step must be an object")
+		}
+		do, _ := step["do"].(string)
+		switch do {
+		case "reopen":
+			continue
+		case "create", "open", "read", "close", "append", "tornAppend":
+		default:
+			return invalid("unknown step")
+		}
+		id, ok := step["executionId"].(string)
+		if !ok {
+			return invalid("executionId must be a string")
+		}
+		if (do == "create" || do == "open" || do == "read") && !validID(id) {
+			return protocol.Fail("argument.execution-id")
+		}
+		if do == "tornAppend" {
+			if n, ok := intValue(step["bytes"]); !ok || n < 1 {
+				return invalid("bytes must be an integer of at least 1")
+			}
+		}
+	}
+	return nil
+}
+
 func runStep(st journalStore, step map[string]any, reopen func()) (any, error) {
-	do, _ := step["do"].(string)
-	switch do {
-	case "reopen":
+	do := step["do"].(string)
+	if do == "reopen" {
 		reopen()
 		return nil, nil
-	case "create", "open", "read", "close", "append", "tornAppend":
-	default:
-		return nil, invalid("unknown step")
 	}
-	id, ok := step["executionId"].(string)
-	if !ok {
-		return nil, invalid("executionId must be a string")
-	}
-	// A store refuses a bad id where it names a journal (create, open, read), before it
-	// touches the disk (journal.execution-ids); append and close only find what it holds.
-	if (do == "create" || do == "open" || do == "read") && !validID(id) {
-		return nil, protocol.Fail("argument.execution-id")
-	}
+	id := step["executionId"].(string)
 	switch do {
 	case "create":
 		return nil, st.create(id)
@@ -232,12 +250,9 @@ func runStep(st journalStore, step map[string]any, reopen func()) (any, error) {
 	// the step's answer (checked by the store).
 	kind, _ := step["kind"].(string)
 	payload, _ := step["payload"].(map[string]any)
-	var torn any // nil: a whole append
+	var torn any // nil: a whole append; else the count checkSteps found an integer >= 1
 	if do == "tornAppend" {
 		torn = step["bytes"]
-		if torn == nil {
-			torn = false // absent or null: no count (refused in appendCheck's order)
-		}
 	}
 	return nil, st.append(id, kind, payload, torn)
 }
