@@ -427,6 +427,11 @@ DEFINITIONS += [
                  "An id that breaks the id rule refuses the call (argument.execution-id) before "
                  "the store is opened, even where the log cannot be opened.",
                  [{"do": "create", "executionId": ""}], refused("argument.execution-id")),
+    vector("journal.disk/planted-outside-disk-refused", SOD,
+           "A planted entry is at a path in /disk: an absolute path elsewhere is a malformed "
+           "input.", function="journal.store-on-disk",
+           input={"store": "files", "fsync": "never", "planted": {"/other/e1.jsonl": "fifo"},
+                  "steps": [CREATE]}, claim=refused("argument.invalid")),
     on_disk("files-steps-checked-before-any-runs", SOD,
             "Every step is checked before the first runs: a later step with no known do "
             "refuses the call (argument.invalid), though an earlier step would refuse it with "

@@ -400,6 +400,11 @@ CASES: list[Row] = [
      "NaN is not JSON (RFC 8259): the event's data is malformed",
      start(U25) + 'data: {"type": "ping", "x": NaN}\n\n',
      ("error", "stream.provider.malformed-event")),
+    ("number-out-of-range", "stream.anthropic.events",
+     "a number beyond a double's range (1e400) is refused as on the OpenAI path "
+     "(stream.openai.number-range): the event's data is malformed",
+     start(U25) + 'data: {"type": "ping", "x": 1e400}\n\n',
+     ("error", "stream.provider.malformed-event")),
     ("not-json", "stream.anthropic.events", "an event whose data is not JSON is raised",
      start(U25) + "data: {not json\n\n", ("error", "stream.provider.malformed-event")),
     ("not-an-object", "stream.anthropic.events",

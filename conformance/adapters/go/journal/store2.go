@@ -3,6 +3,7 @@ package journal
 // Continued from store.go.
 
 import (
+	"path"
 	"strings"
 
 	"loomref/adapters/go/protocol"
@@ -144,8 +145,8 @@ func storeOnDisk(input map[string]any) (any, error) {
 		return nil, invalid("steps must be a list")
 	}
 	r := &recorder{disk: NewDisk([]string{storeDir}, nil), calls: []any{}}
-	// planted: entries that are no regular file (journal.store-on-disk, §1.8), each at an
-	// absolute path, "symlink" or "fifo"; anything else is refused, null included (an
+	// planted: entries that are no regular file (journal.store-on-disk, §1.8), each at a
+	// path whose directory is /disk, "symlink" or "fifo"; anything else is refused, null included (an
 	// optional member is never null unless its function says so, spec/errors.md).
 	if pl, present := input["planted"]; present {
 		m, ok := pl.(map[string]any)
@@ -153,8 +154,8 @@ func storeOnDisk(input map[string]any) (any, error) {
 			return nil, invalid("planted must be an object")
 		}
 		for p, k := range m {
-			if k != "symlink" && k != "fifo" || !strings.HasPrefix(p, "/") {
-				return nil, invalid("planted: an absolute path to symlink or fifo")
+			if k != "symlink" && k != "fifo" || path.Dir(p) != storeDir {
+				return nil, invalid("planted: a path in /disk to symlink or fifo")
 			}
 			r.disk.Plant(p, k.(string))
 		}
