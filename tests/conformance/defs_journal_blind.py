@@ -161,6 +161,11 @@ DEFINITIONS += [
            "reported, not the illegal transition at the second.",
            function=F, input=events(START, START, ("NO_SUCH_KIND", {})),
            claim=refused("journal.bad-payload")),
+    vector("journal.fold/kind-before-seq", "journal.fold-vector",
+           "Within one event the kind and payload are checked before the seq: an event with "
+           "no kind and a seq of 1.5 is journal.bad-payload, not argument.invalid.",
+           function=F, input={"events": [{"payload": START[1], "seq": 1.5}]},
+           claim=refused("journal.bad-payload")),
     vector("journal.fold/event-members-ignored", "journal.fold-vector",
            "An event's members other than kind, payload and seq are ignored.",
            function=F, input=events(START, note="x"), claim=folded(status="running", seq=1)),

@@ -128,13 +128,6 @@ func fold(input map[string]any) (any, error) {
 		if !ok {
 			return nil, invalid("an event must be an object")
 		}
-		seq := any(json.Number(fmt.Sprint(i + 1)))
-		if v, present := obj["seq"]; present {
-			if _, ok := intValue(v); !ok {
-				return nil, invalid("an event's seq must be an integer")
-			}
-			seq = v
-		}
 		if !checkEvent(obj["kind"], obj["payload"]) {
 			return nil, protocol.Fail("journal.bad-payload", "index", i)
 		}
@@ -149,6 +142,14 @@ func fold(input map[string]any) (any, error) {
 			if _, ok := payload["decisionId"].(string); !ok {
 				return nil, invalid("a decisionId must be a string")
 			}
+		}
+		// Its seq last (journal.fold-vector: an object, its kind and payload, its id, its seq).
+		seq := any(json.Number(fmt.Sprint(i + 1)))
+		if v, present := obj["seq"]; present {
+			if _, ok := intValue(v); !ok {
+				return nil, invalid("an event's seq must be an integer")
+			}
+			seq = v
 		}
 		events[i] = event{seq: seq, kind: kind, payload: payload}
 	}
