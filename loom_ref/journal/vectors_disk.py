@@ -51,6 +51,7 @@ from loom_ref.journal.durability import FsyncPolicy
 from loom_ref.journal.events import kind_from_name
 from loom_ref.journal.filestore import FileStore
 from loom_ref.journal.fs import FileHandle
+from loom_ref.journal.ids import check_execution_id
 from loom_ref.journal.logstore import LogStore
 from loom_ref.journal.powerloss import DiskImage, SimulatedDisk
 from loom_ref.journal.store import LineJournal
@@ -295,6 +296,39 @@ _STORES: Mapping[str, Callable[[FsyncPolicy, _RecordingDisk], Any]] = {
 }
 
 
+_STEPS = ("create", "open", "read", "close", "append", "tornAppend", "reopen")
+
+
+def _check_steps(steps: Sequence[Any]) -> list[Mapping[str, Any]]:
+    """Check every step before any runs (spec: journal.store-on-disk-vector -- the whole
+    input is checked before the store is opened): each an object with a known ``do``, an
+    ``executionId`` string on every step but ``reopen``, spelled as an id on ``create``,
+    ``open`` and ``read`` (``argument.execution-id``), a ``tornAppend``'s ``bytes`` an
+    integer of at least 1, and an append's ``payloadText`` one JSON text (the steps come back
+    with it decoded into ``payload``); the first problem, in step order, refuses the whole
+    call."""
+    out = []
+    for i, raw in enumerate(steps):
+        where = f"steps[{i}]"
+        step = _obj(raw, where)
+        do = step.get("do")
+        if not isinstance(do, str) or do not in _STEPS:
+            raise InvalidArgument(f"{where}.do {do!r} is not a store step")
+        if do != "reopen":
+            eid = step.get("executionId")
+            if not isinstance(eid, str):
+                raise InvalidArgument(f"{where}.executionId must be a string")
+            if do in ("create", "open", "read"):
+                check_execution_id(eid)
+        if do == "tornAppend" and _size(step.get("bytes"), f"{where}.bytes") < 1:
+            raise InvalidArgument(f"{where}.bytes must be at least 1")
+        if do in ("append", "tornAppend"):  # the payload, decoded once from payloadText
+            step = {**{k: v for k, v in step.items() if k != "payloadText"},
+                    "payload": _step_payload(step, where)}
+        out.append(step)
+    return out
+
+
 def journal_store_on_disk(input: Any) -> dict[str, Any]:
     """``journal.store-on-disk`` (see the module docstring; spec:
     journal.store-on-disk-vector)."""
@@ -327,8 +361,7 @@ def journal_store_on_disk(input: Any) -> dict[str, Any]:
         if isinstance(store, LogStore):
             store.close()
 
-    for i, raw in enumerate(steps):
-        step = _obj(raw, f"steps[{i}]")
+    for i, step in enumerate(_check_steps(steps)):
         do = step.get("do")
         where = f"steps[{i}]"
         try:
@@ -339,9 +372,7 @@ def journal_store_on_disk(input: Any) -> dict[str, Any]:
             if do == "reopen":
                 answers.append(None)
                 continue
-            eid = step.get("executionId")
-            if not isinstance(eid, str):  # spec: journal.store-on-disk-vector -- the store checks
-                raise InvalidArgument(f"{where}.executionId must be a string")  # its spelling
+            eid: str = step["executionId"]  # a string, spelled as an id where it names one
             if do == "create":
                 journals[eid] = store.create(eid)
             elif do in ("open", "read"):  # what the journal holds, and whether it is torn
@@ -358,24 +389,18 @@ def journal_store_on_disk(input: Any) -> dict[str, Any]:
                 # may stop
                 if eid not in journals:
                     raise InvalidArgument(f"{where}: {eid!r} is not open in this store")
-                nbytes = 0
-                if do == "tornAppend":
-                    nbytes = _size(step.get("bytes"), f"{where}.bytes")
-                    if nbytes < 1:
-                        raise InvalidArgument(f"{where}.bytes must be at least 1")
-                payload = _step_payload(step, where)
+                nbytes: int = step["bytes"] if do == "tornAppend" else 0
                 journal = journals[eid]
                 journal.check_writable()
                 kind_ = kind_from_name(step.get("kind"))
+                payload: Any = step.get("payload")  # checked by the writer (journal.bad-payload)
                 if do == "append":
                     journal.append(kind_, payload)
                 else:  # a crash in the middle of the write: the journal takes no more
                     journal.write_torn(kind_, payload, nbytes)
-            elif do == "close":
+            else:  # close
                 if eid in journals:
                     journals.pop(eid).close()
-            else:
-                raise InvalidArgument(f"{where}.do {do!r} is not a store step")
             answers.append(None)
         except InvalidArgument:
             raise

@@ -19,12 +19,12 @@ Rules (``spec/stream.md`` § The Anthropic Messages adapter):
 
 from __future__ import annotations
 
-import json
 import os
 from collections.abc import Iterator, Mapping
 from typing import TYPE_CHECKING, Any
 
 from loom_ref.errors import InvalidArgument
+from loom_ref.stream import json_text
 from loom_ref.stream.adapter import LlmAdapter, LlmRequest, check_signal
 from loom_ref.stream.anthropic_mapping import map_messages_stream
 from loom_ref.stream.blocks import (
@@ -55,14 +55,16 @@ ENV_API_KEY = ("LOOM_ANTHROPIC_API_KEY", "ANTHROPIC_API_KEY")
 
 
 def _tool_input(call: ToolCallBlock) -> Any:
-    """A tool call's raw JSON arguments as the object ``tool_use.input`` must be."""
+    """A tool call's raw JSON arguments as the object ``tool_use.input`` must be: JSON text
+    holding no number beyond a double's range (``1e400`` would be written ``Infinity``, which
+    is not JSON; spec: stream.openai.number-range, stream.vectors.input-order)."""
     raw = call.arguments
     if not isinstance(raw, str):
         raise InvalidArgument(f"tool call {call.id!r}: arguments must be a raw JSON string")
     if not raw.strip(" \t\n\r"):
         return {}
     try:
-        value = json.loads(raw)
+        value = json_text.loads(raw)
     except ValueError:
         value = None
     if not isinstance(value, dict):

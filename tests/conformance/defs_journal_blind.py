@@ -5,6 +5,7 @@ fold vector's inputs and transitions, the simulated disk's corners and the order
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from .defs_journal import (
@@ -160,6 +161,11 @@ DEFINITIONS += [
            "Every event is checked before any is folded: a bad payload at the third event is "
            "reported, not the illegal transition at the second.",
            function=F, input=events(START, START, ("NO_SUCH_KIND", {})),
+           claim=refused("journal.bad-payload")),
+    vector("journal.fold/kind-before-seq", "journal.fold-vector",
+           "Within one event the kind and payload are checked before the seq: an event with "
+           "no kind and a seq of 1.5 is journal.bad-payload, not argument.invalid.",
+           function=F, input={"events": [{"payload": START[1], "seq": 1.5}]},
            claim=refused("journal.bad-payload")),
     vector("journal.fold/event-members-ignored", "journal.fold-vector",
            "An event's members other than kind, payload and seq are ignored.",
@@ -374,4 +380,73 @@ DEFINITIONS += [
             "The store is opened when the first step runs: with no steps the store log is "
             "never opened and no call is made.",
             "log", "never", [], lambda r: calls(r) == [] and answers(r) == []),
+]
+
+
+# -- what the blind Go adapter's assembler found open (spec/blind/go-adapter.md) ---------------
+
+_DEEP_STARTED = ('{"seq":1,"kind":"EXECUTION_STARTED","payload":{"executionId":"e1",'
+                 '"workflow":"w","input":' + "[" * 127 + "1" + "]" * 127 + "}")
+_GOOD_CRC = sealed(_DEEP_STARTED)[-11:-3]
+_BAD_CRC = "%08x" % ((int(_GOOD_CRC, 16) + 1) % 2**32)
+_LINK_LOG = {"/disk/store.log": "symlink"}
+
+
+def _deep_list(levels: int) -> Any:
+    value: Any = 1
+    for _ in range(levels):
+        value = [value]
+    return value
+
+
+def _planted_log(name: str, description: str, steps: list[Any], claim: Any) -> dict[str, Any]:
+    return vector(f"journal.disk/{name}", SOD, description, function="journal.store-on-disk",
+                  input={"store": "log", "fsync": "never", "planted": _LINK_LOG,
+                         "steps": steps}, claim=claim)
+
+
+DEFINITIONS += [
+    vector("journal.format/too-deep-bad-checksum", "journal.checksum",
+           "A line nested past the limit whose crc is also wrong is journal.bad-checksum: the "
+           "CRC over the bytes comes before the JSON form, the nesting limit included.",
+           function=P, input={"text": header() + _DEEP_STARTED + f',"crc":"{_BAD_CRC}"}}\n'},
+           claim=corrupt(2, "journal.bad-checksum")),
+    on_disk("files-torn-nesting-before-bound", SOD,
+            "An event nested past the limit is journal.bad-payload before a tornAppend's "
+            "bytes are measured against its line (bytes past the line's end).",
+            "files", "never",
+            # payloadText: a request nests at most 100 levels (INTERPRETING.md 4, Depth)
+            [CREATE, {"do": "tornAppend", "executionId": "e1", "kind": "EXECUTION_STARTED",
+                      "payloadText": json.dumps({**STARTED, "input": _deep_list(127)}),
+                      "bytes": 1_000_000}],
+            lambda r: answers(r) == [None, {"error": "journal.bad-payload"}]),
+    on_disk("files-started-id-null-refused", "journal.started-names-header",
+            "The writer refuses an EXECUTION_STARTED whose executionId is null (no string), "
+            "journal.bad-payload, and writes nothing.",
+            "files", "never", [CREATE, {**appends()[0], "payload": {**STARTED,
+                                                                     "executionId": None}},
+                               {"do": "reopen"}, {"do": "open", "executionId": "e1"}],
+            lambda r: answers(r) == [None, {"error": "journal.bad-payload"}, None,
+                                     {"events": [], "torn": False}]),
+    _planted_log("log-malformed-step-before-store",
+                 "The whole input is checked before the store is opened: a step with no known "
+                 "do is argument.invalid even where the log cannot be opened (a planted link).",
+                 [{"do": None}], refused("argument.invalid")),
+    _planted_log("log-bad-id-before-store",
+                 "An id that breaks the id rule refuses the call (argument.execution-id) before "
+                 "the store is opened, even where the log cannot be opened.",
+                 [{"do": "create", "executionId": ""}], refused("argument.execution-id")),
+    vector("journal.disk/planted-outside-disk-refused", SOD,
+           "A planted entry is at a path in /disk: an absolute path elsewhere is a malformed "
+           "input.", function="journal.store-on-disk",
+           input={"store": "files", "fsync": "never", "planted": {"/other/e1.jsonl": "fifo"},
+                  "steps": [CREATE]}, claim=refused("argument.invalid")),
+    on_disk("files-steps-checked-before-any-runs", SOD,
+            "Every step is checked before the first runs: a later step with no known do "
+            "refuses the call (argument.invalid), though an earlier step would refuse it with "
+            "argument.execution-id (a case-only twin) when run.",
+            "files", "never", [{"do": "create", "executionId": "Order-7"},
+                               {"do": "create", "executionId": "order-7"},
+                               {"do": "fsync", "executionId": "e1"}],
+            refused("argument.invalid")),
 ]

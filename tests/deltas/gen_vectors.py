@@ -153,6 +153,13 @@ for name, stage, refusal, code in (
          intent={"perCall": [], "configured": [], "sequence": [], "executions": 0,
                  "outcome": {**err(code), **({"reason": "user left"}
                                              if code == "effect.aborted" else {})}})
+case("deltas.sinks", "repeated-mode-once", anchor="deltas.vector-run",
+     description="A mode listed twice in modes is that mode once, not a malformed input: "
+     "[\"durable\", \"durable\"] refuses the transient call as [\"durable\"] does.",
+     input={"attempts": [{"deltas": ["a"]}], "configured": "collect", "sequence": True,
+            "modes": ["durable", "durable"]},
+     intent={"perCall": [], "configured": [], "sequence": [], "executions": 0,
+             "outcome": err("effect.mode-refused")})
 case("deltas.sinks", "non-text-refused-unheard", anchor="deltas.writer",
      description="A non-string written to ctx.on_delta is argument.invalid even when no sink "
      "listens and no guard runs (the silent channel checks what it drops).",

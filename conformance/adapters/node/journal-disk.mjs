@@ -310,6 +310,7 @@ function logLine(eid, seq, kind, payload) {
 
 const STORES = { files: FileStore, log: LogStore };
 const POLICIES = ["every-event", "write-ahead", "at-boundaries", "never"];
+const STEPS = ["create", "open", "read", "close", "append", "tornAppend", "reopen"];
 
 function storeOnDisk(input) {
   if (!isObject(input)) throw bad("input must be a JSON object");
@@ -330,9 +331,25 @@ function storeOnDisk(input) {
     journals.clear();
     if (store) store.close();
   };
+  // journal.store-on-disk-vector: the whole input is checked before any step runs, so a
+  // malformed step refuses the call whatever the disk holds (a log behind a planted link)
+  input.steps.forEach((step, i) => {
+    const where = `steps[${i}]`;
+    if (!isObject(step)) throw bad(`${where} must be a JSON object`);
+    if (!STEPS.includes(step.do)) throw bad(`${where}.do is not a store step`);
+    if (step.do === "reopen") return;
+    if (typeof step.executionId !== "string") throw bad(`${where}.executionId must be a string`);
+    if (["create", "open", "read"].includes(step.do) && !isExecutionId(step.executionId)) {
+      throw new LoomError("argument.execution-id",
+        `${where}.executionId must be 1-200 of A-Z a-z 0-9 _ . - (not first . -), no device name`);
+    }
+    if (step.do === "tornAppend" && !(Number.isInteger(step.bytes) && step.bytes >= 1)) {
+      throw bad(`${where}.bytes must be an integer of at least 1`);
+    }
+    if (step.do === "append" || step.do === "tornAppend") stepPayload(step, where);
+  });
   const answers = [];
   input.steps.forEach((step, i) => {
-    if (!isObject(step)) throw bad(`steps[${i}] must be a JSON object`);
     const where = `steps[${i}]`;
     try {
       if (store === null || step.do === "reopen") {
@@ -344,15 +361,7 @@ function storeOnDisk(input) {
         answers.push(null);
         return;
       }
-      // journal.store-on-disk: any string; the store checks its spelling where it names a
-      // journal (so "" is argument.execution-id there)
-      if (typeof step.executionId !== "string") throw bad(`${where}.executionId must be a string`);
-      const eid = step.executionId;
-      // the store checks the id where it names a journal (create, open, read), as loom-ref's does
-      if (["create", "open", "read"].includes(step.do) && !isExecutionId(eid)) {
-        throw new LoomError("argument.execution-id",
-          `${where}.executionId must be 1-200 of A-Z a-z 0-9 _ . - (not first . -), no device name`);
-      }
+      const eid = step.executionId; // a string, spelled as an id where it names a journal
       if (step.do === "create") {
         journals.set(eid, store.create(eid));
       } else if (step.do === "open" || step.do === "read") {
@@ -362,17 +371,12 @@ function storeOnDisk(input) {
         return;
       } else if (step.do === "append" || step.do === "tornAppend") {
         if (!journals.has(eid)) throw bad(`${where}: ${eid} is not open`);
-        if (step.do === "tornAppend" && (!Number.isInteger(step.bytes) || step.bytes < 1)) {
-          throw bad(`${where}.bytes`);
-        }
-        const payload = stepPayload(step, where);
+        const payload = stepPayload(step, where); // checked above: payloadText decodes
         if (step.do === "append") journals.get(eid).append(step.kind, payload);
         else journals.get(eid).append(step.kind, payload, step.bytes);
-      } else if (step.do === "close") {
+      } else { // close
         if (journals.has(eid)) journals.get(eid).close();
         journals.delete(eid);
-      } else {
-        throw bad(`${where}.do is not a store step`);
       }
       answers.push(null);
     } catch (e) {

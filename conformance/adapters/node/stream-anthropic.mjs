@@ -230,13 +230,15 @@ function requestOf(value) {
   return { model, messages, tools, maxTokens, temperature };
 }
 
-// spec: stream.anthropic.request — a tool call's raw arguments as the object `input` must be
+// spec: stream.anthropic.request — a tool call's raw arguments as the object `input` must be,
+// holding no number beyond a double's range (stream.openai.number-range: JSON.parse reads
+// 1e400 as Infinity, which the body could not hold)
 function toolInput(call) {
   if (typeof call.arguments !== "string") throw invalid("arguments must be a raw JSON string");
   if (/^[ \t\n\r]*$/.test(call.arguments)) return {};
   let value;
   try {
-    value = JSON.parse(call.arguments);
+    value = parsePayload(call.arguments);
   } catch {
     value = null;
   }

@@ -101,9 +101,12 @@ func (s *state) apply(i int, e event) error {
 	if next != suspended {
 		s.WaitingOn, s.PendingResume = nil, false
 	}
-	if next == inDoubt {
+	// inDoubtStep: set by STEP_IN_DOUBT, cleared only by a step's outcome (of any step);
+	// EXECUTION_FAILED leaves it as it is (journal.fold-vector).
+	switch e.kind {
+	case "STEP_IN_DOUBT":
 		s.InDoubtStep = p["stepId"]
-	} else {
+	case "STEP_COMPLETED", "STEP_FAILED":
 		s.InDoubtStep = nil
 	}
 	s.Status = next
@@ -125,13 +128,6 @@ func fold(input map[string]any) (any, error) {
 		if !ok {
 			return nil, invalid("an event must be an object")
 		}
-		seq := any(json.Number(fmt.Sprint(i + 1)))
-		if v, present := obj["seq"]; present {
-			if _, ok := intValue(v); !ok {
-				return nil, invalid("an event's seq must be an integer")
-			}
-			seq = v
-		}
 		if !checkEvent(obj["kind"], obj["payload"]) {
 			return nil, protocol.Fail("journal.bad-payload", "index", i)
 		}
@@ -146,6 +142,14 @@ func fold(input map[string]any) (any, error) {
 			if _, ok := payload["decisionId"].(string); !ok {
 				return nil, invalid("a decisionId must be a string")
 			}
+		}
+		// Its seq last (journal.fold-vector: an object, its kind and payload, its id, its seq).
+		seq := any(json.Number(fmt.Sprint(i + 1)))
+		if v, present := obj["seq"]; present {
+			if _, ok := intValue(v); !ok {
+				return nil, invalid("an event's seq must be an integer")
+			}
+			seq = v
 		}
 		events[i] = event{seq: seq, kind: kind, payload: payload}
 	}

@@ -279,7 +279,7 @@ func (s *fileStore) append(id, kind string, payload map[string]any, torn any) er
 	if !held {
 		return notHeld()
 	}
-	if err := appendCheck(kind, payload, torn, j.broken); err != nil {
+	if err := appendCheck(id, kind, payload, torn, j.broken); err != nil {
 		return err
 	}
 	line := []byte(withCRC(eventPrefix("", j.seq+1, kind, payload)) + "\n")
@@ -430,8 +430,8 @@ func (s *logStore) events(id string) ([]any, bool, error) {
 	b, _ := s.r.disk.Read(logPath)
 	res, err := parseLog(string(b))
 	if err != nil {
-		// A line the writer took but a reader refuses (an EXECUTION_STARTED naming no
-		// string, journal.started-names-header): the log is corrupt.
+		// A log a reader refuses is corrupt (steps cannot make one: the writer refuses
+		// what a reader refuses, journal.started-names-header included).
 		return nil, false, journalError("journal.corrupt")
 	}
 	m := res.(map[string]any)

@@ -3,6 +3,7 @@ package journal
 // Continued from store.go.
 
 import (
+	"path"
 	"strings"
 
 	"loomref/adapters/go/protocol"
@@ -16,13 +17,8 @@ func (s *logStore) append(id, kind string, payload map[string]any, torn any) err
 	if !ok || !e.held {
 		return notHeld()
 	}
-	// The store log checks the payload before it finds itself closed (the file store the
-	// other way round): the reference's order, which the text does not give.
-	if err := appendCheck(kind, payload, torn, false); err != nil {
+	if err := appendCheck(id, kind, payload, torn, s.crashed); err != nil {
 		return err
-	}
-	if s.crashed {
-		return journalError("journal.closed")
 	}
 	// An execution's header goes in the same write as its first event
 	// (journal.log-executions); loom-ref's writer puts executionId first, so a torn event
@@ -74,25 +70,24 @@ func (s *logStore) shutdown() {
 	}
 }
 
-// appendCheck refuses an append to a journal the store holds, in the order the reference
-// answers (the text gives none; notes/journal.md E.1 F15): an unknown kind
-// (journal.bad-payload), a torn byte count that is no count (argument.invalid), a journal a
-// torn write broke (journal.closed), then a payload without its required fields
-// (journal.bad-payload).
-func appendCheck(kind string, payload map[string]any, torn any, broken bool) error {
-	if _, known := requiredFields[kind]; !known {
-		return journalError("journal.bad-payload")
-	}
-	if torn != nil {
-		if n, ok := intValue(torn); !ok || n < 0 {
-			return invalid("bytes must be a count")
-		}
-	}
+// appendCheck refuses an append to a journal the store holds, in the order
+// journal.store-on-disk-vector gives (the byte count is an integer of at least 1, checked
+// with the input): a journal that takes no more appends (journal.closed), then the
+// event: its kind and required fields, an EXECUTION_STARTED naming another execution
+// (journal.started-names-header) and a payload nested too deep for a reader
+// (journal.nesting-limit), all journal.bad-payload, nothing written. The bound of the
+// byte count against the line comes after (tornBytes).
+func appendCheck(id, kind string, payload map[string]any, torn any, broken bool) error {
 	if broken {
 		return journalError("journal.closed")
 	}
 	if !checkEvent(kind, payload) {
 		return journalError("journal.bad-payload")
+	}
+	if kind == "EXECUTION_STARTED" {
+		if named, ok := payload["executionId"].(string); !ok || named != id {
+			return journalError("journal.bad-payload")
+		}
 	}
 	// journal.nesting-limit: the payload may nest 127 levels, counting itself, so that its
 	// line nests at most 128; a deeper one is refused and nothing is written.
@@ -150,8 +145,8 @@ func storeOnDisk(input map[string]any) (any, error) {
 		return nil, invalid("steps must be a list")
 	}
 	r := &recorder{disk: NewDisk([]string{storeDir}, nil), calls: []any{}}
-	// planted: entries that are no regular file (journal.store-on-disk, §1.8), each at an
-	// absolute path, "symlink" or "fifo"; anything else is refused, null included (an
+	// planted: entries that are no regular file (journal.store-on-disk, §1.8), each at a
+	// path whose directory is /disk, "symlink" or "fifo"; anything else is refused, null included (an
 	// optional member is never null unless its function says so, spec/errors.md).
 	if pl, present := input["planted"]; present {
 		m, ok := pl.(map[string]any)
@@ -159,8 +154,8 @@ func storeOnDisk(input map[string]any) (any, error) {
 			return nil, invalid("planted must be an object")
 		}
 		for p, k := range m {
-			if k != "symlink" && k != "fifo" || !strings.HasPrefix(p, "/") {
-				return nil, invalid("planted: an absolute path to symlink or fifo")
+			if k != "symlink" && k != "fifo" || path.Dir(p) != storeDir {
+				return nil, invalid("planted: a path in /disk to symlink or fifo")
 			}
 			r.disk.Plant(p, k.(string))
 		}
@@ -174,13 +169,13 @@ func storeOnDisk(input map[string]any) (any, error) {
 	default:
 		return nil, invalid("store must be files or log")
 	}
+	if err := checkSteps(steps); err != nil {
+		return nil, err
+	}
 	st := open(false)
 	answers := []any{}
 	for _, x := range steps {
-		step, ok := x.(map[string]any)
-		if !ok {
-			return nil, invalid("a step must be an object")
-		}
+		step := x.(map[string]any)
 		a, err := runStep(st, step, func() { st.shutdown(); st = open(true) })
 		if err != nil {
 			// A journal error is the step's answer; a bad argument refuses the whole call.
@@ -200,25 +195,77 @@ func storeOnDisk(input map[string]any) (any, error) {
 	}, nil
 }
 
+// checkSteps judges the whole input before any step runs (journal.store-on-disk-vector):
+// each step an object with a known do, an executionId string on every step but reopen,
+// spelled as an id where it names a journal (create, open, read: argument.execution-id),
+// and a tornAppend's bytes an integer of at least 1. The first problem, in step order,
+// refuses the whole call, whatever the disk holds.
+func checkSteps(steps []any) error {
+	for _, x := range steps {
+		step, ok := x.(map[string]any)
+		if !ok {
+			return invalid("a step must be an object")
+		}
+		do, _ := step["do"].(string)
+		switch do {
+		case "reopen":
+			continue
+		case "create", "open", "read", "close", "append", "tornAppend":
+		default:
+			return invalid("unknown step")
+		}
+		id, ok := step["executionId"].(string)
+		if !ok {
+			return invalid("executionId must be a string")
+		}
+		if (do == "create" || do == "open" || do == "read") && !validID(id) {
+			return protocol.Fail("argument.execution-id")
+		}
+		if do == "tornAppend" {
+			if n, ok := intValue(step["bytes"]); !ok || n < 1 {
+				return invalid("bytes must be an integer of at least 1")
+			}
+		}
+		if do == "append" || do == "tornAppend" {
+			if _, err := stepPayload(step); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// stepPayload reads an append's payload: payload, or payloadText, its JSON text, for a
+// payload nesting deeper than a request may (INTERPRETING.md section 4, Depth); never both,
+// and a text that is not one JSON value is argument.invalid (journal.store-on-disk-vector).
+func stepPayload(step map[string]any) (map[string]any, error) {
+	text, has := step["payloadText"]
+	if !has {
+		payload, _ := step["payload"].(map[string]any)
+		return payload, nil
+	}
+	if _, both := step["payload"]; both {
+		return nil, invalid("both payload and payloadText")
+	}
+	s, ok := text.(string)
+	if !ok {
+		return nil, invalid("payloadText must be a string")
+	}
+	v, err := protocol.DecodeJSON(s)
+	if err != nil {
+		return nil, invalid("payloadText is not one JSON value: " + err.Error())
+	}
+	payload, _ := v.(map[string]any)
+	return payload, nil
+}
+
 func runStep(st journalStore, step map[string]any, reopen func()) (any, error) {
-	do, _ := step["do"].(string)
-	switch do {
-	case "reopen":
+	do := step["do"].(string)
+	if do == "reopen" {
 		reopen()
 		return nil, nil
-	case "create", "open", "read", "close", "append", "tornAppend":
-	default:
-		return nil, invalid("unknown step")
 	}
-	id, ok := step["executionId"].(string)
-	if !ok {
-		return nil, invalid("executionId must be a string")
-	}
-	// A store refuses a bad id where it names a journal (create, open, read), before it
-	// touches the disk (journal.execution-ids); append and close only find what it holds.
-	if (do == "create" || do == "open" || do == "read") && !validID(id) {
-		return nil, protocol.Fail("argument.execution-id")
-	}
+	id := step["executionId"].(string)
 	switch do {
 	case "create":
 		return nil, st.create(id)
@@ -232,31 +279,11 @@ func runStep(st journalStore, step map[string]any, reopen func()) (any, error) {
 	// append, tornAppend: a kind or payload the writer cannot write is journal.bad-payload,
 	// the step's answer (checked by the store).
 	kind, _ := step["kind"].(string)
-	// journal.store-on-disk-vector: payloadText, the payload's JSON text, in place of payload
-	// (never both; a text that is not one JSON value is argument.invalid)
-	var payload map[string]any
-	if text, has := step["payloadText"]; has {
-		if _, both := step["payload"]; both {
-			return nil, invalid("both payload and payloadText")
-		}
-		s, ok := text.(string)
-		if !ok {
-			return nil, invalid("payloadText must be a string")
-		}
-		v, err := protocol.DecodeJSON(s)
-		if err != nil {
-			return nil, invalid("payloadText is not one JSON value: " + err.Error())
-		}
-		payload, _ = v.(map[string]any)
-	} else {
-		payload, _ = step["payload"].(map[string]any)
-	}
-	var torn any // nil: a whole append
+	// checked by checkSteps: payloadText decodes
+	payload, _ := stepPayload(step)
+	var torn any // nil: a whole append; else the count checkSteps found an integer >= 1
 	if do == "tornAppend" {
 		torn = step["bytes"]
-		if torn == nil {
-			torn = false // absent or null: no count (refused in appendCheck's order)
-		}
 	}
 	return nil, st.append(id, kind, payload, torn)
 }
