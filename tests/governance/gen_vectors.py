@@ -284,6 +284,13 @@ pii_case(
     {"ok": True},
 )
 pii_case(
+    "card-19-digits",
+    "validators.pii-card",
+    "19 digits (Luhn-valid) is the longest card: the accept side of the 20-digit refusal.",
+    "4111111111111111110",
+    {**PII_VIOLATION, "rule": "card", "span": [0, 19]},
+)
+pii_case(
     "card-20-digits",
     "validators.pii-card",
     "A run of 20 digits is not a card, and no 13-19 digit part of it is one.",

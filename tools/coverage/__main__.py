@@ -12,6 +12,8 @@ reason and the pytest that covers it.
     python -m tools.coverage --keep cov.json       # ... and keep coverage.py's JSON report
     python -m tools.coverage --data cov.json       # report an earlier measurement again
     python -m tools.coverage --summary             # the counts only
+    python -m tools.coverage --data cov.json --check-pytest   # do the named tests cover
+                                                              # the regions? (minutes)
 
 It is information, never a gate: the exit status is 0 whatever is uncovered, 1 only when the
 reviewed file has a problem (an entry without reason or pytest, or one that holds no line)
@@ -38,6 +40,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     p.add_argument("--keep", metavar="JSON", help="keep coverage.py's JSON report here")
     p.add_argument("--regions", default=REGIONS_FILE, help="the reviewed regions file")
     p.add_argument("--summary", action="store_true", help="the counts only")
+    p.add_argument("--check-pytest", action="store_true", help="run every pytest the "
+                   "regions name under coverage (a few minutes) and report each region they "
+                   "do not cover")
     p.add_argument("--top", type=int, default=0, help="list only the N files with most "
                    "uncovered (default: all)")
     args = p.parse_args(argv)
@@ -65,7 +70,17 @@ def main(argv: Sequence[str] | None = None) -> int:
         render(reach, sys.stdout, limit=-1)
     else:
         render(reach, sys.stdout, limit=args.top)
-    return 1 if reach.problems else status
+    problems = list(reach.problems)
+    if args.check_pytest:
+        from .claims import check
+
+        found = check(ROOT, regions, files)
+        for line in found:
+            print(f"problem: {line}")
+        print(f"claims: {len(regions.regions)} region(s), {len(found)} not covered by their "
+              "named pytest")
+        problems += found
+    return 1 if problems else status
 
 
 if __name__ == "__main__":

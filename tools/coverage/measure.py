@@ -10,8 +10,10 @@ branch coverage of ``loom_ref/`` started before anything of ``loom_ref`` is impo
 coverage.py (PyPI ``coverage``, the ``dev`` extra) is this tool's dependency only, never the
 package's. Its own exclusions (``# pragma: no cover``) are switched off: a line the suite does
 not reach is excused only by the reviewed file of Python-only regions, never by a comment.
-Two kinds of lines are left out because they are not behaviour: the blocks of ``if
-TYPE_CHECKING:`` (imports for the type checker, never run) and ``@overload`` stubs.
+Three kinds of lines are left out because they are not behaviour: the blocks of ``if
+TYPE_CHECKING:`` (imports for the type checker, never run), ``@overload`` stubs, and
+``typing.Protocol`` classes and ``...`` bodies (a protocol declares what an implementation
+has; its stubs never run).
 """
 
 from __future__ import annotations
@@ -37,6 +39,8 @@ cov = coverage.Coverage(branch=True, source=["loom_ref"], data_file=data, config
 cov.clear_exclude()
 cov.exclude(r"^\s*if (typing\.)?TYPE_CHECKING:")
 cov.exclude(r"^\s*@(typing\.)?overload\b")
+cov.exclude(r"^\s*class \w+\((typing\.)?Protocol(\[[^]]*\])?\):")
+cov.exclude(r"^\s*\.\.\.\s*$")
 cov.start()
 import loom_ref
 assert os.path.abspath(loom_ref.__file__).startswith(root + os.sep), loom_ref.__file__
