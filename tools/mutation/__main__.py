@@ -117,8 +117,10 @@ def _chosen(args: argparse.Namespace) -> list[tuple[str, str, Mutant]]:
     everything = [(layer, m) for layer in layers for m in population(ROOT, layer)]
     if args.mutant or args.show:
         wanted = args.mutant or [args.show]
-        every = everything + [(layer, m) for layer in layers for m in semantic(ROOT, layer)]
-        by_id = {m.id: (layer, m) for layer, m in every}
+        by_id = {m.id: (layer, m) for layer, m in everything}
+        if any(i not in by_id for i in wanted):  # the semantic mutants only when needed
+            by_id.update({m.id: (layer, m) for layer in layers
+                          for m in semantic(ROOT, layer)})
         missing = [i for i in wanted if i not in by_id]
         if missing:
             raise SystemExit(f"no such mutant: {', '.join(missing)}")
