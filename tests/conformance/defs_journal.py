@@ -285,6 +285,11 @@ DEFINITIONS += [
            "An event that is not an object is a malformed fold input.",
            function=F, input={"events": ["w"]},
            claim=lambda o: o.get("error", {}).get("code") == "argument.invalid"),
+    vector("journal.fold/events-not-a-list", "journal.fold-vector",
+           "events that is not an array (an object) is a malformed fold input, refused "
+           "before any event is read.",
+           function=F, input={"events": {"0": {"kind": "EXECUTION_STARTED"}}},
+           claim=lambda o: o.get("error", {}).get("code") == "argument.invalid"),
     vector("journal.fold/twice-started", "journal.transitions",
            "EXECUTION_STARTED appears once.", function=F, input=events(START, START),
            claim=illegal),
