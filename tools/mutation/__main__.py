@@ -33,7 +33,15 @@ Other runs:
     python -m tools.mutation --mutant ID [--mutant ID ...]       # score these mutants
     python -m tools.mutation --sample 60 --seed 21 --out rows.jsonl --resume  # go on
 
-It is not run by CI: a whole table takes an hour or more on two cores.
+Issue 30: a sample is drawn from the lines the conformance suite runs outside the reviewed
+Python-only regions (``tools/coverage/python-only.toml``; ``--coverage JSON`` reuses a
+measurement of ``python -m tools.coverage --keep JSON``, else one is made, about a minute),
+with a seed from the clock unless ``--seed`` is given; the seed is printed, and the table says
+how many of the drawn mutants the reviewed list judged equivalent (an entry counts only when
+its mutant is drawn). ``--every-line`` draws from every line, as before.
+
+CI runs one mutant per layer as information (``.ci/run``); a whole table takes an hour or
+more on two cores.
 """
 
 from __future__ import annotations
@@ -288,8 +296,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     order = {(layer, m.id): i for i, (layer, _, m) in enumerate(chosen)}
     rows.sort(key=lambda r: order.get((r["layer"], r["id"]), 0))
     if args.sample and not args.no_random:
-        print(f"sample: seed {args.seed}, {args.sample} per layer, drawn from "
-              f"{'every line' if args.every_line else 'the lines the suite runs outside the Python-only regions'}")
+        drawn = "every line" if args.every_line else \
+            "the lines the suite runs outside the Python-only regions"
+        print(f"sample: seed {args.seed}, {args.sample} per layer, drawn from {drawn}")
     render(rows, sys.stdout, pytest=args.pytest)
     return 0
 
