@@ -39,6 +39,7 @@ def check(root: str, regions: Regions, suite: Mapping[str, FileCoverage]) -> lis
         tested = read_report(report)
     out: list[str] = []
     spans: dict[str, list[tuple[int, int, str]]] = {}
+    texts: dict[str, list[str]] = {}
     for r in checked:
         left: list[int] = []
         for rel, fc in suite.items():
@@ -46,10 +47,12 @@ def check(root: str, regions: Regions, suite: Mapping[str, FileCoverage]) -> lis
                 continue
             if rel not in spans:
                 with open(os.path.join(root, rel), encoding="utf-8") as f:
-                    spans[rel] = functions_of(f.read())
+                    source = f.read()
+                spans[rel], texts[rel] = functions_of(source), source.splitlines()
             ran = tested[rel].executed if rel in tested else frozenset()
             left += [n for n in sorted(fc.missing)
-                     if r.holds(rel, qualname_at(spans[rel], n)) and n not in ran]
+                     if r.holds(rel, qualname_at(spans[rel], n), texts[rel][n - 1])
+                     and n not in ran]
         if left:
             shown = ",".join(map(str, left[:8])) + (" ..." if len(left) > 8 else "")
             out.append(f"region {r.file} {r.function}: lines {shown} are reached neither by "

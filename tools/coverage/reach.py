@@ -53,11 +53,15 @@ def analyse(files: Mapping[str, FileCoverage], regions: Regions, root: str) -> R
     for rel in sorted(files):
         fc = files[rel]
         with open(os.path.join(root, rel), encoding="utf-8") as f:
-            spans = functions_of(f.read())
+            source = f.read()
+        spans = functions_of(source)
+        text = source.splitlines()
         keep: set[int] = set()
+        held: set[int] = set()
         for line in sorted(fc.statements):
             name = qualname_at(spans, line)
-            if regions.region_of(rel, name) is not None:
+            if regions.region_of(rel, name, text[line - 1]) is not None:
+                held.add(line)
                 inside += 1
                 continue
             outside += 1
@@ -68,7 +72,7 @@ def analyse(files: Mapping[str, FileCoverage], regions: Regions, root: str) -> R
         covered[rel] = frozenset(keep)
         for a, b in fc.missing_branches:
             # a branch whose source line never ran is counted with that line already
-            if a in keep:
+            if a in keep and a not in held:
                 name = qualname_at(spans, a)
                 branches.setdefault(rel, {}).setdefault(name, []).append((a, b))
     total_b = sum(len(v) for f in branches.values() for v in f.values())

@@ -7,10 +7,14 @@ A region is declared once, in ``tools/coverage/python-only.toml``, as a table of
 [[region]]
 file = "loom_ref/kernel/runtime.py"     # a file, or a folder ending in "/" (every file under it)
 function = "Runtime.__init__"           # optional: a qualified name (a class keeps its methods)
+lines = 'raise InvalidArgument'         # optional: only the lines whose text this regex finds
 reason = "argument checks of the Python constructor: the protocol builds a Runtime itself"
 pytest = ["tests/kernel/test_python_api.py::test_runtime_refuses_a_non_store"]
 ```
 
+``lines`` narrows a region to the statements (of the file, or of the function) whose source
+line the regular expression finds: the recorder's ``tape.`` calls inside the channel, say,
+or the ``assert_never`` arms of an exhaustive match; a branch counts with its source line.
 Every entry names its reason and the pytest that covers it (a node id or a test file; the
 file must exist, and a node id's function must be defined in it). Lines of a region are not
 counted as uncovered, and the mutation tool draws no mutant from them. An entry that matches
@@ -42,9 +46,13 @@ class Region:
     function: str
     reason: str
     pytest: tuple[str, ...]
+    lines: re.Pattern[str] | None = None
 
-    def holds(self, rel: str, qualname: str) -> bool:
-        """Does this region hold a line of ``rel`` inside ``qualname``?"""
+    def holds(self, rel: str, qualname: str, text: str | None = None) -> bool:
+        """Does this region hold a line of ``rel`` inside ``qualname`` (whose source is
+        ``text``; a region with ``lines`` holds no line whose text is not given)?"""
+        if self.lines is not None and (text is None or not self.lines.search(text)):
+            return False
         if self.file.endswith("/"):
             if not rel.startswith(self.file):
                 return False
@@ -109,8 +117,16 @@ class Regions:
                 self.problems.append(f"{where}: names no pytest that covers it")
             for node in tests:
                 self.problems += [f"{where}: {p}" for p in self._check_test(node)]
+            pattern = None
+            if "lines" in e:
+                try:
+                    pattern = re.compile(str(e["lines"]))
+                except re.error as exc:
+                    self.problems.append(f"{where}: lines is no regex ({exc})")
+                    continue
             self.regions.append(Region(file=e["file"], function=e.get("function", ""),
-                                       reason=str(e.get("reason", "")), pytest=tests))
+                                       reason=str(e.get("reason", "")), pytest=tests,
+                                       lines=pattern))
         self.used: set[int] = set()
 
     def _check_test(self, node: str) -> list[str]:
@@ -125,9 +141,9 @@ class Regions:
                     return [f"pytest {node}: no test {func} in {file}"]
         return []
 
-    def region_of(self, rel: str, qualname: str) -> Region | None:
+    def region_of(self, rel: str, qualname: str, text: str | None = None) -> Region | None:
         for i, r in enumerate(self.regions):
-            if r.holds(rel, qualname):
+            if r.holds(rel, qualname, text):
                 self.used.add(i)
                 return r
         return None
