@@ -208,6 +208,12 @@ def register(case: Callable[..., None]) -> None:
          "and no '.'.", {"patterns": ["a\\nb"], "flags": ["MULTILINE", "DOTALL"]}, "a\nb",
          {**VIOLATION, "span": [0, 3]})
 
+    deny("python-re-bad-regex", "patterns.python-re",
+         "Under the python-re extension a regex Python's re cannot compile (an unbalanced "
+         "group) is argument.invalid, not argument.pattern: only for an implementation that "
+         "declares patterns.python-re.",
+         {"patterns": ["(secret"], "dialect": "python-re"}, "x",
+         {"error": "argument.invalid"}, tier="may", requires=("patterns.python-re",))
     deny("python-re-lookbehind", "patterns.python-re",
          "The python-re extension takes Python's re syntax, look-behind included: only for an "
          "implementation that declares patterns.python-re.",
