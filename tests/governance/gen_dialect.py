@@ -129,6 +129,11 @@ def register(case: Callable[..., None]) -> None:
     deny("size-at-limit", "patterns.limits",
          "An expanded size of exactly 10000 (ten [a-z]{1000}) is in the dialect.",
          {"patterns": ["[a-z]{1000}" * 10]}, "x", {"ok": True})
+    deny("reason-repeat-zero-count-not-multiplied", "patterns.limits",
+         "A count of 0 is not multiplied, so it does not cancel the counts around it: "
+         "(?:(?:a{50}){0}b){30} has a path of 50 times 30, 1500, above 1000 (reason repeat).",
+         {"patterns": ["(?:(?:a{50}){0}b){30}"]}, "x",
+         {"error": "argument.pattern", "details": {"reason": "repeat"}})
     deny("count-at-limit-under-zero-count", "patterns.limits",
          "A single count of exactly 1000 under {0} is in the dialect (the accept side of "
          "reason-repeat-under-zero-count's 1001): (?:a{1000}){0}b.",
