@@ -122,8 +122,8 @@ def _fingerprint() -> str:
 def _chosen(args: argparse.Namespace) -> list[tuple[str, str, Mutant]]:
     """``(layer, kind, mutant)`` for everything the arguments select."""
     layers = args.layer or ([layer_of(args.file)] if args.file else list(LAYERS))
-    everything = [(layer, m) for layer in layers for m in population(ROOT, layer)]
     if args.mutant or args.show:
+        everything = [(layer, m) for layer in layers for m in population(ROOT, layer)]
         wanted = args.mutant or [args.show]
         by_id = {m.id: (layer, m) for layer, m in everything}
         if any(i not in by_id for i in wanted):  # the semantic mutants only when needed
