@@ -202,3 +202,45 @@ DEFINITIONS += [
              {"a": 1}, "a member no property names is held to the additionalProperties "
              "schema."),
 ]
+
+
+# -- issue 30: a gate schema outside the subset, each keyword's refusal (argument.schema) ------
+
+def _refused_schema(name: str, schema: Any, why: str) -> dict[str, Any]:
+    return scenario(
+        f"kernel.gates/schema-refused-{name}", "kernel.resume-schema",
+        f"A gate schema outside the supported subset is refused when the body builds the "
+        f"command ({why}): the body raises argument.schema and the execution fails; nothing "
+        "is suspended.",
+        body=[{"op": "suspend", "gate": "pay", "resumeSchema": schema}],
+        actions=[{"do": "start"}],
+        claims=[{"result": {"status": "failed", "error": {"code": "argument.schema"}}}],
+        journal=["EXECUTION_STARTED", "EXECUTION_FAILED"])
+
+
+DEFINITIONS += [
+    _refused_schema("unknown-keyword", {"type": "string", "format": "email"},
+                    "a keyword the subset does not have"),
+    _refused_schema("type-unknown", {"type": "banana"}, "a type JSON does not have"),
+    _refused_schema("type-empty-list", {"type": []}, "a type list naming no type"),
+    _refused_schema("properties-not-object", {"properties": []},
+                    "properties that is not an object of schemas"),
+    _refused_schema("nested", {"type": "object", "properties": {"a": {"maxItems": 1.5}}},
+                    "a property's schema with a maxItems that is not a count"),
+    _refused_schema("any-of-empty", {"anyOf": []}, "an anyOf with no alternative"),
+    _refused_schema("minimum-not-number", {"minimum": "1"}, "a minimum that is a string"),
+    _refused_schema("required-not-strings", {"required": [1]},
+                    "a required list holding a number"),
+    _refused_schema("enum-not-array", {"enum": "a"}, "an enum that is not an array"),
+    _refused_schema("pattern-not-string", {"pattern": 1}, "a pattern that is not a string"),
+    _refused_schema("pattern-does-not-compile", {"pattern": "(a"},
+                    "a pattern no regex engine compiles"),
+    scenario("kernel.gates/schema-min-length-zero", "kernel.resume-schema",
+             "The accept side of bad-gate-schema's minLength -1: a minLength of 0 is a count, "
+             "taken, and the empty string satisfies it.",
+             body=[{"op": "suspend", "gate": "g", "as": "p",
+                    "resumeSchema": {"type": "string", "minLength": 0}}, ret(var("p"))],
+             actions=[{"do": "start"}, resume("", "g")],
+             claims=[{"result": {"status": "suspended", "waitingOn": "g"}},
+                     {"result": done("")}]),
+]
