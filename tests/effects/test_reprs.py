@@ -1,4 +1,4 @@
-"""The reprs of the Python API's small objects say what they hold (a debugger's view; the
+"""The Python API's small observables: reprs say what they hold (a debugger's view; the
 protocol cannot see them, so tools/coverage/python-only.toml names this file for them)."""
 
 from __future__ import annotations
@@ -23,3 +23,13 @@ def test_kill_switch_repr_shows_what_is_engaged() -> None:
     assert repr(switch) == "KillSwitch(global=None, tools={})"
     switch.kill("outage", tool_id="pay")
     assert "'pay': 'outage'" in repr(switch)
+
+
+def test_check_registration_hands_the_effect_back() -> None:
+    """``check_registration`` returns the effect it admitted (the runtimes call it for its
+    refusals alone; a Python caller may chain on the value)."""
+    from loom_ref.effects import Effect
+    from loom_ref.effects.effect import check_registration
+
+    effect = Effect(tool_id="echo", execute=lambda ctx, input: input)
+    assert check_registration(effect, {}) is effect
