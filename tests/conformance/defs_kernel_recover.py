@@ -184,6 +184,16 @@ DEFINITIONS: list[dict[str, Any]] = [
                                               "events": [], "calls": []}],
              journal=["EXECUTION_STARTED", "STEP_STARTED", "STEP_COMPLETED",
                       "EXECUTION_COMPLETED"]),
+    scenario("kernel.start/twice-then-resume", "kernel.start",
+             "A refused second start lets the journal go (it writes nothing and keeps no "
+             "writer's place): the suspended execution is then resumed as if the refused "
+             "start had never been.",
+             body=[{"op": "suspend", "gate": "go", "as": "p"}, {"op": "return",
+                                                               "value": {"$var": "p"}}],
+             actions=[START, START, {"do": "resume", "gate": "go", "payload": 7}],
+             claims=[{"result": {"status": "suspended", "waitingOn": "go"}},
+                     {"raised": "kernel.execution-exists", "events": [], "calls": []},
+                     {"result": done(7)}]),
     scenario("kernel.recover/never-started", "kernel.failure-reporting",
              "The crash tore the first event (EXECUTION_STARTED): the journal exists but "
              "the execution never started, so recovering it is refused (kernel.not-started) "
