@@ -233,8 +233,6 @@ DEFINITIONS += [
                     "a required list holding a number"),
     _refused_schema("enum-not-array", {"enum": "a"}, "an enum that is not an array"),
     _refused_schema("pattern-not-string", {"pattern": 1}, "a pattern that is not a string"),
-    _refused_schema("pattern-does-not-compile", {"pattern": "(a"},
-                    "a pattern no regex engine compiles"),
     scenario("kernel.gates/schema-min-length-zero", "kernel.resume-schema",
              "The accept side of bad-gate-schema's minLength -1: a minLength of 0 is a count, "
              "taken, and the empty string satisfies it.",
