@@ -85,3 +85,37 @@ def test_code_spans_hide_example_anchors_and_nothing_else(tmp_path: Path) -> Non
         "- an example `{#x.example}` is no rule. {#x.two}\n"
         "- later, `code` then a rule. {#x.three}\n")
     assert rule_anchors(tmp_path) == {"x.one": "x.md", "x.two": "x.md", "x.three": "x.md"}
+
+
+def test_the_boundary_table_is_current_and_sound() -> None:
+    """spec/BOUNDARIES.md is generated from conformance/boundaries.json (issue 30), every
+    boundary names a defined rule and existing cases."""
+    from loom_ref.conformance import boundaries
+    from loom_ref.conformance.lint import spec_anchors
+
+    listed = boundaries.load(str(REPO / "conformance"))
+    assert listed, "conformance/boundaries.json lists no boundary"
+    chapters = {r.anchor: r.chapter for r in trace(REPO).rows}
+    assert (REPO / "spec" / "BOUNDARIES.md").read_text() == boundaries.render(listed, chapters), (
+        "regenerate with: loom-ref conformance trace --write")
+    wrong, _ = boundaries.check(str(REPO / "conformance"), str(REPO / "conformance" / "cases"),
+                                spec_anchors(str(REPO / "spec")))
+    assert wrong == []
+
+
+def test_the_boundary_check_can_fail(tmp_path: Path) -> None:
+    """A one-sided boundary is a warning; an unknown rule or case is a problem."""
+    from loom_ref.conformance import boundaries
+
+    cases = tmp_path / "cases" / "x.g"
+    cases.mkdir(parents=True)
+    (cases / "in.json").write_text(json.dumps({"id": "x.g/in", "anchor": "x.rule"}))
+    (tmp_path / "boundaries.json").write_text(json.dumps({"boundaries": [
+        {"anchor": "x.rule", "boundary": "N in, N+1 out", "accept": ["x.g/in"], "refuse": []},
+        {"anchor": "x.nope", "boundary": "b", "accept": ["x.g/gone"], "refuse": ["x.g/in"]},
+    ]}))
+    wrong, warnings = boundaries.check(str(tmp_path), str(tmp_path / "cases"), {"x.rule"})
+    assert warnings == ["boundary x.rule (N in, N+1 out): no case on the refuse side"]
+    assert any("anchor x.nope is not defined" in w for w in wrong)
+    assert any("accept case x.g/gone does not exist" in w for w in wrong)
+    assert "1 with one side only" in boundaries.render(boundaries.load(str(tmp_path)), {})

@@ -18,7 +18,7 @@ from typing import Any
 
 from loom_ref.cli.conformance_tools import usage
 from loom_ref.cli.inputs import check_output_file
-from loom_ref.conformance import seeds
+from loom_ref.conformance import boundaries, seeds
 from loom_ref.conformance.case import Case, canonical_json, find_case_files, load_cases
 from loom_ref.conformance.function_table import function_table, interpreting, table_in, with_table
 from loom_ref.conformance.impl import (
@@ -27,7 +27,7 @@ from loom_ref.conformance.impl import (
     SubprocessImplementation,
     TransportError,
 )
-from loom_ref.conformance.lint import lint
+from loom_ref.conformance.lint import lint, spec_anchors
 from loom_ref.conformance.provenance import Profile
 from loom_ref.conformance.random_cases import random_cases
 from loom_ref.conformance.report import dump_json, render_text, to_junit
@@ -268,6 +268,12 @@ def run_lint(args: argparse.Namespace) -> int:
     found = lint(suite.cases_dir, suite.spec_dir, SchemaSet(suite.schemas_dir),
                  capabilities=suite.capabilities,
                  whole_suite=suite.cases_dir == os.path.join(suite.root, "cases"))
+    if suite.cases_dir == os.path.join(suite.root, "cases"):  # spec: issue 30's boundaries
+        wrong, warnings = boundaries.check(suite.root, suite.cases_dir,
+                                           spec_anchors(suite.spec_dir))
+        found = [*found, *wrong]
+        for warning in warnings:
+            print(f"warning: {warning}")
     for problem in found:
         print(problem)
     n = len(find_case_files(suite.cases_dir))
@@ -289,13 +295,20 @@ def run_trace(args: argparse.Namespace) -> int:
     guide = interpreting(repo)
     capabilities = suite_at(str(repo / "conformance")).capabilities
     text = guide.read_text(encoding="utf-8")
+    edges = boundaries.render(boundaries.load(str(repo / "conformance")),
+                              {r.anchor: r.chapter for r in table.rows})
     if args.write:
         (repo / "spec" / "TRACE.md").write_text(render(table))
+        (repo / "spec" / "BOUNDARIES.md").write_text(edges)
         if sentences:
             (repo / "spec" / "SEEDS.md").write_text(seeds.render(sentences, table))
         guide.write_text(with_table(text, capabilities), encoding="utf-8")
         text = guide.read_text(encoding="utf-8")
     found = problems(table) + seeds.problems(sentences, table)
+    written = repo / "spec" / "BOUNDARIES.md"
+    if (repo / "conformance" / boundaries.FILE).is_file() and (
+            not written.is_file() or written.read_text() != edges):
+        found.append("spec/BOUNDARIES.md is not current (loom-ref conformance trace --write)")
     if table_in(text) != function_table(capabilities):
         found.append("conformance/INTERPRETING.md section 3: the function table is not "
                      "current (loom-ref conformance trace --write)")

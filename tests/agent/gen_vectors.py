@@ -65,6 +65,13 @@ plan("neither-crossed", "agent.compaction-trigger",
 plan("at-thresholds-is-not-crossed", "agent.compaction-trigger",
      "A count equal to afterMessages and bytes equal to afterBytes have not crossed them "
      "(crossing is strictly greater).", [100] * 5, 5, 500, 2, {**NONE, "keep": 5})
+# issue 30: each threshold one past it (the == side is at-thresholds-is-not-crossed)
+plan("messages-one-past", "agent.compaction-trigger",
+     "One message past afterMessages (6 > 5) has crossed it; the newest keepRecent are kept.",
+     [10] * 6, 5, 10**6, 2, {"compact": True, "reason": "messages", "keep": 2, "fold": 4})
+plan("bytes-one-past", "agent.compaction-trigger",
+     "One byte past afterBytes (501 > 500) has crossed it.", [100] * 4 + [101], None, 500, 2,
+     {"compact": True, "reason": "bytes", "keep": 2, "fold": 3})
 plan("messages-crossed-keeps-keep-recent", "agent.kept-suffix-messages",
      "Only afterMessages crossed: the newest keepRecent messages are kept.", [10] * 7, 6,
      10**6, 3, {"compact": True, "reason": "messages", "keep": 3, "fold": 4})
@@ -110,6 +117,13 @@ plan("guard-neither-threshold", "agent.compaction-guard",
 plan("guard-keep-recent-not-below", "agent.compaction-guard",
      "keepRecent must be below afterMessages.", [1], 3, None, 3,
      {"error": "argument.agent-compaction"})
+plan("guard-keep-recent-just-below", "agent.compaction-guard",
+     "keepRecent one below afterMessages is accepted (the accept side of "
+     "guard-keep-recent-not-below).", [1], 3, None, 2, {**NONE, "keep": 1})
+plan("guard-threshold-one", "agent.compaction-guard",
+     "A threshold of 1, the least integer >= 1, is accepted (the accept side of "
+     "guard-zero-threshold); one byte has not crossed it.", [1], None, 1, 1,
+     {**NONE, "keep": 1})
 plan("guard-keep-recent-zero", "agent.compaction-guard",
      "keepRecent is an integer >= 1, with afterBytes alone too (no afterMessages to be "
      "below).", [1, 1], None, 1000, 0, {"error": "argument.agent-compaction"})

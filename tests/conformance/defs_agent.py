@@ -235,6 +235,17 @@ LOOP = [
           actions=[START],
           claims=[{"result": failed("agent.max-iterations"),
                    "calls": ["#turn:0", "#turn:0:tool:0", "#turn:1", "#turn:1:tool:0"]}]),
+    agent("agent.loop/answer-at-max-iterations", "agent.max-iterations",
+          "The bound's accept side: a run whose answer comes on exactly the maxIterations-th "
+          "model call completes (the bound counts model calls, and a run at the bound that "
+          "needs no other call is not failed).",
+          config={**BASE, "maxIterations": 2},
+          effects={"llm": scripted(calling(("c0", "lookup", {"item": "tea"})),
+                                   said("Tea costs 10.")),
+                   "lookup": scripted(PRICE)},
+          actions=[START],
+          claims=[{"result": done(answer("Tea costs 10.", 2)),
+                   "calls": ["#turn:0", "#turn:0:tool:0", "#turn:1"]}]),
     agent("agent.loop/step-ids", "agent.identity",
           "Ids come from logged inputs only: #turn:<i> per model call, #turn:<i>:tool:<j> by "
           "position among the recorded message's tool calls.",

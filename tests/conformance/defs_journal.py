@@ -285,6 +285,17 @@ DEFINITIONS += [
            "An event that is not an object is a malformed fold input.",
            function=F, input={"events": ["w"]},
            claim=lambda o: o.get("error", {}).get("code") == "argument.invalid"),
+    vector("journal.fold/failed-step", "journal.fold-vector",
+           "A step whose latest event is STEP_FAILED folds to a failed frame; the execution "
+           "itself is still running (the body may catch the failure).",
+           function=F, input=events(START, STEP, ("STEP_FAILED", {
+               "stepId": "add#1", "error": {"code": "test.boom", "message": "boom"}})),
+           claim=folded(status="running", seq=3, steps={"add#1": "failed"})),
+    vector("journal.fold/events-not-a-list", "journal.fold-vector",
+           "events that is not an array (an object) is a malformed fold input, refused "
+           "before any event is read.",
+           function=F, input={"events": {"0": {"kind": "EXECUTION_STARTED"}}},
+           claim=lambda o: o.get("error", {}).get("code") == "argument.invalid"),
     vector("journal.fold/twice-started", "journal.transitions",
            "EXECUTION_STARTED appears once.", function=F, input=events(START, START),
            claim=illegal),

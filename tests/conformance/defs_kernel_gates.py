@@ -152,3 +152,93 @@ DEFINITIONS: list[dict[str, Any]] = [
                      {"result": {"status": "suspended", "waitingOn": "second"}},
                      {"result": done("xy")}]),
 ]
+
+
+# -- issue 30: each keyword of the schema subset at its boundary, both sides in one case -------
+# (a refused payload first: nothing written; then the payload exactly at the boundary: taken)
+
+def _keyword(name: str, keyword: str, schema: dict[str, Any], refused: Any, accepted: Any,
+             why: str) -> dict[str, Any]:
+    return scenario(
+        f"kernel.gates/schema-{name}", "kernel.resume-schema",
+        f"The schema keyword {keyword} at its boundary: {why} The refused payload writes "
+        "nothing; the accepted one resumes the body, which returns it.",
+        body=[{"op": "suspend", "gate": "g", "as": "p"}, ret(var("p"))],
+        schemas={"g": schema},
+        actions=[{"do": "start"}, resume(refused, "g"), resume(accepted, "g")],
+        claims=[{"result": {"status": "suspended", "waitingOn": "g"}},
+                {"raised": "kernel.invalid-resume", "events": [], "calls": []},
+                {"result": done(accepted)}])
+
+
+DEFINITIONS += [
+    _keyword("min-length", "minLength", {"type": "string", "minLength": 2}, "a", "ab",
+             "a string of exactly minLength code points is taken, one shorter refused."),
+    _keyword("max-length", "maxLength", {"type": "string", "maxLength": 2}, "abc", "ab",
+             "a string of exactly maxLength code points is taken, one longer refused."),
+    _keyword("minimum", "minimum", {"type": "integer", "minimum": 1}, 0, 1,
+             "a number equal to minimum is taken, one below refused."),
+    _keyword("maximum", "maximum", {"type": "integer", "maximum": 10}, 11, 10,
+             "a number equal to maximum is taken, one above refused."),
+    _keyword("min-items", "minItems", {"type": "array", "minItems": 1}, [], [1],
+             "an array of exactly minItems items is taken, the empty one refused."),
+    _keyword("max-items", "maxItems", {"type": "array", "maxItems": 2}, [1, 2, 3], [1, 2],
+             "an array of exactly maxItems items is taken, one more refused."),
+    _keyword("items", "items", {"type": "array", "items": {"type": "integer"}}, [1, "x"],
+             [1, 2], "every item is held to the items schema: one string among integers is "
+             "refused."),
+    _keyword("enum", "enum", {"enum": ["a", "b"]}, "c", "b",
+             "a value outside the list is refused, its last member taken."),
+    _keyword("const", "const", {"const": "x"}, "y", "x",
+             "only the constant is taken."),
+    _keyword("type-list", "type (a list)", {"type": ["string", "null"]}, 1, None,
+             "either listed type is taken (null here), any other refused."),
+    _keyword("any-of", "anyOf", {"anyOf": [{"type": "string"}, {"type": "integer"}]}, True, 3,
+             "a value matching one alternative is taken, one matching none refused."),
+    _keyword("one-of", "oneOf", {"oneOf": [{"type": "integer"}, {"type": "number"}]}, 3, 2.5,
+             "exactly one alternative must match: 3 matches both (refused), 2.5 only number."),
+    _keyword("additional-properties-schema", "additionalProperties (a schema)",
+             {"type": "object", "additionalProperties": {"type": "integer"}}, {"a": "x"},
+             {"a": 1}, "a member no property names is held to the additionalProperties "
+             "schema."),
+]
+
+
+# -- issue 30: a gate schema outside the subset, each keyword's refusal (argument.schema) ------
+
+def _refused_schema(name: str, schema: Any, why: str) -> dict[str, Any]:
+    return scenario(
+        f"kernel.gates/schema-refused-{name}", "kernel.resume-schema",
+        f"A gate schema outside the supported subset is refused when the body builds the "
+        f"command ({why}): the body raises argument.schema and the execution fails; nothing "
+        "is suspended.",
+        body=[{"op": "suspend", "gate": "pay", "resumeSchema": schema}],
+        actions=[{"do": "start"}],
+        claims=[{"result": {"status": "failed", "error": {"code": "argument.schema"}}}],
+        journal=["EXECUTION_STARTED", "EXECUTION_FAILED"])
+
+
+DEFINITIONS += [
+    _refused_schema("unknown-keyword", {"type": "string", "format": "email"},
+                    "a keyword the subset does not have"),
+    _refused_schema("type-unknown", {"type": "banana"}, "a type JSON does not have"),
+    _refused_schema("type-empty-list", {"type": []}, "a type list naming no type"),
+    _refused_schema("properties-not-object", {"properties": []},
+                    "properties that is not an object of schemas"),
+    _refused_schema("nested", {"type": "object", "properties": {"a": {"maxItems": 1.5}}},
+                    "a property's schema with a maxItems that is not a count"),
+    _refused_schema("any-of-empty", {"anyOf": []}, "an anyOf with no alternative"),
+    _refused_schema("minimum-not-number", {"minimum": "1"}, "a minimum that is a string"),
+    _refused_schema("required-not-strings", {"required": [1]},
+                    "a required list holding a number"),
+    _refused_schema("enum-not-array", {"enum": "a"}, "an enum that is not an array"),
+    _refused_schema("pattern-not-string", {"pattern": 1}, "a pattern that is not a string"),
+    scenario("kernel.gates/schema-min-length-zero", "kernel.resume-schema",
+             "The accept side of bad-gate-schema's minLength -1: a minLength of 0 is a count, "
+             "taken, and the empty string satisfies it.",
+             body=[{"op": "suspend", "gate": "g", "as": "p",
+                    "resumeSchema": {"type": "string", "minLength": 0}}, ret(var("p"))],
+             actions=[{"do": "start"}, resume("", "g")],
+             claims=[{"result": {"status": "suspended", "waitingOn": "g"}},
+                     {"result": done("")}]),
+]

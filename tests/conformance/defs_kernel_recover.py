@@ -146,6 +146,17 @@ DEFINITIONS: list[dict[str, Any]] = [
              actions=[crash(4), RECOVER, {"do": "resolve", "step": "charge#1", "retry": True}],
              claims=[{"crashed": True}, {"result": IN_DOUBT, "warnings": ["kernel.in-doubt"]},
                      {"result": PAID, "calls": ["charge#1", "notify#1"]}]),
+    scenario("kernel.in-doubt/resolve-two-answers", "kernel.resolve",
+             "Resolving with both an output and a retry (two answers at once) is refused "
+             "as a bad argument before the journal is read; nothing is written, no call is "
+             "made, and the step stays in doubt.",
+             body=ORDER, effects=EFFECTS,
+             actions=[crash(4), RECOVER,
+                      {"do": "resolve", "step": "charge#1", "output": "r", "retry": True},
+                      {"do": "replay"}],
+             claims=[{"crashed": True}, {"result": IN_DOUBT, "warnings": ["kernel.in-doubt"]},
+                     {"raised": "argument.invalid", "calls": [], "events": []},
+                     {"result": IN_DOUBT, "calls": [], "events": []}]),
     scenario("kernel.in-doubt/resolve-not-in-doubt", "kernel.resolve",
              "Resolving a step that is not in doubt is refused; nothing is written.",
              body=ORDER, effects=EFFECTS,
@@ -173,6 +184,34 @@ DEFINITIONS: list[dict[str, Any]] = [
                                               "events": [], "calls": []}],
              journal=["EXECUTION_STARTED", "STEP_STARTED", "STEP_COMPLETED",
                       "EXECUTION_COMPLETED"]),
+    scenario("kernel.start/twice-then-resume", "kernel.start",
+             "A refused second start lets the journal go (it writes nothing and keeps no "
+             "writer's place): the suspended execution is then resumed as if the refused "
+             "start had never been.",
+             body=[{"op": "suspend", "gate": "go", "as": "p"}, {"op": "return",
+                                                               "value": {"$var": "p"}}],
+             actions=[START, START, {"do": "resume", "gate": "go", "payload": 7}],
+             claims=[{"result": {"status": "suspended", "waitingOn": "go"}},
+                     {"raised": "kernel.execution-exists", "events": [], "calls": []},
+                     {"result": done(7)}]),
+    scenario("kernel.recover/never-started", "kernel.failure-reporting",
+             "The crash tore the first event (EXECUTION_STARTED): the journal exists but "
+             "the execution never started, so recovering it is refused (kernel.not-started) "
+             "after the torn tail is dropped; no effect is called.",
+             body=[ex("quote", 1)], effects=EFFECTS, actions=[crash(1, torn=True), RECOVER],
+             claims=[{"crashed": True, "calls": []},
+                     {"raised": "kernel.not-started", "calls": [],
+                      "warnings": ["journal.torn-tail"]}]),
+    scenario("kernel.replay/never-started", "kernel.failure-reporting",
+             "The crash tore the first event and recovering was refused: a read-only replay "
+             "of the execution that never started is refused too (kernel.not-started), never "
+             "an empty history, and writes nothing.",
+             body=[ex("quote", 1)], effects=EFFECTS,
+             actions=[crash(1, torn=True), RECOVER, {"do": "replay"}],
+             claims=[{"crashed": True, "calls": []},
+                     {"raised": "kernel.not-started", "calls": [],
+                      "warnings": ["journal.torn-tail"]},
+                     {"raised": "kernel.not-started", "events": [], "calls": []}]),
     scenario("kernel.start/unknown-workflow", "kernel.start",
              "Starting a workflow nobody registered is refused; no journal is created.",
              body=[], actions=[{"do": "start", "workflow": "nope"}],

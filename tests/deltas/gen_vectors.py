@@ -438,6 +438,10 @@ case("deltas.input", "durable-per-call", anchor="deltas.vector-run",
      description="A durable call has no per-call sink.",
      input={"mode": "durable", "attempts": [{"deltas": ["a"]}], "perCall": "collect"},
      intent={"error": "argument.invalid"})
+case("deltas.input", "empty-tool-id", anchor="deltas.vector-run",
+     description="A toolId is a non-empty string: the empty string is malformed (a string, "
+     "but empty).",
+     input={"toolId": "", "attempts": [{"deltas": ["a"]}]}, intent={"error": "argument.invalid"})
 case("deltas.input", "unknown-mode", anchor="deltas.vector-run",
      description="A call's mode is \"transient\" or \"durable\": another is malformed.",
      input={"mode": "live", "attempts": [{"deltas": ["a"]}]},

@@ -119,6 +119,35 @@ def register(case: Callable[..., None]) -> None:
          "{900,} counts its minimum for the expanded size: eleven times 901 is 9911, within "
          "10000, so the pattern is in the dialect.",
          {"patterns": ["x[a-z]{900,}" * 11]}, "x", {"ok": True})
+    # issue 30: each limit of patterns.limits pinned on both sides, exactly at N and at N+1
+    deny("length-at-limit", "patterns.limits",
+         "A pattern of exactly 4096 code points (the limit) is in the dialect.",
+         {"patterns": ["a" * 4096]}, "x", {"ok": True})
+    deny("nesting-at-limit", "patterns.limits",
+         "Groups nested exactly 32 deep (the limit) are in the dialect.",
+         {"patterns": ["(" * 32 + "a" + ")" * 32]}, "x", {"ok": True})
+    deny("size-at-limit", "patterns.limits",
+         "An expanded size of exactly 10000 (ten [a-z]{1000}) is in the dialect.",
+         {"patterns": ["[a-z]{1000}" * 10]}, "x", {"ok": True})
+    deny("reason-repeat-zero-count-not-multiplied", "patterns.limits",
+         "A count of 0 is not multiplied, so it does not cancel the counts around it: "
+         "(?:(?:a{50}){0}b){30} has a path of 50 times 30, 1500, above 1000 (reason repeat).",
+         {"patterns": ["(?:(?:a{50}){0}b){30}"]}, "x",
+         {"error": "argument.pattern", "details": {"reason": "repeat"}})
+    deny("count-at-limit-under-zero-count", "patterns.limits",
+         "A single count of exactly 1000 under {0} is in the dialect (the accept side of "
+         "reason-repeat-under-zero-count's 1001): (?:a{1000}){0}b.",
+         {"patterns": ["(?:a{1000}){0}b"]}, "x", {"ok": True})
+    deny("reason-size-one-past", "patterns.limits",
+         "An expanded size of 10001 (ten [a-z]{1000} and one more character) is outside the "
+         "dialect, reason size.",
+         {"patterns": ["[a-z]{1000}" * 10 + "a"]}, "x",
+         {"error": "argument.pattern", "details": {"reason": "size"}})
+    deny("reason-repeat-one-past", "patterns.limits",
+         "Nested counts multiplying to 1001, one past the limit: (?:a{7}){143} is outside the "
+         "dialect, reason repeat.",
+         {"patterns": ["(?:a{7}){143}"]}, "x",
+         {"error": "argument.pattern", "details": {"reason": "repeat"}})
     deny("repeat-product-at-limit", "patterns.limits",
          "Nested counts multiplying to exactly 1000 are in the dialect: (?:a{2}){500}.",
          {"patterns": ["(?:a{2}){500}"]}, "x", {"ok": True})
@@ -184,6 +213,12 @@ def register(case: Callable[..., None]) -> None:
          "and no '.'.", {"patterns": ["a\\nb"], "flags": ["MULTILINE", "DOTALL"]}, "a\nb",
          {**VIOLATION, "span": [0, 3]})
 
+    deny("python-re-bad-regex", "patterns.python-re",
+         "Under the python-re extension a regex Python's re cannot compile (an unbalanced "
+         "group) is argument.invalid, not argument.pattern: only for an implementation that "
+         "declares patterns.python-re.",
+         {"patterns": ["(secret"], "dialect": "python-re"}, "x",
+         {"error": "argument.invalid"}, tier="may", requires=("patterns.python-re",))
     deny("python-re-lookbehind", "patterns.python-re",
          "The python-re extension takes Python's re syntax, look-behind included: only for an "
          "implementation that declares patterns.python-re.",

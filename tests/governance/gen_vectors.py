@@ -284,6 +284,22 @@ pii_case(
     {"ok": True},
 )
 pii_case(
+    "card-19-digits",
+    "validators.pii-card",
+    "19 digits (Luhn-valid) is the longest card: the accept side of the 20-digit refusal.",
+    "4111111111111111110",
+    {**PII_VIOLATION, "rule": "card", "span": [0, 19]},
+)
+pii_case(
+    "card-20-digit-run-spaced",
+    "validators.pii-card",
+    "A Luhn-valid 19-digit card followed by a separator and a 20th digit: the run goes on "
+    "past the match (a separator followed by a digit), so it is longer than 19 digits and "
+    "no part of it is a card.",
+    "4111 1111 1111 1111 110 5",
+    {"ok": True},
+)
+pii_case(
     "card-20-digits",
     "validators.pii-card",
     "A run of 20 digits is not a card, and no 13-19 digit part of it is one.",

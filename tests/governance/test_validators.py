@@ -282,3 +282,16 @@ def test_compile_rule_required_offset_zero_is_allowed() -> None:
     assert rule.required_offset == 0
     match = rule.first_match("xx @bb")
     assert match is not None and match.span() == (3, 6)
+
+
+def test_phases_are_the_forms_present() -> None:
+    """spec: validators.phases -- a validator runs in the phases it has a form for (the
+    Python property; tools/coverage/python-only.toml names this test for it)."""
+
+    def text(_: str) -> None:
+        return None
+
+    assert SafetyValidator(name="none").phases == frozenset()
+    assert SafetyValidator(name="out", output_form=text).phases == {Phase.OUTPUT}
+    both = SafetyValidator(name="both", input_form=lambda _: None, delta_form=text)
+    assert both.phases == {Phase.INPUT, Phase.DELTA}

@@ -236,3 +236,12 @@ def test_caller_events_are_checked_as_a_reader_checks_them() -> None:
             assert info.value.code == "argument.invalid"
             assert f"events[{len(bad) - 1}]" in info.value.message
     assert fold(iter(good)).status == fold(good).status  # any iterable, a generator too
+
+
+def test_two_workflows_of_one_name_are_refused() -> None:
+    """A workflow name picks one body: two registered under the same name are refused when
+    the Runtime is built (tools/coverage/python-only.toml names this file for it)."""
+    from loom_ref.errors import InvalidArgument
+
+    with pytest.raises(InvalidArgument, match="two workflows are named 'wf'"):
+        runtime(workflows=[WF, Workflow(name="wf", body=body)])

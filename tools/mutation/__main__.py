@@ -17,7 +17,7 @@ mutant those tests do not kill is a survivor).
 The table of issue 21 (a seeded sample of 60 random mutants per layer, the suite's survivors
 scored with pytest too; about 40 minutes on two cores), from the project's root:
 
-    python -m tools.mutation --sample 60 --seed 21 --pytest --jobs 2
+    python -m tools.mutation --sample 60 --seed 21 --every-line --pytest --jobs 2
 
 The semantic mutants (``tools/mutation/semantic.py``: hand-written changes, each breaking one
 rule of the seeds, named by its spec anchor) are scored alone, in about two minutes, with
@@ -33,7 +33,15 @@ Other runs:
     python -m tools.mutation --mutant ID [--mutant ID ...]       # score these mutants
     python -m tools.mutation --sample 60 --seed 21 --out rows.jsonl --resume  # go on
 
-It is not run by CI: a whole table takes an hour or more on two cores.
+Issue 30: a sample is drawn from the lines the conformance suite runs outside the reviewed
+Python-only regions (``tools/coverage/python-only.toml``; ``--coverage JSON`` reuses a
+measurement of ``python -m tools.coverage --keep JSON``, else one is made, about a minute),
+with a seed from the clock unless ``--seed`` is given; the seed is printed, and the table says
+how many of the drawn mutants the reviewed list judged equivalent (an entry counts only when
+its mutant is drawn). ``--every-line`` draws from every line, as before.
+
+CI runs one mutant per layer as information (``.ci/run``); a whole table takes an hour or
+more on two cores.
 """
 
 from __future__ import annotations
@@ -45,6 +53,7 @@ import json
 import os
 import sys
 import threading
+import time
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 
@@ -65,7 +74,14 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--function", help="mutate only inside this qualified name")
     p.add_argument("--sample", type=int, help="draw this many random mutants per layer "
                    "(default: every mutant)")
-    p.add_argument("--seed", type=int, default=21, help="the sample's seed (default 21)")
+    p.add_argument("--seed", type=int, help="the sample's seed (default: taken from the "
+                   "clock, and printed; give it to draw the same sample again)")
+    p.add_argument("--coverage", metavar="JSON", help="coverage.py's JSON report of the "
+                   "suite (python -m tools.coverage --keep JSON): the sample is drawn from "
+                   "the lines it ran outside the Python-only regions (default: measured "
+                   "now, about a minute)")
+    p.add_argument("--every-line", action="store_true", help="draw from every line, "
+                   "reached or not, Python-only or not (the old population)")
     p.add_argument("--semantic", action="store_true", help="score the semantic mutants too")
     p.add_argument("--no-random", action="store_true", help="no random mutants (with "
                    "--semantic: only the semantic ones)")
@@ -106,11 +122,13 @@ def _fingerprint() -> str:
 def _chosen(args: argparse.Namespace) -> list[tuple[str, str, Mutant]]:
     """``(layer, kind, mutant)`` for everything the arguments select."""
     layers = args.layer or ([layer_of(args.file)] if args.file else list(LAYERS))
-    everything = [(layer, m) for layer in layers for m in population(ROOT, layer)]
     if args.mutant or args.show:
+        everything = [(layer, m) for layer in layers for m in population(ROOT, layer)]
         wanted = args.mutant or [args.show]
-        every = everything + [(layer, m) for layer in layers for m in semantic(ROOT, layer)]
-        by_id = {m.id: (layer, m) for layer, m in every}
+        by_id = {m.id: (layer, m) for layer, m in everything}
+        if any(i not in by_id for i in wanted):  # the semantic mutants only when needed
+            by_id.update({m.id: (layer, m) for layer in layers
+                          for m in semantic(ROOT, layer)})
         missing = [i for i in wanted if i not in by_id]
         if missing:
             raise SystemExit(f"no such mutant: {', '.join(missing)}")
@@ -131,13 +149,39 @@ def _chosen(args: argparse.Namespace) -> list[tuple[str, str, Mutant]]:
                     print(f"gone: {row['id']} [{row['op']}] {row['change']} (key {key}): no "
                           "mutant of the tree has this key now", file=sys.stderr)
         return out
+    reach = None if args.no_random or args.every_line else _reach(args)
     for layer in layers:
         if not args.no_random:
             pool = population(ROOT, layer, file=args.file, function=args.function)
+            if reach is not None:
+                pool = [m for m in pool if m.line in reach.get(m.file, ())]
             out += [(layer, "random", m) for m in sample(pool, args.sample, args.seed)]
         if args.semantic:
             out += [(layer, "semantic", m) for m in semantic(ROOT, layer)]
     return out
+
+
+def _reach(args: argparse.Namespace) -> dict[str, frozenset[int]]:
+    """file -> the lines the suite runs outside the Python-only regions (issue 30: a sample
+    is drawn from these alone, so a mutant the protocol cannot reach is never drawn)."""
+    from tools.coverage.measure import measure, read_report
+    from tools.coverage.reach import analyse
+    from tools.coverage.regions import Regions
+
+    if args.coverage:
+        files = read_report(args.coverage)
+    else:
+        print("measuring the suite's reach under coverage (--coverage JSON reuses a "
+              "measurement)", file=sys.stderr)
+        measured = measure(ROOT, quiet=True)
+        if measured.status != 0:
+            raise SystemExit(f"the suite under coverage exited {measured.status}")
+        files = measured.files
+    regions = Regions(root=ROOT)
+    reach = analyse(files, regions, ROOT)
+    if regions.problems:
+        raise SystemExit("tools/coverage/python-only.toml: " + "; ".join(regions.problems))
+    return reach.covered
 
 
 def _show(mutant: Mutant) -> None:
@@ -173,6 +217,11 @@ def _table(paths: Sequence[str]) -> int:
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = _parser().parse_args(argv)
+    if args.seed is None:
+        args.seed = time.time_ns() % 1_000_000
+        if args.sample and not (args.mutant or args.show or args.again or args.table):
+            print(f"seed {args.seed} (from the clock; --seed {args.seed} draws this sample "
+                  "again)", file=sys.stderr)
     if args.table:
         return _table(args.table)
     chosen = _chosen(args)
@@ -246,6 +295,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             s.close()
     order = {(layer, m.id): i for i, (layer, _, m) in enumerate(chosen)}
     rows.sort(key=lambda r: order.get((r["layer"], r["id"]), 0))
+    if args.sample and not args.no_random:
+        drawn = "every line" if args.every_line else \
+            "the lines the suite runs outside the Python-only regions"
+        print(f"sample: seed {args.seed}, {args.sample} per layer, drawn from {drawn}")
     render(rows, sys.stdout, pytest=args.pytest)
     return 0
 

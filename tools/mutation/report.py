@@ -56,6 +56,12 @@ def render(rows: list[Row], out: TextIO, *, pytest: bool) -> None:
             out.write(f"{layer:<11} {kind:<9} {c['mutants']:>7} {c['suite']:>6} "
                       f"{killed_pytest:>6} {c['survived']:>8} {c['equivalent']:>6} "
                       f"{c['beyond']:>6} {_score(c):>11} {_score(c, reach=True):>8}\n")
+    drawn = [r for r in rows if r["kind"] == "random"]
+    if drawn:
+        equivalent = sum(1 for r in drawn if r["verdict"] == "equivalent")
+        out.write(f"\njudged equivalent: {equivalent} of the {len(drawn)} random mutants "
+                  f"drawn ({100.0 * equivalent / len(drawn):.1f}%; a reviewed entry counts "
+                  "only when its mutant is drawn)\n")
     out.write("\nsuite score: killed by the suite / (mutants - equivalent)\n"
               "in reach:    killed by the suite / (mutants - equivalent - beyond), beyond = "
               "reviewed beyond-protocol mutants the named pytest killed\n")

@@ -9,9 +9,12 @@ mutated file's cached bytecode is removed first, so no mutant leaks into the nex
 
 Stages, in order, stopping at the first that kills the mutant:
 
-1. ``loom-ref conformance --no-generated --only <the layer's groups>``;
-2. ``loom-ref conformance --no-generated`` (every case);
-3. ``loom-ref conformance`` (every case and every generated variant);
+1. ``loom-ref conformance --profile loom-ref --no-generated --only <the layer's groups>``;
+2. ``loom-ref conformance --profile loom-ref --no-generated`` (every case);
+3. ``loom-ref conformance --profile loom-ref`` (every case and every generated variant);
+
+(``--profile loom-ref``: every case is judged, loom-ref's own choices too; the default core
+profile would let a failing loom-ref case pass the run.)
 4. with ``pytest``: ``python -m pytest -x`` over the layer's test directories.
 
 A stage kills when its exit status is not 0; a stage that runs past the time limit kills
@@ -103,11 +106,13 @@ def tracked_files(root: str) -> list[str]:
 
 
 def _stages(layer: str, generated: bool) -> list[tuple[str, list[str]]]:
-    base = ["conformance", "--quiet", "--no-generated"]
+    # --profile loom-ref: every case judges (issue 28 split the profiles; without it a case
+    # of loom-ref's own choices that fails is "not judged" and the run exits 0)
+    base = ["conformance", "--quiet", "--profile", "loom-ref", "--no-generated"]
     stages = [("layer", [*base, *[a for g in GROUPS[layer] for a in ("--only", g)]]),
               ("cases", base)]
     if generated:
-        stages.append(("variants", ["conformance", "--quiet"]))
+        stages.append(("variants", ["conformance", "--quiet", "--profile", "loom-ref"]))
     return stages
 
 

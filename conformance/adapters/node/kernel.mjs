@@ -519,9 +519,16 @@ export class Runtime {
     });
   }
   resolve(eid, step, how) {
-    // spec: kernel.resolve -- exactly one of output, error, retry; checked before the journal
-    const ways = ["output", "error", "retry"].filter((k) => how[k] !== undefined && how[k] !== false);
-    if (ways.length !== 1) throw new LoomError("argument.invalid", "resolve takes exactly one of output, error, retry");
+    // spec: kernel.resolve — exactly one answer (output, error or retry), checked before the
+    // journal is read; an error is {code, message}
+    const answers = [Object.hasOwn(how, "output"), how.error != null, Boolean(how.retry)];
+    if (answers.filter(Boolean).length !== 1) {
+      throw new LoomError("argument.invalid", "resolve takes exactly one of output, error or retry");
+    }
+    if (how.error != null && (typeof how.error !== "object" || typeof how.error.code !== "string"
+        || typeof how.error.message !== "string")) {
+      throw new LoomError("argument.invalid", "error must be {code, message}");
+    }
     return this.withJournal(eid, (journal, state) => {
       if (state.status !== "in-doubt" || state.inDoubtStep !== step) {
         throw new LoomError("kernel.not-in-doubt", `${step} is not in doubt`);

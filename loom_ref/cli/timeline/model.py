@@ -174,12 +174,17 @@ class Timeline:
     tape: tuple[Mapping[str, Any], ...] = ()
 
     @property
-    def title(self) -> str:
-        """``execution <id> (<workflow>)`` as every form heads the picture; a journal whose
-        header could not be read names neither, and says so rather than printing nothing."""
-        name = ("unknown (no readable header)" if self.execution_id is None
+    def shown_id(self) -> str:
+        """The execution id as the forms name it; a journal whose header could not be read
+        names none, and says so rather than printing ``None``."""
+        return ("unknown (no readable header)" if self.execution_id is None
                 else self.execution_id)
-        return f"execution {name}" + (f" ({self.workflow})" if self.workflow is not None else "")
+
+    @property
+    def title(self) -> str:
+        """``execution <id> (<workflow>)``, as the pictures head themselves."""
+        return (f"execution {self.shown_id}"
+                + (f" ({self.workflow})" if self.workflow is not None else ""))
 
     def lane(self, lane_id: str) -> Lane:
         """The lane named ``lane_id``."""

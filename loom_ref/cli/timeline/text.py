@@ -95,7 +95,7 @@ def render_state(state: ExecutionState, *, full: bool = False) -> str:
 def render_text(timeline: Timeline, *, full: bool = False) -> str:
     """What ``loom-ref journal show`` prints: a heading, the events (each divergence followed
     by its diff), a torn tail if any, and the folded state at the end."""
-    lines = [f"journal {timeline.source} ({timeline.title})"]
+    lines = [f"journal {timeline.source} (execution {timeline.shown_id})"]
     diverged = {m.at_seq: m for m in timeline.markers if m.kind is MarkerKind.NONDETERMINISM}
     for point in timeline.points:
         event = Event(seq=point.seq, kind=point.kind, payload=point.payload)
