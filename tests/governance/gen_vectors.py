@@ -1406,7 +1406,7 @@ deny_case("max-width-below-minimum-width", "maxWidth bounds only unbounded rules
           "maxWidth 1 is accepted, and its output form still scans the whole text.",
           {"patterns": ["a[0-9]*b"], "maxWidth": 1}, "xa12b",
           {**DENY_VIOLATION, "rule": "a[0-9]*b", "span": [1, 5]}, anchor="validators.width")
-run_case("guards.delta", "validators-in-list-order", "guards.running-text",
+run_case("guards.delta", "validators-in-list-order", "guards.chain-order",
          "Several validators in one guard are checked in list order: when two reject the same "
          "delta, the first in the list is the sever's (rule b, not a).",
          {"validators": [{"kind": "deny", "patterns": ["b"]}, {"kind": "deny", "patterns": ["a"]}],
