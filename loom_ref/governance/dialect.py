@@ -445,7 +445,9 @@ class _Parser:
             if c == "]":
                 break
             if c == "-":
-                if first or self.peek(1) == "]":  # a - first or last is itself
+                # a - first or last is itself; a - the pattern ends after is last (the
+                # class is then unterminated: syntax, spec patterns.reasons)
+                if first or self.peek(1) in (None, "]"):
                     if not first and dash_only:
                         self.fail(Reason.CLASS, "a class of two dashes, [--]: write [\\-]")
                     self.i += 1

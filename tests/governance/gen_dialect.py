@@ -162,6 +162,26 @@ def register(case: Callable[..., None]) -> None:
     refused("reason-group-bare", "a(?", "group", "any (? form but (?: is out, a bare one "
             "too.")
 
+    # issue 29, the third blind reading
+    refused("reason-syntax-unterminated-class-after-dash", "[a-", "syntax", "the pattern ends "
+            "inside a class; a - the pattern ends after is the class's last (in the grammar), "
+            "so the one problem is the unterminated class.")
+    refused("reason-syntax-quantifier-after-open-group", "(*a)", "syntax", "a quantifier right "
+            "after ( has nothing to repeat, as one after | or at the start.")
+    refused("reason-quantifier-malformed-count-after-quantifier", "a*{x", "quantifier", "a { "
+            "after a quantified atom that opens no well-formed count is read where a "
+            "quantifier stands (a { never starts an atom).")
+    refused("reason-class-set-operator-across-range", "[&-&&]", "class", "two equal unescaped "
+            "& adjacent in the pattern text, the second ending a range: consecutive means "
+            "adjacent in the text, whatever items the characters belong to.")
+    deny("class-range-between-set-characters", "patterns.grammar",
+         "[a&-&] holds no two equal adjacent & ~ |: the range &-& lies between a and the end, "
+         "so the class is in the dialect.", {"patterns": ["[a&-&]"]}, "x&",
+         {**VIOLATION, "span": [1, 2]})
+    deny("nesting-at-limit-with-class", "patterns.limits",
+         "A class is not a group: 32 nested groups around a class are in the dialect.",
+         {"patterns": ["(" * 32 + "[a]" + ")" * 32]}, "x", {"ok": True})
+
     deny("in-dialect-accepted", "patterns.dialect",
          "A pattern in the dialect is accepted and compiled unchanged, whatever it looks like: "
          "an empty group, escaped braces that are no count, an escaped ^ and - in a class.",
@@ -208,6 +228,10 @@ def register(case: Callable[..., None]) -> None:
     deny("ignorecase-class", F, "A class folds too: [a-z]{6} matches 'SECRET'.",
          {"patterns": ["[a-z]{6}"], "flags": ["IGNORECASE"]}, "a SECRET",
          {**VIOLATION, "span": [2, 8]})
+    deny("ignorecase-negated-class", F,
+         "A negated class is negated after folding: under IGNORECASE [^ak] matches neither A "
+         "nor U+212A KELVIN SIGN (each folds to a member).",
+         {"patterns": ["[^ak]"], "flags": ["IGNORECASE"]}, "A\u212a", {"ok": True})
     deny("multiline-dotall-change-nothing", F,
          "MULTILINE and DOTALL are accepted and change nothing: the dialect has no anchors "
          "and no '.'.", {"patterns": ["a\\nb"], "flags": ["MULTILINE", "DOTALL"]}, "a\nb",

@@ -1388,6 +1388,46 @@ run_case("guards.holdback", "zero-count-is-bounded", "validators.width",
           "deltas": ["xyz", "a"]}, {**NOT_REPORTED, "delivered": ["xyz", "a"], "flushed": ""},
          tier="may")
 
+# issue 29, the governance chapter's third blind reading: points a case had not pinned
+check_case("pii-max-width-null-refused", V,
+           "A member a validator kind does not list is argument.invalid whatever its value: "
+           "reading null as absent is for members the kind lists, so a pii validator with "
+           "\"maxWidth\": null is refused.", {"kind": "pii", "maxWidth": None}, "output", "x",
+           {"error": "argument.invalid"})
+check_case("input-strings-before-rules", "validators.input-walk",
+           "The input form checks each string against every rule before the next string: the "
+           "first string in document order that any rule rejects is reported (/a, an email), "
+           "not the first rule that rejects any string (card, at /b).",
+           PII, "input", {"a": "x@y.co", "b": "4111 1111 1111 1111"},
+           {**VIOLATION, "validator": "pii", "phase": "input", "rule": "email", "span": [0, 6],
+            "path": "/a"})
+deny_case("max-width-below-minimum-width", "maxWidth bounds only unbounded rules, and is "
+          "never checked against a regex's own width there: a[0-9]*b (at least 2 wide) with "
+          "maxWidth 1 is accepted, and its output form still scans the whole text.",
+          {"patterns": ["a[0-9]*b"], "maxWidth": 1}, "xa12b",
+          {**DENY_VIOLATION, "rule": "a[0-9]*b", "span": [1, 5]}, anchor="validators.width")
+run_case("guards.delta", "validators-in-list-order", "guards.chain-order",
+         "Several validators in one guard are checked in list order: when two reject the same "
+         "delta, the first in the list is the sever's (rule b, not a).",
+         {"validators": [{"kind": "deny", "patterns": ["b"]}, {"kind": "deny", "patterns": ["a"]}],
+          "deltas": ["ab"]}, {"delivered": [], "severedAt": 0, "code": SEVERED, "rule": "b"})
+run_case("guards.delta", "no-deltas", V, "deltas may be empty: nothing is delivered and "
+         "nothing severed.", {"validators": [PII], "deltas": []},
+         {**NOT_REPORTED, "delivered": [], "flushed": None})
+steps_case("no-steps", V, "steps may be empty: no outcome.", {"validators": [PII], "steps": []},
+           [])
+run_case("guards.holdback", "no-deltas-flushes-empty", "guards.hold-back-flush",
+         "Extension: with hold-back and no deltas, nothing is released and the flush returns "
+         "\"\".", {"validators": [PII], "holdBack": True, "deltas": []},
+         {**NOT_REPORTED, "delivered": [], "flushed": ""}, tier="may")
+run_case("guards.holdback", "widest-rule-of-all-validators", "guards.hold-back",
+         "Extension: hold-back holds back max_width - 1 characters, max_width being the widest "
+         "rule of all the validators (a{5}, from the second): 4 characters, not 2.",
+         {"validators": [{"kind": "deny", "patterns": ["abc"]},
+                         {"kind": "deny", "patterns": ["a{5}"]}],
+          "holdBack": True, "deltas": ["xxxxxxx"]},
+         {**NOT_REPORTED, "delivered": ["xxx"], "flushed": "xxxx"}, tier="may")
+
 gen_dialect.register(case)  # the validators.dialect group (spec: patterns.*)
 
 # ---- machinery ----------------------------------------------------------------------------

@@ -169,7 +169,9 @@ export function checkPattern(source) {
       if (c === undefined) fail("syntax", "unterminated character class", start);
       if (c === "]") break;
       if (c === "-") {
-        if (first || peek(1) === "]") {
+        // a - first or last is itself; one the pattern ends after is last (the class is
+        // then unterminated, reason syntax: patterns.reasons)
+        if (first || peek(1) === "]" || peek(1) === undefined) {
           if (!first && dashOnly) fail("class", "a class of two dashes, [--]");
           i++;
           dashOnly = first;
