@@ -142,7 +142,9 @@ def _disk_op(disk: SimulatedDisk, handles: dict[str, FileHandle], op: Mapping[st
     if name in ("create", "open"):
         path = _str(op.get("path"), f"{where}.path")
         bind = _str(op.get("as"), f"{where}.as")
-        create = op.get("create", False)
+        # spec: journal.power-loss-vector -- `create` is open's member; a member an operation
+        # does not name is ignored (a create operation's `create` included)
+        create = op.get("create", False) if name == "open" else False
         if not isinstance(create, bool):
             raise InvalidArgument(f"{where}.create must be a boolean")
         handles[bind] = disk.create(path) if name == "create" else disk.open(path, create=create)

@@ -164,7 +164,9 @@ function diskOp(disk, handles, op, where) {
   if (name === "create" || name === "open") {
     const path = str(op.path, `${where}.path`);
     const bind = str(op.as, `${where}.as`);
-    const create = "create" in op ? op.create : false; // null is no exception (errors.vector-null)
+    // `create` is open's member (null is no exception, errors.vector-null); a create
+    // operation does not name it, so there it is ignored (journal.power-loss-vector)
+    const create = name === "open" && "create" in op ? op.create : false;
     if (typeof create !== "boolean") throw bad(`${where}.create must be a boolean`);
     handles.set(bind, name === "create" ? disk.create(path) : disk.open(path, create));
     return null;
