@@ -23,7 +23,7 @@ from typing import Any, TextIO
 
 from loom_ref.cli.demo_agent import PLAIN, Options, World
 from loom_ref.cli.demo_matrix import cost, run_cut
-from loom_ref.cli.demo_story import run_story
+from loom_ref.cli.demo_story import Silent, run_story
 from loom_ref.cli.explorer import run_explorer
 from loom_ref.cli.inputs import check_output_dir, check_output_file, open_output
 from loom_ref.cli.timeline.html import render_html
@@ -92,21 +92,10 @@ class _Screen:
             self.out.write("\n")
 
 
-class _Silent:
-    def say(self, text: str) -> None:
-        pass
-
-    def stream(self, who: str, text: str) -> None:
-        pass
-
-    def restart(self, who: str, attempt: int) -> None:
-        pass
-
-
 def count_events(options: Options = PLAIN) -> int:
     """How many journal events an uncrashed demo with these options writes."""
     store = MemoryStore()
-    run_story(store, "count", World(), _Silent(), crash_after=None, options=options,
+    run_story(store, "count", World(), Silent(), crash_after=None, options=options,
               on_warn=lambda message: None)
     return len(store.read("count").events)
 

@@ -22,7 +22,7 @@ from typing import Any
 import attrs
 
 from loom_ref.cli.demo_agent import PLAIN, Options, World
-from loom_ref.cli.demo_story import Story, run_story
+from loom_ref.cli.demo_story import Silent, Story, run_story
 from loom_ref.journal import MemoryStore
 from loom_ref.journal.events import Event
 from loom_ref.journal.reader import TornTail, parse_journal
@@ -31,17 +31,6 @@ __all__ = ["EXECUTION", "Cut", "crash_matrix", "run_cut"]
 
 #: The execution id every run of the matrix uses.
 EXECUTION = "demo-1"
-
-
-class _Quiet:
-    def say(self, text: str) -> None:
-        pass
-
-    def stream(self, who: str, text: str) -> None:
-        pass
-
-    def restart(self, who: str, attempt: int) -> None:
-        pass
 
 
 @attrs.frozen(kw_only=True)
@@ -85,7 +74,7 @@ def run_cut(options: Options = PLAIN, after: int | None = None, *, torn: bool = 
     def crashed() -> None:
         snapshot.append(bytes(store.data.get(EXECUTION, b"")))
 
-    story = run_story(store, EXECUTION, world, _Quiet(), crash_after=after, options=options,
+    story = run_story(store, EXECUTION, world, Silent(), crash_after=after, options=options,
                       torn=torn, on_warn=warnings.append, on_crash=crashed)
     written: tuple[Event, ...] = ()
     torn_tail, torn_text = None, ""

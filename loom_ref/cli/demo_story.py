@@ -38,7 +38,7 @@ from loom_ref.governance import unwrap_tainted
 from loom_ref.journal import Crash, FaultInjectingStore, JournalNotFoundError, JournalStore, Status
 from loom_ref.kernel import ExecutionResult, Runtime
 
-__all__ = ["REQUEST", "TORN_BYTES", "Story", "Teller", "run_story"]
+__all__ = ["REQUEST", "TORN_BYTES", "Silent", "Story", "Teller", "run_story"]
 
 REQUEST = "Please refund order A-42: it arrived broken."
 #: How much of the crashing event's line a torn write leaves (every line is longer).
@@ -55,6 +55,20 @@ class Teller(Protocol):
     def stream(self, who: str, text: str) -> None: ...
 
     def restart(self, who: str, attempt: int) -> None: ...
+
+
+class Silent:
+    """A teller that tells nothing: for runs whose story is read from the journal and the
+    tape, not from the terminal (the crash matrix, the page's counts, tests)."""
+
+    def say(self, text: str) -> None:
+        pass
+
+    def stream(self, who: str, text: str) -> None:
+        pass
+
+    def restart(self, who: str, attempt: int) -> None:
+        pass
 
 
 @attrs.define(kw_only=True)

@@ -33,6 +33,7 @@ from typing import Any
 import attrs
 
 from loom_ref.errors import ConformanceError
+from loom_ref.schema import json_equal
 
 __all__ = ["PATTERNS", "Mismatch", "check_patterns", "is_pattern", "json_equal", "match"]
 
@@ -98,19 +99,6 @@ def _type_name(value: Any) -> str:
     if isinstance(value, Mapping):
         return "object"
     return type(value).__name__
-
-
-def json_equal(a: Any, b: Any) -> bool:
-    """Equality of two JSON values (see the module rules)."""
-    if isinstance(a, bool) or isinstance(b, bool):
-        return isinstance(a, bool) and isinstance(b, bool) and a == b
-    if isinstance(a, (int, float)) and isinstance(b, (int, float)):
-        return a == b
-    if isinstance(a, Mapping) and isinstance(b, Mapping):
-        return a.keys() == b.keys() and all(json_equal(a[k], b[k]) for k in a)
-    if isinstance(a, (list, tuple)) and isinstance(b, (list, tuple)):
-        return len(a) == len(b) and all(json_equal(x, y) for x, y in zip(a, b, strict=True))
-    return type(a) is type(b) and bool(a == b)
 
 
 class _Matcher:

@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from typing import Any
 
 from loom_ref.enums import LoomEnum
@@ -95,23 +95,29 @@ def classes(raw: str) -> list[str]:
     return [c.lstrip(".") for c in raw.split()]
 
 
+def _spec_prose(spec_dir: str) -> Iterator[tuple[str, int, str]]:
+    """``(file name, line number, line)`` for every prose line of ``spec_dir/*.md`` (none
+    when the folder is missing), files in name order."""
+    if not os.path.isdir(spec_dir):
+        return
+    for name in sorted(os.listdir(spec_dir)):
+        if name.endswith(".md"):
+            with open(os.path.join(spec_dir, name), encoding="utf-8") as f:
+                text = f.read()
+            for number, line in _prose_lines(text):
+                yield name, number, line
+
+
 def spec_provenance(spec_dir: str) -> Mapping[str, Provenance]:
     """``{anchor: provenance}`` for every anchor of ``spec_dir/*.md`` that names one (the
     first definition wins; lint reports an anchor without one, or with an unknown one)."""
     found: dict[str, Provenance] = {}
-    if not os.path.isdir(spec_dir):
-        return found
     known = {p.value for p in Provenance}
-    for name in sorted(os.listdir(spec_dir)):
-        if not name.endswith(".md"):
-            continue
-        with open(os.path.join(spec_dir, name), encoding="utf-8") as f:
-            text = f.read()
-        for _, line in _prose_lines(text):
-            for m in ANCHOR_RE.finditer(line):
-                names = [c for c in classes(m.group(2)) if c in known]
-                if len(names) == 1 and m.group(1) not in found:
-                    found[m.group(1)] = Provenance(names[0])
+    for _, _, line in _spec_prose(spec_dir):
+        for m in ANCHOR_RE.finditer(line):
+            names = [c for c in classes(m.group(2)) if c in known]
+            if len(names) == 1 and m.group(1) not in found:
+                found[m.group(1)] = Provenance(names[0])
     return found
 
 
@@ -159,27 +165,20 @@ def spec_problems(spec_dir: str) -> list[str]:
     A heading's anchor names a section and needs none, unless a case pins it (lint checks
     that); a rule's (any other line's, outside inline code) needs exactly one."""
     problems: list[str] = []
-    if not os.path.isdir(spec_dir):
-        return problems
     known = {p.value for p in Provenance}
-    for name in sorted(os.listdir(spec_dir)):
-        if not name.endswith(".md"):
-            continue
-        with open(os.path.join(spec_dir, name), encoding="utf-8") as f:
-            text = f.read()
-        for number, line in _prose_lines(text):
-            heading = is_heading(line)
-            for m in ANCHOR_RE.finditer(line):
-                names = classes(m.group(2))
-                where = f"spec/{name}:{number}: {{#{m.group(1)}}}"
-                unknown = [n for n in names if n not in known]
-                if unknown:
-                    problems.append(f"{where}: unknown provenance {', '.join(unknown)} (one of "
-                                    f"{', '.join(p.value for p in Provenance)})")
-                elif len(names) > 1:
-                    problems.append(f"{where}: one provenance per rule, not {len(names)}")
-                elif not names and not heading:
-                    problems.append(f"{where}: says not where the rule comes from (write "
-                                    "`.seed`, `.upstream`, `.convention`, `.loom-ref` or "
-                                    "`.extension` beside the id)")
+    for name, number, line in _spec_prose(spec_dir):
+        heading = is_heading(line)
+        for m in ANCHOR_RE.finditer(line):
+            names = classes(m.group(2))
+            where = f"spec/{name}:{number}: {{#{m.group(1)}}}"
+            unknown = [n for n in names if n not in known]
+            if unknown:
+                problems.append(f"{where}: unknown provenance {', '.join(unknown)} (one of "
+                                f"{', '.join(p.value for p in Provenance)})")
+            elif len(names) > 1:
+                problems.append(f"{where}: one provenance per rule, not {len(names)}")
+            elif not names and not heading:
+                problems.append(f"{where}: says not where the rule comes from (write "
+                                "`.seed`, `.upstream`, `.convention`, `.loom-ref` or "
+                                "`.extension` beside the id)")
     return problems

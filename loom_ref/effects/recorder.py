@@ -38,7 +38,7 @@ from typing import TYPE_CHECKING, Any
 
 import attrs
 
-from loom_ref.effects.deltas import SILENT, EffectDelta
+from loom_ref.effects.deltas import SILENT, EffectDelta, delta_to_json
 from loom_ref.enums import LoomEnum
 from loom_ref.errors import InvalidArgument, LoomError
 from loom_ref.stream.usage import TokenUsage
@@ -96,14 +96,10 @@ def error_record(error: BaseException) -> dict[str, Any]:
 
 
 def _chunk_json(chunk: EffectDelta) -> dict[str, Any]:
-    out: dict[str, Any] = {"delta": chunk.delta.value}
-    if chunk.done:
-        out["done"] = True
-    if chunk.reset:
-        out["reset"] = True
-        out["attempt"] = chunk.attempt
-    if chunk.usage is not None:
-        out["usage"] = usage_to_json(chunk.usage)
+    """A delivered chunk as the tape keeps it: its JSON form (spec: deltas.json) without the
+    origin, which the call's open record names (llm:<its toolId>)."""
+    out = delta_to_json(chunk)
+    del out["origin"]
     return out
 
 

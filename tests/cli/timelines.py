@@ -8,28 +8,17 @@ import zlib
 from pathlib import Path
 
 from loom_ref.cli.demo_agent import World, build_host, build_workflow
-from loom_ref.cli.demo_story import run_story
+from loom_ref.cli.demo_story import Silent, run_story
 from loom_ref.cli.timeline.model import Timeline, build_timeline
 from loom_ref.journal import FileStore, FsyncPolicy, read_journal_file
 from loom_ref.kernel import NondeterminismError, Runtime
-
-
-class Quiet:
-    def say(self, text: str) -> None:
-        pass
-
-    def stream(self, who: str, text: str) -> None:
-        pass
-
-    def restart(self, who: str, attempt: int) -> None:
-        pass
 
 
 def crashed_demo(where: Path, crash_after: int | None = 7, *, torn: bool = False) -> Timeline:
     """The demo crashed after ``crash_after`` events (None: not crashed) and recovered, with
     its processes and the tape of its streams."""
     store = FileStore(where, fsync=FsyncPolicy.NEVER)
-    story = run_story(store, "demo-1", World(), Quiet(), crash_after=crash_after, torn=torn,
+    story = run_story(store, "demo-1", World(), Silent(), crash_after=crash_after, torn=torn,
                       on_warn=lambda m: None)
     parsed = store.read("demo-1")
     return build_timeline(parsed.events, source=store.path("demo-1"), torn=parsed.torn,

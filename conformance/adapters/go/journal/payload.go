@@ -7,9 +7,10 @@ import (
 	"strings"
 )
 
-// The twelve event kinds and the payload fields each requires (journal.event-kinds,
-// journal.payload-shape, spec/journal.md §1.2).
-var requiredFields = map[string][]string{
+// RequiredFields is the twelve event kinds and the payload fields each requires
+// (journal.event-kinds, journal.payload-shape, spec/journal.md §1.2); the kernel's writer
+// checks its events against the same table.
+var RequiredFields = map[string][]string{
 	"EXECUTION_STARTED":   {"executionId", "workflow", "input"},
 	"STEP_STARTED":        {"stepId", "toolId", "input", "idempotencyKey"},
 	"STEP_COMPLETED":      {"stepId", "output"},
@@ -33,7 +34,7 @@ func checkEvent(kind, payload any) bool {
 	if !ok {
 		return false
 	}
-	fields, ok := requiredFields[k]
+	fields, ok := RequiredFields[k]
 	if !ok {
 		return false
 	}

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"hash/crc32"
 	"strings"
+
+	"loomref/adapters/go/journal"
 )
 
 // Event is one journal event (journal.line-shape).
@@ -13,23 +15,6 @@ type Event struct {
 	Seq     int
 	Kind    string
 	Payload map[string]any
-}
-
-// The twelve event kinds and their required payload fields (journal.event-kinds,
-// journal.payload-shape).
-var requiredFields = map[string][]string{
-	"EXECUTION_STARTED":   {"executionId", "workflow", "input"},
-	"STEP_STARTED":        {"stepId", "toolId", "input", "idempotencyKey"},
-	"STEP_COMPLETED":      {"stepId", "output"},
-	"STEP_FAILED":         {"stepId", "error"},
-	"STEP_IN_DOUBT":       {"stepId"},
-	"DECISION_RECORDED":   {"decisionId", "choice"},
-	"STREAM_APPENDED":     {"streamId", "data"},
-	"EXECUTION_SUSPENDED": {"gateId", "on", "correlationKey"},
-	"RESUME_RECEIVED":     {"gateId", "payload"},
-	"EXECUTION_RESUMED":   {"gateId"},
-	"EXECUTION_COMPLETED": {"output"},
-	"EXECUTION_FAILED":    {"error"},
 }
 
 const crcSuffixLen = len(`,"crc":"xxxxxxxx"}`)
@@ -187,7 +172,7 @@ func hasLoneSurrogateEscape(line []byte) bool {
 // checkEventLine checks an event line's kind, payload, seq and members.
 func checkEventLine(obj map[string]any, n, wantSeq int) (Event, error) {
 	kind, _ := obj["kind"].(string)
-	req, known := requiredFields[kind]
+	req, known := journal.RequiredFields[kind]
 	if !known {
 		return Event{}, corrupt(n, "journal.bad-payload", fmt.Sprintf("unknown kind %v", obj["kind"]))
 	}
