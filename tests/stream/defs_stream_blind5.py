@@ -25,7 +25,6 @@ from .gen_vectors import (
     reason,
     result,
     script,
-    sse,
     tc,
     td,
     text,
