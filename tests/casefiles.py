@@ -172,6 +172,7 @@ WEAKER: dict[str, str] = {
     "stream.wire/snake-case-field": _WIRE,
     "stream.wire/snake-case-kind": _WIRE,
     "stream.wire/stop-carries-no-failure": _WIRE,
+    "stream.wire/tool-call-delta-needs-id": _WIRE,
     "stream.wire/unknown-block": _WIRE,
     "stream.wire/unknown-block-type": _WIRE,
     "stream.wire/unknown-kind": _WIRE,

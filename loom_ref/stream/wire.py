@@ -13,6 +13,8 @@ Rules (``spec/stream.md`` § Wire form):
   breaks them still decodes and the checker can name the rule: ``index`` may be any JSON number
   (an integral float becomes an int) and ``argumentsDelta``/``arguments`` may be any JSON value.
   (spec: stream.wire.checker-owned-values)
+- Every member of a chunk's form is required but a tool-call delta's ``name``: its ``id`` is
+  always there. (spec: stream.chunks.required)
 - Where a value breaks several rules, the first failing check wins, in a fixed order: members in
   the order the spec's tables list them (presence, JSON type, variant, value, nested objects
   decoded in place), then unknown members, then cross-member rules, then array items in order.

@@ -660,9 +660,12 @@ REQUIRES = {"input-sse-lone-surrogate": ["text.lone-surrogates"]}
 
 
 def cases() -> list[J]:
+    from .defs_stream_blind5 import anthropic_rows  # the fresh blind reading's (issue 29)
+
+    more_map, more_request = anthropic_rows()
     built = []
-    rows = [("stream.anthropic_map", row) for row in [*CASES, *CUT_CASES]] + [
-        ("stream.anthropic_request", row) for row in REQUEST_CASES]
+    rows = [("stream.anthropic_map", row) for row in [*CASES, *CUT_CASES, *more_map]] + [
+        ("stream.anthropic_request", row) for row in [*REQUEST_CASES, *more_request]]
     for function, (name, anchor, description, body, expected) in rows:
         input_ = dict(body) if isinstance(body, dict) else {"sse": body}
         expect = ({"error": {"code": expected[1]}} if isinstance(expected, tuple)
