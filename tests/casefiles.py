@@ -100,6 +100,10 @@ WEAKER: dict[str, str] = {
     "deltas.failclosed/refused-call-warns": "when the warning is given is loom-ref's",
     "deltas.guards/no-sinks-still-guarded": "guarding with no sink at all is loom-ref's",
     "deltas.guards/pii-split": _PII,
+    "deltas.guards/input-only-validator-not-guarding": "a validator's phases encoding and the "
+    "PII validator's patterns are loom-ref's",
+    "deltas.llm/on-reset-fail-closed-warns": "that on_reset declares a configured sink is "
+    "loom-ref's",
     "deltas.failclosed/no-budget-sever": _TOKENS,
     "deltas.failclosed/redaction-keys-kept": "pattern_redactor and the PII patterns are "
                                              "loom-ref's",

@@ -33,7 +33,10 @@ def vector_deltas_replay(data: object) -> dict[str, Any]:
     ``llm`` and decision ``plan`` (a transient call through the decide scope, with a per-call
     sink) stream ``deltas``; started, resumed on gate ``approve`` with ``"ok"``, then
     replayed read-only, on an ``EffectRuntime`` or (``"host": "registry"``) the plain
-    ``EffectRegistry``. Reports the journal and, per phase, what reached the sinks."""
+    ``EffectRegistry``. Reports the journal and, per phase, what reached the sinks. What
+    the workflow leaves unstated takes the kernel's defaults: input ``None`` for the start,
+    the step and the scoped call, no ``on`` or correlation key for the gate (spec:
+    deltas.vector-replay)."""
     data = obj(data, "input", REPLAY_FIELDS)
     host_kind = string(data, "host", "runtime")
     if host_kind not in ("runtime", "registry"):

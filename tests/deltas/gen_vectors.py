@@ -726,6 +726,26 @@ case("deltas.live", "never-journaled", anchor="deltas.live-only", function="delt
              {"kind": "EXECUTION_RESUMED", "payload": {"gateId": "approve"}},
              {"kind": "EXECUTION_COMPLETED", "payload": {"output": HELLO}},
          ]})
+case("deltas.live", "registry-journal-defaults", anchor="deltas.vector-replay",
+     function="deltas.replay",
+     description="What the workflow leaves unstated takes the kernel's defaults, on the "
+     "plain registry too: input null for the start and the step, the kernel's step id and "
+     "idempotency key, the scoped call's output as the choice, a gate with no on and no "
+     "correlation key.",
+     input={"deltas": ["a", "b"], "configured": "none", "host": "registry"},
+     intent={"journal": [
+         {"kind": "EXECUTION_STARTED",
+          "payload": {"executionId": "x1", "workflow": "w", "input": None}},
+         {"kind": "STEP_STARTED", "payload": {"stepId": "llm#1", "toolId": "llm",
+                                              "input": None, "idempotencyKey": "x1/llm#1"}},
+         {"kind": "STEP_COMPLETED", "payload": {"stepId": "llm#1", "output": "ab"}},
+         {"kind": "DECISION_RECORDED", "payload": {"decisionId": "plan", "choice": "ab"}},
+         {"kind": "EXECUTION_SUSPENDED",
+          "payload": {"gateId": "approve", "on": None, "correlationKey": None}},
+         {"kind": "RESUME_RECEIVED", "payload": {"gateId": "approve", "payload": "ok"}},
+         {"kind": "EXECUTION_RESUMED", "payload": {"gateId": "approve"}},
+         {"kind": "EXECUTION_COMPLETED", "payload": {"output": ["ab", "ab", "ok"]}},
+     ]})
 case("deltas.live", "without-configured-sink", anchor="deltas.live-only",
      function="deltas.replay",
      description="Decision 5: the same with only the decider's per-call sink.",
@@ -1260,6 +1280,80 @@ llm("messages-empty", anchor="deltas.llm-input",
     description="messages may be empty.",
     input={"input": {"messages": []}, "scripts": [{"chunks": text_script(["a"])}]},
     intent={"outcome": ok(msg(tx("a")))})
+
+
+# -- issue 29, the fresh blind reading (spec/blind/effects-deltas.md, *Fresh blind reading*) ----
+
+case("deltas.guards", "swallowed-sever-then-abort", anchor="deltas.sever-sticky",
+     description="An effect swallows a sever, then the caller's signal aborts and it "
+     "returns: the abort check comes first, so the call fails effect.aborted with the "
+     "reason, not with the sever.",
+     input={"attempts": [{"catchSever": True, "deltas": ["s3cr3t", {"abort": "stop"}]}],
+            "validators": [SECRET]},
+     intent={"perCall": [], "outcome": {**err("effect.aborted"), "reason": "stop"}})
+case("deltas.guards", "input-only-validator-not-guarding", anchor="deltas.safety-delta-guard",
+     description="A validator without a delta form (phases without delta) takes no part in "
+     "the safety middleware's delta guard: its text streams unchecked.",
+     input={"attempts": [{"deltas": ["123-45-6789"]}],
+            "validators": [{"kind": "pii", "phases": ["input"]}]},
+     intent={"perCall": [t("123-45-6789"), done()], "warnings": [],
+             "outcome": ok("123-45-6789")})
+case("deltas.phases", "output-key-checked", anchor="deltas.output-text",
+     description="The output form checks every string of the output walked as taint.walk, "
+     "mapping keys included: a key holding the secret is a violation.",
+     input={"attempts": [{"end": False, "output": {"s3cr3t": 1}}], "perCall": "none",
+            "validators": [{"kind": "deny", "patterns": ["s3cr3t"], "phases": ["output"]}]},
+     intent={"outcome": err("governance.safety-violation")})
+case("deltas.input", "catch-sever-swallows-invalid-write", anchor="deltas.vector-run",
+     description="catchSever swallows every exception from the channel, the argument.invalid "
+     "of a write entry included: the effect carries on and the call succeeds.",
+     input={"attempts": [{"catchSever": True, "deltas": ["a", {"write": 1}, "b"]}]},
+     intent={"perCall": [t("a"), t("b"), done()], "outcome": ok("ab")})
+case("deltas.input", "order-duplicate", anchor="deltas.vector-run",
+     description="order names each configured middleware once: a name given twice is "
+     "malformed input.",
+     input={"attempts": [{"deltas": ["a"]}], "validators": [], "order": ["safety", "safety"]},
+     intent={"error": "argument.invalid"})
+case("deltas.window", "durable-abort", anchor="deltas.cancellation",
+     description="An abort entry aborts a durable call's signal too: nothing is delivered "
+     "after it, and the call fails effect.aborted with the reason.",
+     input={"mode": "durable", "configured": "collect",
+            "attempts": [{"deltas": ["a", {"abort": "x"}, "b"]}]},
+     intent={"perCall": None, "configured": [t("a")],
+             "outcome": {**err("effect.aborted"), "reason": "x"}})
+llm("on-reset-fail-closed-warns", anchor="deltas.fail-closed",
+    description="With onReset the effect declares a configured sink (deltaSink none): under "
+    "fail-closed it has a sink to refuse, so the call warns.",
+    input={"onReset": True, "perCall": "none", "validators": [{"kind": "pii", "delta": False}],
+           "input": {"messages": []}, "scripts": [{"chunks": text_script(["a"])}]},
+    intent={"perCall": None, "deltaSink": None, "warnings": ["deltas.streaming-disabled"],
+            "outcome": ok(msg(tx("a")))})
+llm("abort-on-raising-sink", anchor="deltas.vector-llm",
+    description="abortOn on a raising per-call sink: the sink records the chunk, aborts the "
+    "signal, then raises (warned); the call fails effect.aborted with the reason.",
+    input={"abortOn": "a", "perCall": "raise", "input": {"messages": []},
+           "scripts": [{"chunks": text_script(["a", "b"]), "honorSignal": False}]},
+    intent={"perCall": [pt("a")], "warnings": ["deltas.sink-raised"],
+            "outcome": {**err("effect.aborted"), "reason": "stop at 'a'",
+                        "cause": "effect.aborted"}})
+case("deltas.llm", "no-input", anchor="deltas.vector-llm", function="deltas.llm",
+     description="Without input the effect's input is null, which the effect refuses as the "
+     "call's outcome: argument.invalid, the adapter never called.",
+     input={"scripts": [{"chunks": text_script(["a"])}]},
+     intent={"outcome": err("argument.invalid"),
+             "adapter": {"calls": 0, "pulled": 0, "models": []}})
+llm("system-null", anchor="deltas.llm-input",
+    description="system may be absent, not null: a null system is malformed input of the "
+    "effect, the call's outcome.",
+    input={"input": {"messages": [], "system": None}, "scripts": [{"chunks": text_script(["a"])}]},
+    intent={"outcome": err("argument.invalid"),
+            "adapter": {"calls": 0, "pulled": 0, "models": []}})
+llm("model-null", anchor="deltas.llm-input",
+    description="model may be absent (the effect's), not null: a null model is malformed "
+    "input of the effect, the call's outcome.",
+    input={"input": {"messages": [], "model": None}, "scripts": [{"chunks": text_script(["a"])}]},
+    intent={"outcome": err("argument.invalid"),
+            "adapter": {"calls": 0, "pulled": 0, "models": []}})
 
 
 def check_intent(c: Case, expect: dict[str, Any]) -> None:

@@ -987,6 +987,45 @@ case("effects.streaming", "delta-guard-covers", anchor="effects.inspects-output"
      intent={"perCall": [txt("all "), txt("clear"), DONE], "warnings": []})
 
 
+# -- issue 29, the fresh blind reading (spec/blind/effects-deltas.md, *Fresh blind reading*) ----
+
+SCOPE1 = {"scope": {"name": "s1", "executionId": "x1"}}
+
+case("effects.route", "malformed-scoped-call-door", anchor="effects.route-vector",
+     description="A call through a scope takes only tool, input, aborted and watchSignal: a "
+     "door is malformed input, not ignored.",
+     input=route([eff(OK)], [SCOPE1, S(door="invokeTransient")]),
+     intent={"error": "argument.invalid"})
+case("effects.route", "malformed-scoped-call-principal", anchor="effects.route-vector",
+     description="A call through a scope runs as the deciding execution: a principal given "
+     "to it is malformed input, not ignored.",
+     input=route([eff(OK)], [SCOPE1, S(principal="q")]),
+     intent={"error": "argument.invalid"})
+case("effects.route", "malformed-close-before-scope", anchor="effects.route-vector",
+     description="Steps are read in order: a close naming a scope that only a later step "
+     "opens names no scope opened so far, and the input is malformed.",
+     input=route([eff(OK)], [{"close": "s1"}, SCOPE1]),
+     intent={"error": "argument.invalid"})
+case("effects.retry", "retry-on-lists-refusal", anchor="effects.refusal-never-retried",
+     description="What is never retried goes by the error's kind: a rate-limit refusal of "
+     "the second attempt is final although retryOn lists effect.rate-limited.",
+     input=route([eff({"raise": {"code": "x.fail"}})], [T()],
+                 middleware=[RETRY(3, retryOn=["x.fail", "effect.rate-limited"]),
+                             RL(1, 0)]),
+     intent=[{"outcome": RATE_LIMITED, "attempts": [1]}])
+case("effects.signals", "abort-scope-direct-call", anchor="effects.route-vector",
+     description="An attempt that closes its scope needs a call through a scope; run by a "
+     "direct call it cannot run as written, and the whole input is malformed.",
+     input=route([eff({"abort": {"source": "scope"}})], [T()]),
+     intent={"error": "argument.invalid"})
+case("effects.signals", "abort-never-run", anchor="effects.route-vector",
+     description="An execution abort in a direct call is malformed only when the attempt "
+     "runs: here the mode check refuses the call first, and the input is not malformed.",
+     input=route([eff({"abort": {"source": "execution", "reason": "r"}}, modes=["durable"])],
+                 [T()]),
+     intent=[{"outcome": err("effect.mode-refused"), "trace": []}])
+
+
 # -- machinery ------------------------------------------------------------------------------------
 
 def _project(step: dict[str, Any], key: str) -> Any:
