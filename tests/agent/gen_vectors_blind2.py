@@ -18,10 +18,10 @@ CASES: list[Case] = []
 
 
 def case(group: str, name: str, *, anchor: str, description: str, function: str,
-         input: dict[str, Any], intent: dict[str, Any]) -> None:
+         input: dict[str, Any], intent: dict[str, Any], requires: tuple[str, ...] = ()) -> None:
     CASES.append({"group": group, "name": name, "anchor": anchor, "tier": "must",
                   "description": description, "function": function, "input": input,
-                  "intent": intent, "requires": ()})
+                  "intent": intent, "requires": requires})
 
 
 case("agent.chunk-deltas", "four-closers-no-boundary", anchor="agent.chunk-boundary",
@@ -56,3 +56,16 @@ case("agent.summarizer", "render-tool-result-any-role", anchor="agent.render-tra
              {"type": "tool-result", "callId": "c1", "content": "e", "isError": True}]},
          {"role": "system", "content": [{"type": "text", "text": "s"}]}]},
      intent={"text": "tool result: r\ntool error: e\n\nsystem: s"})
+case("agent.claim-check", "lone-surrogate-result", anchor="agent.claim-check-ref",
+     function="agent.claim_check_envelope",
+     description="A result with no canonical JSON (a string holding a lone surrogate) cannot "
+                 "be stored: argument.claim-check-value, the claim-check's own code, not "
+                 "agent.canonical-json's argument.invalid.",
+     input={"result": {"t": "a\ud800"}}, intent={"error": "argument.claim-check-value"},
+     requires=("text.lone-surrogates",))
+case("agent.claim-check", "lone-surrogate-content-ref", anchor="agent.claim-check-ref",
+     function="agent.content_ref",
+     description="content_ref of a value with no canonical JSON (a lone surrogate) is "
+                 "argument.claim-check-value, as the envelope's.",
+     input={"value": ["a\udfff"]}, intent={"error": "argument.claim-check-value"},
+     requires=("text.lone-surrogates",))
