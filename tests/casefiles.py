@@ -191,6 +191,23 @@ WEAKER: dict[str, str] = {
     "validators.deny/duplicate-regex-refused": _STRICT,
     "validators.deny/empty-rule-name": _STRICT,
     "validators.deny/max-width-not-integer": _STRICT,
+    "agent.approval/needs-approval-by-name":
+        "a needsApproval list is the case format's form of the predicate, loom-ref's",
+    "agent.choices/recall-choice-refused": _STRICT,
+    "agent.choices/skills-choice-not-a-list": _STRICT,
+    "agent.choices/skills-query-messages": "how the skills query is built is loom-ref's",
+    "agent.errors/compaction-after-messages-one": "keepRecent's bounds and default are loom-ref's",
+    "agent.loop/opaque-durable-only-tool":
+        "error results for calls that did not run are loom-ref's",
+    "agent.loop/opaque-needs-approval-empty": "refusing these options on agent_step is loom-ref's",
+    "agent.loop/opaque-needs-approval-false": "refusing these options on agent_step is loom-ref's",
+    "agent.loop/opaque-unregistered-tool":
+        "error results for calls that did not run are loom-ref's",
+    "agent.loop/opaque-warning": "warning inside agent_step is loom-ref's reading of 'per run'",
+    "agent.router/elevated-message-not-read":
+        "which message of a routed turn is read is loom-ref's",
+    "agent.router/route-choice": "recording a selector's Choice as it is is loom-ref's",
+    "agent.summary/compaction-before-route": "compacting before the route decision is loom-ref's",
 }
 
 #: Readings of text that are loom-ref's (INTERPRETING.md section 15): a case that needs one

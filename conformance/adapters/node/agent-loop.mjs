@@ -147,15 +147,16 @@ function inputMessages(input) {
     throw bad("is a prompt string or {messages: [...]}");
   }
   if (!Array.isArray(input.messages) || !input.messages.length) throw bad("has at least one message");
-  input.messages.forEach((m, i) => {
+  // spec: agent.loop-input — the messages enter the transcript as the wire form writes them
+  // (re-encoded: isError false left out)
+  return input.messages.map((m, i) => {
     try {
-      decodeMessage(m, `$.messages[${i}]`);
+      return decodeMessage(m, `$.messages[${i}]`);
     } catch (e) {
       if (e instanceof LoomError) throw bad(`holds a malformed message: ${e.message}`);
       throw e;
     }
   });
-  return copy(input.messages);
 }
 
 /**
@@ -385,8 +386,9 @@ function* choices(ctx, cfg, query, world) {
     const search = world.decider(decider, "#recall");
     const bounded = (scope) => {
       const answer = search(scope);
-      // spec: agent.recall — a list of strings, bounded; else argument.invalid, nothing recorded
-      if (!Array.isArray(answer.value)) throw fail("argument.invalid", "a memory's search must return a list");
+      // spec: agent.recall — a list of strings, bounded; else argument.invalid, nothing recorded.
+      // The memory answers a value, never a decision: a Choice is not a list of strings.
+      if (answer.policy !== undefined || !Array.isArray(answer.value)) throw fail("argument.invalid", "a memory's search must return a list");
       const value = answer.value.slice(0, recallLimit);
       if (!value.every((v) => typeof v === "string")) throw fail("argument.invalid", "a memory's search must return strings");
       return { ...answer, value };

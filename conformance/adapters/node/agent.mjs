@@ -164,6 +164,19 @@ export function renderTranscript(messages) {
 // spec: agent.claim-check-ref — a tainted value is stored in its vector encoding.
 const storedForm = (t) => ({ $tainted: { value: t.value, origin: t.origin } });
 
+/** spec: agent.claim-check-ref — the stored canonical JSON text of a result; a result that
+ * has none (a lone surrogate, a non-finite number) is argument.claim-check-value. */
+export function storedText(result) {
+  try {
+    return utf8(canonicalJson(result, storedForm));
+  } catch (e) {
+    if (e instanceof LoomError && e.code === "argument.invalid") {
+      throw invalid(`a claim-checked result must be made of JSON values: ${e.message}`, "argument.claim-check-value");
+    }
+    throw e;
+  }
+}
+
 /** spec: agent.claim-check-ref — "sha256:" + hex(sha256(canonical JSON bytes)). */
 export const contentRef = (text) => `sha256:${createHash("sha256").update(utf8(text), "utf8").digest("hex")}`;
 
@@ -171,7 +184,7 @@ const PREVIEW_CHARS = 256;
 
 /** spec: agent.claim-check-envelope, agent.claim-check-taint — the default digest or a bare ref. */
 export function claimCheckEnvelope(result, preview = true) {
-  const stored = canonicalJson(result, storedForm);
+  const stored = storedText(result);
   const envelope = { __loomClaimCheck: true, ref: contentRef(stored) };
   const tainted = taintedIn(result);
   if (tainted.length) {
@@ -279,7 +292,7 @@ export const AGENT_VECTORS = {
   },
   // The value may hold the $tainted encoding: decoded (a malformed one is refused), then stored so.
   "agent.content_ref": (input) =>
-    ({ ref: contentRef(canonicalJson(decodeTainted(members(input, ["value"]).value), storedForm)) }),
+    ({ ref: contentRef(storedText(decodeTainted(members(input, ["value"]).value))) }),
   "agent.chunk_deltas": (input) => {
     const { deltas, minChars, flushAfter = [] } = members(input, ["deltas", "minChars"], ["flushAfter"]);
     if (!Array.isArray(deltas)) throw invalid("deltas is an array");

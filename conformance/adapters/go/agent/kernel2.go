@@ -41,10 +41,8 @@ func scriptedDecide(rt *runtime, name string) (any, map[string]any, error) {
 	case has(entry, "raise"):
 		return nil, nil, raiseEntry(entry["raise"])
 	case has(entry, "choice"):
-		policy := map[string]any{"id": entry["policy"]}
-		if p, ok := entry["propensity"]; ok {
-			policy["propensity"] = p
-		}
+		// the propensity null when the entry gives none (kernel.decision-record)
+		policy := map[string]any{"id": entry["policy"], "propensity": entry["propensity"]}
 		return entry["choice"], policy, nil
 	case has(entry, "invokeTransient"):
 		it, _ := entry["invokeTransient"].(map[string]any)

@@ -52,12 +52,13 @@ func (l *agentLoop) chooseSkills(q string) ([]string, error) {
 func (l *agentLoop) recall(q string) ([]string, error) {
 	name, limit := l.cfg.recallDecider, l.cfg.recallLimit
 	choice, err := l.ctx.Decide("#recall", func(rt *runtime) (any, map[string]any, error) {
-		found, _, err := scriptedDecide(rt, name)
+		found, policy, err := scriptedDecide(rt, name)
 		if err != nil {
 			return nil, nil, err
 		}
+		// the memory answers a value, never a decision: a Choice is not a list of strings
 		list, ok := found.([]any)
-		if !ok {
+		if !ok || policy != nil {
 			return nil, nil, kfail("argument.invalid", "a memory search returns a list of strings")
 		}
 		for _, x := range list {
