@@ -235,3 +235,16 @@ def test_the_good_arguments_of_the_table_work() -> None:
     use(key())
     with pytest.raises(InvalidArgument):
         hold_back_width([deny_patterns(["a+"])])
+
+
+def test_regex_width_without_the_parser(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Where the interpreter's regex parser cannot be imported, a python-re rule's width is
+    ``(1, None)``: at least one character, unbounded (so hold-back needs a max_width)."""
+    from loom_ref.governance import rules
+
+    def no_parser(name: str) -> object:
+        raise ImportError(name)
+
+    assert rules.regex_width(re.compile("ab")) == (2, 2)
+    monkeypatch.setattr(rules.importlib, "import_module", no_parser)
+    assert rules.regex_width(re.compile("ab")) == (1, None)
