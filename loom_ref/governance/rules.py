@@ -76,7 +76,7 @@ def regex_width(pattern: re.Pattern[str]) -> tuple[int, int | None]:
     try:
         parser = importlib.import_module("re._parser")
         lo, hi = parser.parse(pattern.pattern, pattern.flags).getwidth()
-    except (ImportError, AttributeError):  # pragma: no cover - other interpreters
+    except (ImportError, AttributeError):  # other interpreters (CPython 3.11 on has it)
         return 1, None
     return int(lo), (None if hi >= _UNBOUNDED else int(hi))
 
