@@ -448,7 +448,7 @@ class _Parser:
                 # a - first or last is itself; a - the pattern ends after is last (the
                 # class is then unterminated: syntax, spec patterns.reasons)
                 if first or self.peek(1) in (None, "]"):
-                    if not first and dash_only:
+                    if dash_only:
                         self.fail(Reason.CLASS, "a class of two dashes, [--]: write [\\-]")
                     self.i += 1
                     ranges.append((ord("-"), ord("-")))
