@@ -272,17 +272,17 @@ def register(case: Callable[..., None]) -> None:
          "IGNORECASE folds outside the BMP too: U+10400 DESERET CAPITAL LONG I matches U+10428, "
          "its simple case folding (spans count code points: the match is one).",
          {"patterns": ["\U00010400"], "flags": ["IGNORECASE"]}, "a\U00010428",
-         {**VIOLATION, "span": [1, 2]})
+         {**VIOLATION, "span": [1, 2]}, requires=("text.code-points",))
     deny("ignorecase-astral-in-class", F,
          "An astral member of a class folds too: [a U+10400] matches U+10428.",
          {"patterns": ["[a\U00010400]"], "flags": ["IGNORECASE"]}, "-\U00010428",
-         {**VIOLATION, "span": [1, 2]})
+         {**VIOLATION, "span": [1, 2]}, requires=("text.code-points",))
     deny("ignorecase-astral-alternative", F,
          "An alternation of single characters, one astral, matches that character under "
          "IGNORECASE (CPython 3.11's re, compiling it into a set, would not even match "
          "U+10400 itself).",
          {"patterns": ["a|\U00010400"], "flags": ["IGNORECASE"]}, "-\U00010400",
-         {**VIOLATION, "span": [1, 2]})
+         {**VIOLATION, "span": [1, 2]}, requires=("text.code-points",))
     deny("multiline-dotall-change-nothing", F,
          "MULTILINE and DOTALL are accepted and change nothing: the dialect has no anchors "
          "and no '.'.", {"patterns": ["a\\nb"], "flags": ["MULTILINE", "DOTALL"]}, "a\nb",
