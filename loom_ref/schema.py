@@ -313,9 +313,9 @@ def _validate(value: Any, schema: Any, path: str, out: list[dict[str, str]], roo
     ref = schema.get("$ref")
     if ref is not None:
         target = _resolve(ref, root, registry)
-        if target is None:
+        if target is None:  # a schema check_schema never saw (spec: kernel.schema-refs)
             fail(f"unresolvable $ref {ref!r}")
-            return
+            return  # an unresolvable $ref: nothing more of this schema is checked
         _validate(value, target[0], path, out, target[1], registry)
     if "const" in schema and not json_equal(value, schema["const"]):
         fail(f"expected {schema['const']!r}")

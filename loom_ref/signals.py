@@ -48,7 +48,8 @@ class Signal:
         self._listeners: list[Listener] = []
 
     def abort(self, reason: object = "aborted") -> None:
-        """Abort with ``reason`` and notify every listener once. A second call is a no-op."""
+        """Abort with ``reason`` and notify every listener once. A second call is a no-op
+        (spec: effects.signal-abort-once -- the reason stays the first)."""
         if self.aborted:
             return
         self.aborted = True

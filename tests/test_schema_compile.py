@@ -131,6 +131,8 @@ SCHEMA_LIST = [
                {"properties": {"op": {"const": "decide"}, "a": {"type": "integer"}}}]},
     {"$defs": {"t": {"type": "array", "items": {"$ref": "#/$defs/t"}}}, "$ref": "#/$defs/t"},
     {"oneOf": [{"type": "integer"}, {"type": "number"}, {"const": True}]},
+    {"minimum": 0, "maximum": 2},  # number keywords without a type: other values pass
+    {"minItems": 1, "maxItems": 2},  # array keywords without a type: other values pass
 ]
 
 
@@ -145,3 +147,15 @@ SCHEMA_LIST = [
 def test_the_compiled_check_agrees_on_arbitrary_values(schema: Any, value: Any) -> None:
     check_schema(schema)
     assert compile_check(schema)(value) == (not validate(value, schema))
+
+
+@pytest.mark.parametrize("ref", ["#/$defs/missing", "other.json#/$defs/a"])
+def test_the_compiled_check_refuses_what_an_unresolvable_ref_names(ref: str) -> None:
+    """A schema check_schema never saw (the runner's schemas all pass it): an unresolvable
+    $ref refuses every value, as validate reports it unresolvable (an alternative of oneOf
+    too: only the integer alternative takes 1)."""
+    for schema in ({"$ref": ref}, {"$ref": ref, "type": "integer"},
+                   {"oneOf": [{"$ref": ref}, {"type": "integer"}]}):
+        for value in (1, None, {"a": 1}):
+            assert compile_check(schema)(value) is (not validate(value, schema))
+            assert compile_check(schema)(value) is (value == 1 and "oneOf" in schema)

@@ -48,9 +48,8 @@ def deny_patterns(
     elif isinstance(patterns, Sequence) and not isinstance(patterns, str | bytes):
         items = [(p, p) for p in patterns]
     else:
-        raise InvalidArgument(
-            f"patterns must be a mapping or a sequence of regexes, got {type(patterns).__name__}"
-        )
+        what = type(patterns).__name__
+        raise InvalidArgument(f"patterns must be a mapping or a sequence of regexes, got {what}")
     if not items:
         raise InvalidArgument("deny_patterns needs at least one pattern")
     if isinstance(flags, bool) or not isinstance(flags, int):

@@ -411,10 +411,10 @@ class _Parser:
                   at=start)
 
     def class_char(self) -> str:
-        """One character of a class (a literal or an escape), at ``self.i``."""
+        """One character of a class (a literal or an escape), at ``self.i``: the caller has
+        seen that there is one (:meth:`char_class` reports the unterminated class)."""
         c = self.peek()
-        if c is None:
-            self.fail(Reason.SYNTAX, "unterminated character class")
+        assert c is not None
         if c == "\\":
             return self.escape(in_class=True)
         if c == "[":
@@ -448,7 +448,7 @@ class _Parser:
                 # a - first or last is itself; a - the pattern ends after is last (the
                 # class is then unterminated: syntax, spec patterns.reasons)
                 if first or self.peek(1) in (None, "]"):
-                    if not first and dash_only:
+                    if dash_only:
                         self.fail(Reason.CLASS, "a class of two dashes, [--]: write [\\-]")
                     self.i += 1
                     ranges.append((ord("-"), ord("-")))

@@ -265,10 +265,8 @@ class GuardChain:
         staging: list[Callable[[str], Commit]] = []
         for g in self.guards[:-1]:
             if not isinstance(g, StagedGuard) or not stages(g):  # spec: guards.chain-sever
-                raise InvalidArgument(
-                    f"{type(g).__name__} cannot stage a delta (it has no stage()): only the "
-                    "last guard of a chain may lack it"
-                )
+                raise InvalidArgument(f"{type(g).__name__} cannot stage a delta (it has no "
+                                      "stage()): only the last guard of a chain may lack it")
             staging.append(g.stage)
         self._staging = tuple(staging)
         last = self.guards[-1] if self.guards else None

@@ -56,9 +56,7 @@ def hold_back_width(validators: Sequence[SafetyValidator]) -> int:
     for v in validators:
         form = v.delta_form if isinstance(v, SafetyValidator) else None
         if not isinstance(form, PatternScan):
-            raise InvalidArgument(
-                f"hold-back needs pattern validators with a delta form; {v!r} is not one"
-            )
+            raise InvalidArgument(f"hold-back needs pattern validators with a delta form: {v!r}")
         width = form.max_width
         if width is None:
             unbounded = [r.name for r in form.rules if r.max_width is None]

@@ -76,7 +76,7 @@ def regex_width(pattern: re.Pattern[str]) -> tuple[int, int | None]:
     try:
         parser = importlib.import_module("re._parser")
         lo, hi = parser.parse(pattern.pattern, pattern.flags).getwidth()
-    except (ImportError, AttributeError):  # pragma: no cover - other interpreters
+    except (ImportError, AttributeError):  # other interpreters (CPython 3.11 on has it)
         return 1, None
     return int(lo), (None if hi >= _UNBOUNDED else int(hi))
 
@@ -233,17 +233,9 @@ def compile_rule(
     """
     if not isinstance(name, str) or not name:
         raise InvalidArgument(f"rule name must be a non-empty string, got {name!r}")
-    if isinstance(flags, bool) or not isinstance(flags, int) or flags < 0:
-        # spec: errors.invalid-argument -- re flags are a non-negative int
-        raise InvalidArgument(f"rule {name!r}: flags must be re flags (an int >= 0), got {flags!r}")
-    if dialect not in DIALECTS:
-        raise InvalidArgument(f"rule {name!r}: dialect must be one of {DIALECTS}, got {dialect!r}")
+    _check_options(name, flags, dialect, accept, boundary, required, required_offset)
     if isinstance(regex, re.Pattern):
-        if flags:
-            raise InvalidArgument("flags cannot be given with an already compiled pattern")
-        if not isinstance(regex.pattern, str):
-            raise InvalidArgument(f"rule {name!r}: a text (str) pattern is required")
-        source, flags = regex.pattern, regex.flags & ~re.UNICODE
+        source, flags = _compiled_source(name, regex, flags)
     elif isinstance(regex, str):
         source = regex
     else:
@@ -260,13 +252,39 @@ def compile_rule(
     if lo == 0 or pattern.search("") is not None:
         raise InvalidArgument(f"rule {name!r}: regex {source!r} can match empty text")
     if max_width is not None:
-        if isinstance(max_width, bool) or not isinstance(max_width, int) or max_width < 1:
-            raise InvalidArgument(f"rule {name!r}: max_width must be a positive int")
-        if hi is not None and max_width < hi:
-            raise InvalidArgument(
-                f"rule {name!r}: max_width {max_width} is below the regex's own width {hi}"
-            )
+        _check_max_width(name, max_width, hi)
         hi = max_width
+    return PatternRule(
+        name=name,
+        pattern=pattern,
+        min_width=lo,
+        max_width=hi,
+        accept=accept,
+        boundary=boundary,
+        dialect=dialect,
+        required=required,
+        required_offset=required_offset,
+    )
+
+
+def _check_options(
+    name: str,
+    flags: object,
+    dialect: object,
+    accept: object,
+    boundary: object,
+    required: object,
+    required_offset: object,
+) -> None:
+    """:func:`compile_rule`'s checks of the Python API's own arguments (spec:
+    errors.invalid-argument): ``re`` flags, the dialect's name, the conditions (callables) and
+    the required literal. A vector names its flags and dialect and has no conditions, so the
+    vector reader refuses what it must before a rule is compiled (spec: guards.vector-run)."""
+    if isinstance(flags, bool) or not isinstance(flags, int) or flags < 0:
+        # spec: errors.invalid-argument -- re flags are a non-negative int
+        raise InvalidArgument(f"rule {name!r}: flags must be re flags (an int >= 0), got {flags!r}")
+    if dialect not in DIALECTS:
+        raise InvalidArgument(f"rule {name!r}: dialect must be one of {DIALECTS}, got {dialect!r}")
     for what, condition in (("accept", accept), ("boundary", boundary)):
         if condition is not None and not callable(condition):
             raise InvalidArgument(f"rule {name!r}: {what} must be callable")
@@ -279,17 +297,29 @@ def compile_rule(
         or required_offset < 0
     ):
         raise InvalidArgument(f"rule {name!r}: required_offset needs required and an int >= 0")
-    return PatternRule(
-        name=name,
-        pattern=pattern,
-        min_width=lo,
-        max_width=hi,
-        accept=accept,
-        boundary=boundary,
-        dialect=dialect,
-        required=required,
-        required_offset=required_offset,
-    )
+
+
+def _compiled_source(name: str, regex: re.Pattern[Any], flags: int) -> tuple[str, int]:
+    """The source and flags of a regex handed to :func:`compile_rule` already compiled (a
+    Python ``re.Pattern``: the Python API only)."""
+    if flags:
+        raise InvalidArgument("flags cannot be given with an already compiled pattern")
+    if not isinstance(regex.pattern, str):
+        raise InvalidArgument(f"rule {name!r}: a text (str) pattern is required")
+    return regex.pattern, regex.flags & ~re.UNICODE
+
+
+def _check_max_width(name: str, max_width: object, hi: int | None) -> None:
+    """:func:`compile_rule`'s check of an explicit ``max_width``: a positive int, not below the
+    regex's own bounded width (spec: validators.width). :func:`deny_patterns` checks its own
+    ``max_width`` and hands it only to unbounded rules, so only a Python caller of
+    :func:`compile_rule` meets these refusals."""
+    if isinstance(max_width, bool) or not isinstance(max_width, int) or max_width < 1:
+        raise InvalidArgument(f"rule {name!r}: max_width must be a positive int")
+    if hi is not None and max_width < hi:
+        raise InvalidArgument(
+            f"rule {name!r}: max_width {max_width} is below the regex's own width {hi}"
+        )
 
 
 def _compile_python(name: str, source: str, flags: int) -> tuple[re.Pattern[str], int, int | None]:

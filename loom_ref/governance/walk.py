@@ -72,7 +72,7 @@ def _children(value: object, path: str) -> list[Node] | None:
             for f in attrs.fields(type(value))  # type: ignore[arg-type]  # attrs.has() checked
         ]
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        return [
+        return [  # a dataclass (only in a Python request)
             Node(path=f"{path}/{json_pointer_segment(f.name)}", value=getattr(value, f.name))
             for f in dataclasses.fields(value)
         ]
@@ -92,7 +92,7 @@ def walk(root: Any) -> Iterator[Node]:
         yield node
         value = node.value
         if id(value) in entered:
-            continue
+            continue  # a container met before (only in a Python request): not entered twice
         children = _children(value, node.path)
         if children is None:
             continue

@@ -181,6 +181,16 @@ DEFINITIONS: list[dict[str, Any]] = [
                  "member that must be absent).",
                  {"properties": {"x": False, "y": True}},
                  refused=[{"x": None}, {"x": 1, "y": 1}], accepted=[{}, {"y": [1]}]),
+    keyword_case("kernel.schema/boolean-root",
+                 "The whole schema may be a boolean too: a gate whose schema is true takes "
+                 "every payload, null, a number and an object among them.",
+                 True, refused=[], accepted=[None, 1.5, {"a": [1]}]),
+    keyword_case("kernel.schema/ref-to-boolean", "$ref may name a boolean schema of $defs: "
+                 "a member whose schema is a $ref to false must be absent, one whose schema is "
+                 "a $ref to true may hold anything.",
+                 {"properties": {"a": {"$ref": "#/$defs/any"}, "b": {"$ref": "#/$defs/none"}},
+                  "$defs": {"any": True, "none": False}}, anchor="kernel.schema-refs",
+                 refused=[{"b": 1}, {"a": 1, "b": None}], accepted=[{"a": [1, "x"]}, {}]),
     keyword_case("kernel.schema/ref-recursive", "$ref names a schema of the root's $defs, and "
                  "may recur through items: a tree of any depth is checked node by node.",
                  TREE, anchor="kernel.schema-refs",

@@ -378,6 +378,13 @@ case("deltas.window", "abort-ignored", anchor="deltas.live-window",
             "configured": "collect"},
      intent={"perCall": [t("one")], "configured": [t("one")],
              "outcome": {**err("effect.aborted"), "reason": "user stop"}})
+case("deltas.window", "abort-twice-keeps-first-reason", anchor="effects.signal-abort-once",
+     description="A signal aborts once: a second abort (another reason) changes nothing, so the "
+     "call rejects with the first reason.",
+     input={"attempts": [{"deltas": ["one", {"abort": "first stop"}, {"abort": "second stop"},
+                                     "two"]}], "configured": "collect"},
+     intent={"perCall": [t("one")], "configured": [t("one")],
+             "outcome": {**err("effect.aborted"), "reason": "first stop"}})
 case("deltas.window", "late-after-failure", anchor="deltas.live-window",
      description="Nothing is delivered after a failed call settles either.",
      input={"attempts": [{"deltas": ["a"], "outcome": "raise"}], "late": ["b", "c"]},

@@ -182,6 +182,20 @@ def register(case: Callable[..., None]) -> None:
          "A class is not a group: 32 nested groups around a class are in the dialect.",
          {"patterns": ["(" * 32 + "[a]" + ")" * 32]}, "x", {"ok": True})
 
+    # issue 30: each reason the parser gives, as the coverage of the suite found them unreached
+    refused("reason-syntax-count-min-above-max", "a{3,2}", "syntax", "a count {m,n} with m "
+            "above n is no regex in any engine.")
+    refused("reason-escape-unescaped-bracket", "a]", "escape", "an unescaped ] outside a "
+            "class is a literal to Python, an error to ECMAScript's u mode.")
+    refused("reason-escape-unescaped-brace", "a}", "escape", "an unescaped } is a literal to "
+            "Python, an error to ECMAScript's u mode.")
+    refused("reason-class-unescaped-bracket", "[[]", "class", "an unescaped [ inside a class "
+            "opens a nested class (or a POSIX class) to some engines.")
+    refused("reason-class-two-dashes", "[--]", "class", "a class of two dashes: the first - "
+            "is first, the second last, and the class is still refused.")
+    refused("reason-class-range-ends-with-dash", "[a--]", "class", "a range whose end is an "
+            "unescaped - (a-- before the ]).")
+
     deny("in-dialect-accepted", "patterns.dialect",
          "A pattern in the dialect is accepted and compiled unchanged, whatever it looks like: "
          "an empty group, escaped braces that are no count, an escaped ^ and - in a class.",
@@ -232,6 +246,43 @@ def register(case: Callable[..., None]) -> None:
          "A negated class is negated after folding: under IGNORECASE [^ak] matches neither A "
          "nor U+212A KELVIN SIGN (each folds to a member).",
          {"patterns": ["[^ak]"], "flags": ["IGNORECASE"]}, "A\u212a", {"ok": True})
+    # issue 30: every construct under IGNORECASE (loom-ref re-emits the pattern for Python)
+    deny("ignorecase-every-construct", F,
+         "IGNORECASE folds through every construct: a non-capturing group with alternation "
+         "repeated by +, a capturing group made optional by ?, a literal repeated by *: "
+         "x(?:ab|cd)+(e)?z* matches 'XABCDEZZ' whole.",
+         {"patterns": ["x(?:ab|cd)+(e)?z*"], "flags": ["IGNORECASE"]}, "-XABCDEZZ-",
+         {**VIOLATION, "span": [1, 9]})
+    deny("ignorecase-class-without-i", F,
+         "A class holding none of I, i, U+0130, U+0131 folds as any class: [x-z]{2} matches "
+         "'XY'.", {"patterns": ["[x-z]{2}"], "flags": ["IGNORECASE"]}, "a XY",
+         {**VIOLATION, "span": [2, 4]})
+    deny("ignorecase-dotted-capital-i-literal", F,
+         "Under IGNORECASE a literal U+0130 (I with dot above) matches only itself: simple case "
+         "folding gives it no other (its folding to i is full folding, status F and T), so "
+         "neither i nor I matches it.",
+         {"patterns": ["\u0130"], "flags": ["IGNORECASE"]}, "iI\u0130",
+         {**VIOLATION, "span": [2, 3]})
+    deny("ignorecase-dotless-i-literal", F,
+         "Under IGNORECASE a literal U+0131 (dotless i) matches only itself: it has no simple "
+         "case folding, so neither I nor i matches it.",
+         {"patterns": ["\u0131"], "flags": ["IGNORECASE"]}, "Ii\u0131",
+         {**VIOLATION, "span": [2, 3]})
+    deny("ignorecase-astral-literal", F,
+         "IGNORECASE folds outside the BMP too: U+10400 DESERET CAPITAL LONG I matches U+10428, "
+         "its simple case folding (spans count code points: the match is one).",
+         {"patterns": ["\U00010400"], "flags": ["IGNORECASE"]}, "a\U00010428",
+         {**VIOLATION, "span": [1, 2]}, requires=("text.code-points",))
+    deny("ignorecase-astral-in-class", F,
+         "An astral member of a class folds too: [a U+10400] matches U+10428.",
+         {"patterns": ["[a\U00010400]"], "flags": ["IGNORECASE"]}, "-\U00010428",
+         {**VIOLATION, "span": [1, 2]}, requires=("text.code-points",))
+    deny("ignorecase-astral-alternative", F,
+         "An alternation of single characters, one astral, matches that character under "
+         "IGNORECASE (CPython 3.11's re, compiling it into a set, would not even match "
+         "U+10400 itself).",
+         {"patterns": ["a|\U00010400"], "flags": ["IGNORECASE"]}, "-\U00010400",
+         {**VIOLATION, "span": [1, 2]}, requires=("text.code-points",))
     deny("multiline-dotall-change-nothing", F,
          "MULTILINE and DOTALL are accepted and change nothing: the dialect has no anchors "
          "and no '.'.", {"patterns": ["a\\nb"], "flags": ["MULTILINE", "DOTALL"]}, "a\nb",

@@ -1428,6 +1428,40 @@ run_case("guards.holdback", "widest-rule-of-all-validators", "guards.hold-back",
           "holdBack": True, "deltas": ["xxxxxxx"]},
          {**NOT_REPORTED, "delivered": ["xxx"], "flushed": "xxxx"}, tier="may")
 
+# ---- issue 30: what the coverage of the suite found unreached ----------------------------------
+case("taint.guard", "input-extra-member", anchor=V, function=T,
+     description="taint.guard_request's input is exactly {\"request\"}: a member it does not "
+     "list is argument.invalid.",
+     input={"request": "x", "other": 1}, intent={"error": "argument.invalid"})
+case("taint.unwrap", "input-extra-member", anchor=V, function=U,
+     description="taint.unwrap's input is exactly {\"value\"}: a member it does not list is "
+     "argument.invalid, even beside a tainted value.",
+     input={"value": tainted("x"), "other": 1}, intent={"error": "argument.invalid"})
+case("validators.pii", "input-extra-member", anchor=V, function=OUT,
+     description="validators.check_output's input is exactly {\"validator\", \"text\"}: a "
+     "member it does not list is argument.invalid.",
+     input={"validator": PII, "text": "x", "phase": "output"},
+     intent={"error": "argument.invalid"})
+check_case("phase-unknown-name", V,
+           "phase is one of input, output and delta: another name is argument.invalid.",
+           PII, "stream", "x", {"error": "argument.invalid"})
+check_case("phase-not-string", V,
+           "phase is a string naming a phase: an array holding one is argument.invalid.",
+           PII, ["output"], "x", {"error": "argument.invalid"})
+deny_case("patterns-string-refused", "A bare string is not a collection of patterns: "
+          "\"patterns\": \"secret\" is argument.invalid (never read as one regex, nor as "
+          "its characters).",
+          {"patterns": "secret"}, "secret", {"error": "argument.invalid"})
+deny_case("patterns-empty-list-refused", "An empty collection of patterns is argument.invalid: "
+          "a deny validator has at least one rule.",
+          {"patterns": []}, "x", {"error": "argument.invalid"})
+deny_case("patterns-empty-object-refused", "An empty object of patterns is argument.invalid, "
+          "as an empty list is.",
+          {"patterns": {}}, "x", {"error": "argument.invalid"})
+deny_case("regex-not-string-refused", "A regex that is not a string (a rule named k whose "
+          "regex is 5) is argument.invalid.",
+          {"patterns": {"k": 5}}, "5", {"error": "argument.invalid"})
+
 gen_dialect.register(case)  # the validators.dialect group (spec: patterns.*)
 
 # ---- machinery ----------------------------------------------------------------------------

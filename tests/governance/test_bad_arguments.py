@@ -235,3 +235,39 @@ def test_the_good_arguments_of_the_table_work() -> None:
     use(key())
     with pytest.raises(InvalidArgument):
         hold_back_width([deny_patterns(["a+"])])
+
+
+def test_regex_width_without_the_parser(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Where the interpreter's regex parser cannot be imported, a python-re rule's width is
+    ``(1, None)``: at least one character, unbounded (so hold-back needs a max_width)."""
+    from loom_ref.governance import rules
+
+    def no_parser(name: str) -> object:
+        raise ImportError(name)
+
+    assert rules.regex_width(re.compile("ab")) == (2, 2)
+    monkeypatch.setattr(rules.importlib, "import_module", no_parser)
+    assert rules.regex_width(re.compile("ab")) == (1, None)
+
+
+def test_compile_rule_refuses_a_compiled_bytes_pattern() -> None:
+    """A compiled pattern must be a text pattern: a bytes one is argument.invalid."""
+    with pytest.raises(InvalidArgument, match="a text"):
+        compile_rule("b", re.compile(b"ab"), dialect="python-re")
+
+
+def test_a_compiled_pattern_too_deep_to_measure_is_argument_invalid() -> None:
+    """A python-re pattern compiled (and cached by re) under a higher recursion limit, handed
+    over where re's parser cannot re-parse it to measure its width: argument.invalid, never a
+    RecursionError."""
+    import sys
+
+    source = "(" * 3000 + "a" + ")" * 3000
+    limit = sys.getrecursionlimit()
+    sys.setrecursionlimit(100_000)
+    try:
+        pattern = re.compile(source)
+    finally:
+        sys.setrecursionlimit(limit)
+    with pytest.raises(InvalidArgument, match="too deep"):
+        compile_rule("deep", pattern, dialect="python-re")

@@ -92,3 +92,14 @@ def test_hold_back_width_of_no_validators_is_zero() -> None:
     guard = HoldBackGuard([])
     assert (guard.max_width, guard.hold) == (0, 0)
     assert guard.feed("ab") == "ab"
+
+
+def test_window_running_text_and_held_are_read_only_views() -> None:
+    """The guard's window, the running text it has checked and what it holds back are there
+    to read: the running text is every accepted delta, the held text its unreleased tail."""
+    guard = HoldBackGuard([deny_patterns({"k": r"KEY-[0-9]{4}"})], window=64)
+    assert guard.window == 64
+    released = guard.feed("abcdefghij")
+    assert guard.running_text == "abcdefghij"
+    assert released + guard.held == "abcdefghij"
+    assert guard.held == "defghij"  # max_width 8: 7 characters held back

@@ -171,3 +171,21 @@ def test_walk_enters_a_container_once() -> None:
     nodes = list(itertools.islice(walk(a), 10))
     assert [n.path for n in nodes] == ["", "/0", "/1"]
     assert nodes[2].value is a
+
+
+def test_a_python_key_that_is_not_a_string_is_a_pointer_segment_of_its_text() -> None:
+    """A Python request may key a mapping by a number or None (JSON cannot): the path names it
+    by its text, and any other key by its type only, never its repr."""
+    secret = taint("x", origin="llm:k")
+    assert guard_request_path({7: secret}) == "/7"
+    assert guard_request_path({None: secret}) == "/None"
+    assert guard_request_path({1.5: secret}) == "/1.5"
+    assert guard_request_path({("a/b",): secret}) == "/<tuple>"
+
+
+def guard_request_path(request: object) -> str:
+    with pytest.raises(GovernanceError) as info:
+        guard_request(request)
+    path = info.value.details["path"]
+    assert isinstance(path, str)
+    return path

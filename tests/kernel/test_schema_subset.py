@@ -86,3 +86,12 @@ def test_refs_resolve_in_the_roots_defs_and_never_loop_on_one_value() -> None:
 def test_the_conformance_schemas_are_checked_with_each_other() -> None:
     schemas = SchemaSet(locate().schemas_dir)
     assert "defs.json" in schemas.docs and schemas.problems_def("tier", "must") == []
+
+
+@pytest.mark.parametrize("ref", ["#/$defs/x", "x", "other.json#/$defs/a", "#/properties/a"])
+def test_validate_reports_an_unresolvable_ref_of_an_unchecked_schema(ref: str) -> None:
+    """validate() of a schema check_schema never saw: a $ref that names nothing (no such def,
+    no '#', a document not in the registry, not under $defs) is one problem at the value, and
+    nothing more of that schema is checked (its const is not)."""
+    schema = {"$ref": ref, "const": 2, "$defs": {}}
+    assert validate(1, schema) == [{"path": "", "message": f"unresolvable $ref {ref!r}"}]
