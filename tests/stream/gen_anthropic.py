@@ -282,6 +282,17 @@ CASES: list[Row] = [
      start(None) + text_block(0, "ok") + message_delta("end_turn", {"output_tokens": 4}) + END,
      answer([bs(0, "text"), td(0, "ok"), end(0, text("ok")), fin("stop")], msg(text("ok")),
             reason("stop"), None)),
+    ("message-start-message-not-an-object", "stream.anthropic.usage",
+     "a message_start whose message is not an object records no counts: the usage is the "
+     "message_delta's alone",
+     ev("message_start", message=None) + text_block(0, "ok")
+     + message_delta("end_turn", {"input_tokens": 7, "output_tokens": 4}) + END,
+     answer([bs(0, "text"), td(0, "ok"), end(0, text("ok")), usage(7, 4), fin("stop")],
+            msg(text("ok")), reason("stop"), {"inputTokens": 7, "outputTokens": 4})),
+    ("stop-reason-not-a-string-changes-nothing", "stream.anthropic.events",
+     "a later message_delta whose stop_reason is null records nothing: the string before it "
+     "stays the stop reason (the last string wins, not the last value)",
+     HELLO_BODY[:-len(END)] + message_delta(None) + END, hello()),
     ("no-stop-reason", "stream.anthropic.events",
      "a body that ends without a stop reason ends in finish error, the open block left open",
      start(U25) + text_block(0, "done") + block(1, {"type": "text", "text": ""})
@@ -646,6 +657,24 @@ REQUEST_CASES: list[Row] = [
      "a message of the request is read as wire JSON: its stream.wire code",
      req([{"role": "user", "content": [{"type": "image"}]}]),
      ("error", "stream.wire.unknown-variant")),
+    ("request-messages-not-a-list", "stream.vectors.input-order",
+     "a request's messages is an array: a string is not-a-list",
+     {**req([]), "request": {"model": "claude-x", "messages": "Hi"}},
+     ("error", "stream.wire.not-a-list")),
+    ("request-arguments-not-a-string", "stream.anthropic.request",
+     "a tool call's arguments are raw JSON text: arguments that are already an object (no "
+     "string) are refused, never sent as they are",
+     req([wire_msg("user", text("Hi")), wire_msg("assistant", call("c", "f", {"a": 1}))]),
+     ("error", "argument.invalid")),
+    ("request-tool-description-not-a-string", "stream.vectors.input-order",
+     "a tool's description is judged as ToolSpec judges it: a string, else argument.invalid",
+     req([wire_msg("user", text("Hi"))], tools=[{"name": "t", "description": 5}]),
+     ("error", "argument.invalid")),
+    ("request-tool-parameters-not-an-object", "stream.vectors.input-order",
+     "a tool's parameters are judged as ToolSpec judges them: an object, else "
+     "argument.invalid (an array is none)",
+     req([wire_msg("user", text("Hi"))], tools=[{"name": "t", "parameters": [1]}]),
+     ("error", "argument.invalid")),
     ("request-message-unknown-member", "stream.vectors.input-order",
      "a message is read as wire JSON, whose members are role and content only: a member "
      "beyond them is stream.wire.unknown-field, never ignored",

@@ -586,6 +586,9 @@ WIRE: list[tuple[str, str, str, Any, Any]] = [
      "a tool-result block's content is a string",
      [be(0, {"type": "tool-result", "callId": "c", "content": [text("x")]})],
      ("error", "stream.wire.field-type")),
+    ("index-true", "stream.wire.malformed",
+     "a boolean index is the wrong JSON type: true is not a number",
+     [bs(True, "text")], ("error", "stream.wire.field-type")),
     ("not-a-list", "errors.stable-codes",
      "a malformed input fails with a stable dotted code, matched without reading the message",
      "not a list", ("error", "stream.wire.not-a-list")),
@@ -1078,6 +1081,43 @@ OPENAI: list[tuple[str, str, str, Any, Any]] = [
      "marker and its data is not JSON",
      sse(delta("stop", content="Hi"), done=False) + "data: \u0085[DONE]\u0085\n\n",
      ("error", "stream.provider.malformed-event")),
+    ("id-field-ignored", "stream.openai.sse",
+     "an id field is no data: the event it belongs to is dispatched with its data lines alone",
+     "id: 7\n" + sse(delta("stop", content="Hi")), [*HI, fin("stop")]),
+    ("tool-call-item-not-an-object", "stream.openai.payload",
+     "a tool_calls item that is not an object is skipped; the next, without an index, is "
+     "keyed by its position in the array, which counts the skipped item",
+     sse(delta(tool_calls=[5, {"id": "a", "function": {"name": "f", "arguments": '{"a":'}}]),
+         delta(tool_calls=[{"index": 1, "function": {"arguments": "1}"}}]), delta("tool_calls")),
+     [bs(0, "tool-call"), tc(0, "a", '{"a":', "f"), tc(0, "a", "1}"),
+      be(0, call("a", "f", '{"a":1}')), fin("tool-calls")]),
+    ("usage-null-ignored", "stream.openai.payload",
+     "a usage member of null (OpenAI sends one on every chunk but the last) is no report: "
+     "the earlier report stays",
+     sse(provider_usage(5, 2), {**delta("stop", content="Hi"), "usage": None}),
+     [*HI, usage(5, 2), fin("stop")]),
+    ("in-band-error-first-wins", "stream.openai.payload",
+     "of two in-band errors, the first recorded is the finish: its message is the failure's",
+     sse(delta(content="Hi"), {"error": {"message": "first"}}, {"error": {"message": "second"}}),
+     [bs(0, "text"), td(0, "Hi"), {"type": "finish", "reason": {"kind": "error", "failure": {
+         "message": "first", "code": "stream.provider.in-band-error"}}}]),
+    ("delta-not-an-object", "stream.openai.payload",
+     "a choice whose delta is not an object gives no chunk, and its finish_reason is still read",
+     sse(delta(content="Hi"), {"choices": [{"index": 0, "delta": None, "finish_reason": "stop"}]}),
+     [*HI, fin("stop")]),
+    ("restringified-false-and-float-zero", "stream.openai.restringify-form",
+     "false, and zeros written as floats (0.0, -0.0), re-stringified as JSON.stringify writes "
+     "them: false, 0, 0",
+     'data: {"choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"id":"a","function":'
+     '{"name":"f","arguments":{"f":false,"z":0.0,"m":-0.0}}}]}}]}\n\n' + sse(delta("tool_calls")),
+     [bs(0, "tool-call"), tc(0, "a", '{"f":false,"z":0,"m":0}', "f"),
+      be(0, call("a", "f", '{"f":false,"z":0,"m":0}')), fin("tool-calls")]),
+    ("input-sse-not-text", "stream.vectors.input-order",
+     "sse is a string or an array of strings: a number is field-type",
+     RawInput(sse=5), ("error", "stream.wire.field-type")),
+    ("input-sse-piece-not-text", "stream.vectors.input-order",
+     "each piece of an sse array is a string: a number among them is field-type",
+     RawInput(sse=["data: [DONE]\n\n", 7]), ("error", "stream.wire.field-type")),
     ("malformed-detail-count", "stream.openai.usage-checked",
      "a cached count that is not a non-negative integer is not reported: nothing subtracted",
      sse(delta("stop", content="Hi"), provider_usage(
@@ -1292,7 +1332,8 @@ def cases() -> list[J]:
                              input, _expect(expected, lambda e: {"calls": e})))
     for name, anchor, description, body, expected in OPENAI:
         built.append(_vector("stream.openai", name, anchor, description, "stream.openai_map",
-                             {"sse": body}, _expect(expected, lambda e: {"chunks": e})))
+                             dict(body) if isinstance(body, RawInput) else {"sse": body},
+                             _expect(expected, lambda e: {"chunks": e})))
     for name, anchor, description, body, expected in OPENAI_FOLD:
         built.append(_vector("stream.openai", name, anchor, description, "stream.openai_fold",
                              {"sse": body}, _expect(expected, lambda e: e)))
