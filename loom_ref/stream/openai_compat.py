@@ -69,8 +69,17 @@ def _text_of(message: Message) -> str:
     return "".join(b.text for b in message.content if isinstance(b, TextBlock))
 
 
+def _raw_arguments(call: ToolCallBlock) -> str:
+    """A tool call's arguments as sent: its raw JSON text, as it is (spec:
+    stream.openai.request, stream.tool-arguments-raw-json)."""
+    if not isinstance(call.arguments, str):
+        raise InvalidArgument(f"tool call {call.id!r}: arguments must be a raw JSON string")
+    return call.arguments
+
+
 def _message_json(message: Message) -> list[dict[str, Any]]:
-    """One protocol message as one or more chat-completions messages."""
+    """One protocol message as one or more chat-completions messages (spec:
+    stream.openai.request)."""
     role = message.role
     if role is Role.SYSTEM:
         if any(not isinstance(b, TextBlock) for b in message.content):
@@ -84,7 +93,7 @@ def _message_json(message: Message) -> list[dict[str, Any]]:
             {
                 "id": b.id,
                 "type": "function",
-                "function": {"name": b.name, "arguments": b.arguments},
+                "function": {"name": b.name, "arguments": _raw_arguments(b)},
             }
             for b in message.content
             if isinstance(b, ToolCallBlock)
@@ -114,7 +123,7 @@ def _message_json(message: Message) -> list[dict[str, Any]]:
 
 def build_chat_body(request: LlmRequest) -> dict[str, Any]:
     """The JSON body of a streaming ``/chat/completions`` request for ``request``.
-    (spec: stream.openai.payload)
+    (spec: stream.openai.request)
     """
     if not isinstance(request, LlmRequest):
         raise InvalidArgument(f"request must be an LlmRequest, got {type(request).__name__}")

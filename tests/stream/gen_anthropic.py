@@ -282,6 +282,14 @@ CASES: list[Row] = [
      start(None) + text_block(0, "ok") + message_delta("end_turn", {"output_tokens": 4}) + END,
      answer([bs(0, "text"), td(0, "ok"), end(0, text("ok")), fin("stop")], msg(text("ok")),
             reason("stop"), None)),
+    ("dropped-block-starts-its-index", "stream.anthropic.blocks",
+     "a start of a type with no protocol form still starts its index: a later start of that "
+     "index is ignored, with its deltas and stop",
+     start(U25) + block(0, {"type": "redacted_thinking", "data": "x"})
+     + block(0, {"type": "text", "text": "sneak"}) + delta(0, "text_delta", text="!") + stop(0)
+     + text_block(1, "ok") + message_delta("end_turn", {"output_tokens": 4}) + END,
+     answer([bs(0, "text"), td(0, "ok"), end(0, text("ok")), usage(25, 4), fin("stop")],
+            msg(text("ok")), reason("stop"), {"inputTokens": 25, "outputTokens": 4})),
     ("message-start-message-not-an-object", "stream.anthropic.usage",
      "a message_start whose message is not an object records no counts: the usage is the "
      "message_delta's alone",
