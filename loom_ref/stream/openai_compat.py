@@ -27,7 +27,6 @@ from loom_ref.errors import InvalidArgument
 from loom_ref.stream.adapter import LlmAdapter, LlmRequest, check_signal
 from loom_ref.stream.blocks import (
     Message,
-    ReasoningBlock,
     Role,
     TextBlock,
     ToolCallBlock,
@@ -114,7 +113,7 @@ def _message_json(message: Message) -> list[dict[str, Any]]:
                 result.append({"role": "user", "content": "".join(run)})
                 run = []
             result.append({"role": "tool", "tool_call_id": block.call_id, "content": block.content})
-        elif isinstance(block, ReasoningBlock | ToolCallBlock):
+        else:  # reasoning or a tool call
             raise InvalidArgument(f"a {role.value} message cannot hold a {block.type.value} block")
     if run:
         result.append({"role": "user", "content": "".join(run)})
