@@ -190,6 +190,20 @@ CASES: list[Row] = [
              usage(25, 5), fin("tool-calls")],
             msg(text("x"), call("call-1", "", "{}")), reason("tool-calls"),
             {"inputTokens": 25, "outputTokens": 5})),
+    ("tool-use-empty-id", "stream.anthropic.blocks",
+     "a tool_use start whose id is the empty string is named call-<protocol index> too (an id "
+     "must be a non-empty string), and so is one whose id is not a string",
+     start(U25) + block(0, {"type": "tool_use", "id": "", "name": "f", "input": {}})
+     + delta(0, "input_json_delta", partial_json="{}") + stop(0)
+     + block(1, {"type": "tool_use", "id": 7, "name": "g", "input": {}})
+     + delta(1, "input_json_delta", partial_json="{}") + stop(1)
+     + message_delta("tool_use", {"output_tokens": 5}) + END,
+     answer([bs(0, "tool-call"), tc(0, "call-0", "", "f"), tc(0, "call-0", "{}"),
+             end(0, call("call-0", "f", "{}")), bs(1, "tool-call"), tc(1, "call-1", "", "g"),
+             tc(1, "call-1", "{}"), end(1, call("call-1", "g", "{}")), usage(25, 5),
+             fin("tool-calls")],
+            msg(call("call-0", "f", "{}"), call("call-1", "g", "{}")), reason("tool-calls"),
+            {"inputTokens": 25, "outputTokens": 5})),
     ("max-tokens-drops-the-cut-call", "stream.anthropic.stop-reason",
      "max_tokens is max-tokens: the API closes the cut call, whose arguments end mid-JSON; "
      "the assembled message drops it",
