@@ -160,11 +160,11 @@ def check_signal(signal: object) -> Signal:
     return signal  # type: ignore[return-value]
 
 
-def check_request(request: object) -> LlmRequest:
-    """Return ``request`` if it is an :class:`LlmRequest`, else raise InvalidArgument."""
+def check_request(request: object) -> None:
+    """Raise InvalidArgument unless ``request`` is an :class:`LlmRequest` (spec:
+    errors.invalid-argument)."""
     if not isinstance(request, LlmRequest):
         raise InvalidArgument(f"request must be an LlmRequest, got {type(request).__name__}")
-    return request
 
 
 def guard_stream(source: Iterable[StreamChunk], signal: Signal) -> Iterator[StreamChunk]:
