@@ -160,11 +160,11 @@ def check_signal(signal: object) -> Signal:
     return signal  # type: ignore[return-value]
 
 
-def check_request(request: object) -> LlmRequest:
-    """Return ``request`` if it is an :class:`LlmRequest`, else raise InvalidArgument."""
+def check_request(request: object) -> None:
+    """Raise InvalidArgument unless ``request`` is an :class:`LlmRequest` (spec:
+    errors.invalid-argument)."""
     if not isinstance(request, LlmRequest):
         raise InvalidArgument(f"request must be an LlmRequest, got {type(request).__name__}")
-    return request
 
 
 def guard_stream(source: Iterable[StreamChunk], signal: Signal) -> Iterator[StreamChunk]:
@@ -177,12 +177,17 @@ def guard_stream(source: Iterable[StreamChunk], signal: Signal) -> Iterator[Stre
     return _guard(source, check_signal(signal))
 
 
-def _guard(source: Iterable[StreamChunk], signal: Signal) -> Iterator[StreamChunk]:
+def _iterator(source: Iterable[StreamChunk], signal: Signal) -> Iterator[StreamChunk]:
+    """``iter(source)``; a source that cannot be iterated (a Python adapter's ``stream()``
+    returning no iterable) is the adapter's failure: one ``finish error``."""
     try:
-        iterator = iter(source)
+        return iter(source)
     except Exception as error:
-        yield FinishChunk(reason=_failure_of(error, signal))
-        return
+        return iter((FinishChunk(reason=_failure_of(error, signal)),))
+
+
+def _guard(source: Iterable[StreamChunk], signal: Signal) -> Iterator[StreamChunk]:
+    iterator = _iterator(source, signal)
     try:
         while True:
             if signal.aborted:

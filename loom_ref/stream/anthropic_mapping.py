@@ -127,9 +127,9 @@ class MessagesStreamMapper:
         """Map one event's data (a JSON object); spec: stream.anthropic.events."""
         if not isinstance(payload, Mapping):
             raise ProviderError("an event's data is not a JSON object", code=MALFORMED_EVENT)
+        if self.ended:  # a Python caller feeding past the end: nothing after it is read
+            return []
         out: list[StreamChunk] = []
-        if self.ended:
-            return out
         kind = payload.get("type")
         if kind == "message_start":
             message = payload.get("message")

@@ -146,6 +146,8 @@ class BlockAssembler:
 
     @property
     def strict(self) -> bool:
+        """True when the contract checker judges each chunk first (spec:
+        stream.assembler.strict)."""
         return self._checker is not None
 
     @property

@@ -23,7 +23,7 @@ import math
 import re
 from collections.abc import Mapping
 from decimal import Decimal
-from typing import Any
+from typing import Any, cast
 
 __all__ = ["compact", "es_number", "loads"]
 
@@ -66,9 +66,8 @@ def es_number(value: int | float) -> str:
         raise ValueError("a number beyond the range of a double has no JSON form")
     if x == 0:
         return "0"  # -0 too, as JSON.stringify writes it
-    _, digits_tuple, exponent = Decimal(repr(abs(x))).as_tuple()
-    if not isinstance(exponent, int):  # a finite double's repr is a finite decimal
-        raise ValueError(f"{x!r} has no decimal digits")
+    _, digits_tuple, exponent_or_flag = Decimal(repr(abs(x))).as_tuple()
+    exponent = cast(int, exponent_or_flag)  # a finite double's repr is a finite decimal
     digits = "".join(map(str, digits_tuple)).rstrip("0")
     exponent += len(digits_tuple) - len(digits)
     k = len(digits)

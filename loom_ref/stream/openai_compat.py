@@ -27,7 +27,6 @@ from loom_ref.errors import InvalidArgument
 from loom_ref.stream.adapter import LlmAdapter, LlmRequest, check_signal
 from loom_ref.stream.blocks import (
     Message,
-    ReasoningBlock,
     Role,
     TextBlock,
     ToolCallBlock,
@@ -69,8 +68,17 @@ def _text_of(message: Message) -> str:
     return "".join(b.text for b in message.content if isinstance(b, TextBlock))
 
 
+def _raw_arguments(call: ToolCallBlock) -> str:
+    """A tool call's arguments as sent: its raw JSON text, as it is (spec:
+    stream.openai.request, stream.tool-arguments-raw-json)."""
+    if not isinstance(call.arguments, str):
+        raise InvalidArgument(f"tool call {call.id!r}: arguments must be a raw JSON string")
+    return call.arguments
+
+
 def _message_json(message: Message) -> list[dict[str, Any]]:
-    """One protocol message as one or more chat-completions messages."""
+    """One protocol message as one or more chat-completions messages (spec:
+    stream.openai.request)."""
     role = message.role
     if role is Role.SYSTEM:
         if any(not isinstance(b, TextBlock) for b in message.content):
@@ -84,7 +92,7 @@ def _message_json(message: Message) -> list[dict[str, Any]]:
             {
                 "id": b.id,
                 "type": "function",
-                "function": {"name": b.name, "arguments": b.arguments},
+                "function": {"name": b.name, "arguments": _raw_arguments(b)},
             }
             for b in message.content
             if isinstance(b, ToolCallBlock)
@@ -105,7 +113,7 @@ def _message_json(message: Message) -> list[dict[str, Any]]:
                 result.append({"role": "user", "content": "".join(run)})
                 run = []
             result.append({"role": "tool", "tool_call_id": block.call_id, "content": block.content})
-        elif isinstance(block, ReasoningBlock | ToolCallBlock):
+        else:  # reasoning or a tool call
             raise InvalidArgument(f"a {role.value} message cannot hold a {block.type.value} block")
     if run:
         result.append({"role": "user", "content": "".join(run)})
@@ -114,7 +122,7 @@ def _message_json(message: Message) -> list[dict[str, Any]]:
 
 def build_chat_body(request: LlmRequest) -> dict[str, Any]:
     """The JSON body of a streaming ``/chat/completions`` request for ``request``.
-    (spec: stream.openai.payload)
+    (spec: stream.openai.request)
     """
     if not isinstance(request, LlmRequest):
         raise InvalidArgument(f"request must be an LlmRequest, got {type(request).__name__}")

@@ -25,6 +25,8 @@ fold, or, strict, for the first contract violation).
   chunks read behind the consumer wrapper (a raise becomes a terminal ``finish``) and folded by
   the tolerant assembler: the mapping observed without its representation (spec:
   stream.vectors.openai-fold).
+- ``stream.openai_request``: ``{"request"}`` → ``{"body"}``: the JSON body the OpenAI-compatible
+  adapter posts for a request (spec: stream.openai.request).
 - ``stream.anthropic_map``, ``stream.anthropic_request``: :mod:`loom_ref.stream.vectors_anthropic`.
 - ``stream.attribution_headers``: ``{"identity": {"product", "version", "url"}}`` →
   ``{"headers": {...}}``, header names in lowercase; a bad identity is ``argument.invalid``
@@ -47,10 +49,15 @@ from loom_ref.stream.assembler import assemble
 from loom_ref.stream.contract import check, enforce
 from loom_ref.stream.errors import ContractViolationError, WireError
 from loom_ref.stream.identity import AppIdentity, attribution_headers
+from loom_ref.stream.openai_compat import build_chat_body
 from loom_ref.stream.openai_mapping import map_event_stream
 from loom_ref.stream.scripted import Script, ScriptedAdapter
 from loom_ref.stream.vector_input import input_count, input_fields, lowercase_names
-from loom_ref.stream.vectors_anthropic import anthropic_map_vector, anthropic_request_vector
+from loom_ref.stream.vectors_anthropic import (
+    anthropic_map_vector,
+    anthropic_request_vector,
+    request_from_json,
+)
 from loom_ref.stream.wire import (
     assemble_input_from_json,
     block_to_json,
@@ -73,6 +80,7 @@ __all__ = [
     "enforce_vector",
     "openai_fold_vector",
     "openai_map_vector",
+    "openai_request_vector",
     "usage_billed_vector",
 ]
 
@@ -206,6 +214,14 @@ def openai_fold_vector(payload: object) -> dict[str, Any]:
     }
 
 
+def openai_request_vector(payload: object) -> dict[str, Any]:
+    """``stream.openai_request``: the body the OpenAI-compatible adapter posts for a request,
+    read as ``stream.anthropic_request`` reads it (spec: stream.openai.request,
+    stream.vectors.input-order)."""
+    request = request_from_json(input_fields(payload, {"request"})["request"])
+    return {"body": build_chat_body(request)}
+
+
 def attribution_vector(payload: object) -> dict[str, Any]:
     """``stream.attribution_headers``: the headers an identity puts on every provider request.
 
@@ -238,6 +254,7 @@ VECTOR_FUNCTIONS: dict[str, Callable[[object], dict[str, Any]]] = {
     "stream.consume": consume_vector,
     "stream.openai_map": openai_map_vector,
     "stream.openai_fold": openai_fold_vector,
+    "stream.openai_request": openai_request_vector,
     "stream.anthropic_map": anthropic_map_vector,
     "stream.anthropic_request": anthropic_request_vector,
     "stream.attribution_headers": attribution_vector,

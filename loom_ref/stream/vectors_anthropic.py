@@ -30,7 +30,7 @@ from loom_ref.stream.wire import (
     usage_to_json,
 )
 
-__all__ = ["anthropic_map_vector", "anthropic_request_vector"]
+__all__ = ["anthropic_map_vector", "anthropic_request_vector", "request_from_json"]
 
 
 def _body_pieces(payload: object) -> list[bytes]:
@@ -80,7 +80,10 @@ def _list(value: object, path: str) -> list[Any]:
     return value
 
 
-def _request(value: object) -> LlmRequest:
+def request_from_json(value: object) -> LlmRequest:
+    """The ``request`` member of ``stream.anthropic_request`` and ``stream.openai_request``
+    (spec: stream.vectors.input-order): its members, its wire messages and tools, then its
+    values as ``LlmRequest`` and ``ToolSpec`` judge them."""
     data = input_fields(value, {"model", "messages"}, {"tools", "maxTokens", "temperature"})
     messages = [message_from_json(m, f"$.request.messages[{i}]")
                 for i, m in enumerate(_list(data["messages"], "$.request.messages"))]
@@ -99,7 +102,7 @@ def anthropic_request_vector(payload: object) -> dict[str, Any]:
     own constructors (``argument.invalid``)."""
     data = input_fields(payload, {"request", "apiKey", "identity"},
                         {"defaultMaxTokens", "version"})
-    request = _request(data["request"])
+    request = request_from_json(data["request"])
     who = input_fields(data["identity"], {"product", "version", "url"})
     identity = AppIdentity(product=who["product"], version=who["version"], url=who["url"])
     options: dict[str, Any] = {}

@@ -190,6 +190,20 @@ CASES: list[Row] = [
              usage(25, 5), fin("tool-calls")],
             msg(text("x"), call("call-1", "", "{}")), reason("tool-calls"),
             {"inputTokens": 25, "outputTokens": 5})),
+    ("tool-use-empty-id", "stream.anthropic.blocks",
+     "a tool_use start whose id is the empty string is named call-<protocol index> too (an id "
+     "must be a non-empty string), and so is one whose id is not a string",
+     start(U25) + block(0, {"type": "tool_use", "id": "", "name": "f", "input": {}})
+     + delta(0, "input_json_delta", partial_json="{}") + stop(0)
+     + block(1, {"type": "tool_use", "id": 7, "name": "g", "input": {}})
+     + delta(1, "input_json_delta", partial_json="{}") + stop(1)
+     + message_delta("tool_use", {"output_tokens": 5}) + END,
+     answer([bs(0, "tool-call"), tc(0, "call-0", "", "f"), tc(0, "call-0", "{}"),
+             end(0, call("call-0", "f", "{}")), bs(1, "tool-call"), tc(1, "call-1", "", "g"),
+             tc(1, "call-1", "{}"), end(1, call("call-1", "g", "{}")), usage(25, 5),
+             fin("tool-calls")],
+            msg(call("call-0", "f", "{}"), call("call-1", "g", "{}")), reason("tool-calls"),
+            {"inputTokens": 25, "outputTokens": 5})),
     ("max-tokens-drops-the-cut-call", "stream.anthropic.stop-reason",
      "max_tokens is max-tokens: the API closes the cut call, whose arguments end mid-JSON; "
      "the assembled message drops it",
@@ -282,6 +296,17 @@ CASES: list[Row] = [
      start(None) + text_block(0, "ok") + message_delta("end_turn", {"output_tokens": 4}) + END,
      answer([bs(0, "text"), td(0, "ok"), end(0, text("ok")), fin("stop")], msg(text("ok")),
             reason("stop"), None)),
+    ("message-start-message-not-an-object", "stream.anthropic.usage",
+     "a message_start whose message is not an object records no counts: the usage is the "
+     "message_delta's alone",
+     ev("message_start", message=None) + text_block(0, "ok")
+     + message_delta("end_turn", {"input_tokens": 7, "output_tokens": 4}) + END,
+     answer([bs(0, "text"), td(0, "ok"), end(0, text("ok")), usage(7, 4), fin("stop")],
+            msg(text("ok")), reason("stop"), {"inputTokens": 7, "outputTokens": 4})),
+    ("stop-reason-not-a-string-changes-nothing", "stream.anthropic.events",
+     "a later message_delta whose stop_reason is null records nothing: the string before it "
+     "stays the stop reason (the last string wins, not the last value)",
+     HELLO_BODY[:-len(END)] + message_delta(None) + END, hello()),
     ("no-stop-reason", "stream.anthropic.events",
      "a body that ends without a stop reason ends in finish error, the open block left open",
      start(U25) + text_block(0, "done") + block(1, {"type": "text", "text": ""})
@@ -646,6 +671,19 @@ REQUEST_CASES: list[Row] = [
      "a message of the request is read as wire JSON: its stream.wire code",
      req([{"role": "user", "content": [{"type": "image"}]}]),
      ("error", "stream.wire.unknown-variant")),
+    ("request-messages-not-a-list", "stream.vectors.input-order",
+     "a request's messages is an array: a string is not-a-list",
+     {**req([]), "request": {"model": "claude-x", "messages": "Hi"}},
+     ("error", "stream.wire.not-a-list")),
+    ("request-tool-description-not-a-string", "stream.vectors.input-order",
+     "a tool's description is judged as ToolSpec judges it: a string, else argument.invalid",
+     req([wire_msg("user", text("Hi"))], tools=[{"name": "t", "description": 5}]),
+     ("error", "argument.invalid")),
+    ("request-tool-parameters-not-an-object", "stream.vectors.input-order",
+     "a tool's parameters are judged as ToolSpec judges them: an object, else "
+     "argument.invalid (an array is none)",
+     req([wire_msg("user", text("Hi"))], tools=[{"name": "t", "parameters": [1]}]),
+     ("error", "argument.invalid")),
     ("request-message-unknown-member", "stream.vectors.input-order",
      "a message is read as wire JSON, whose members are role and content only: a member "
      "beyond them is stream.wire.unknown-field, never ignored",

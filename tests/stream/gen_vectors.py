@@ -586,6 +586,9 @@ WIRE: list[tuple[str, str, str, Any, Any]] = [
      "a tool-result block's content is a string",
      [be(0, {"type": "tool-result", "callId": "c", "content": [text("x")]})],
      ("error", "stream.wire.field-type")),
+    ("index-true", "stream.wire.malformed",
+     "a boolean index is the wrong JSON type: true is not a number",
+     [bs(True, "text")], ("error", "stream.wire.field-type")),
     ("not-a-list", "errors.stable-codes",
      "a malformed input fails with a stable dotted code, matched without reading the message",
      "not a list", ("error", "stream.wire.not-a-list")),
@@ -1078,6 +1081,43 @@ OPENAI: list[tuple[str, str, str, Any, Any]] = [
      "marker and its data is not JSON",
      sse(delta("stop", content="Hi"), done=False) + "data: \u0085[DONE]\u0085\n\n",
      ("error", "stream.provider.malformed-event")),
+    ("id-field-ignored", "stream.openai.sse",
+     "an id field is no data: the event it belongs to is dispatched with its data lines alone",
+     "id: 7\n" + sse(delta("stop", content="Hi")), [*HI, fin("stop")]),
+    ("tool-call-item-not-an-object", "stream.openai.payload",
+     "a tool_calls item that is not an object is skipped; the next, without an index, is "
+     "keyed by its position in the array, which counts the skipped item",
+     sse(delta(tool_calls=[5, {"id": "a", "function": {"name": "f", "arguments": '{"a":'}}]),
+         delta(tool_calls=[{"index": 1, "function": {"arguments": "1}"}}]), delta("tool_calls")),
+     [bs(0, "tool-call"), tc(0, "a", '{"a":', "f"), tc(0, "a", "1}"),
+      be(0, call("a", "f", '{"a":1}')), fin("tool-calls")]),
+    ("usage-null-ignored", "stream.openai.payload",
+     "a usage member of null (OpenAI sends one on every chunk but the last) is no report: "
+     "the earlier report stays",
+     sse(provider_usage(5, 2), {**delta("stop", content="Hi"), "usage": None}),
+     [*HI, usage(5, 2), fin("stop")]),
+    ("in-band-error-first-wins", "stream.openai.payload",
+     "of two in-band errors, the first recorded is the finish: its message is the failure's",
+     sse(delta(content="Hi"), {"error": {"message": "first"}}, {"error": {"message": "second"}}),
+     [bs(0, "text"), td(0, "Hi"), {"type": "finish", "reason": {"kind": "error", "failure": {
+         "message": "first", "code": "stream.provider.in-band-error"}}}]),
+    ("delta-not-an-object", "stream.openai.payload",
+     "a choice whose delta is not an object gives no chunk, and its finish_reason is still read",
+     sse(delta(content="Hi"), {"choices": [{"index": 0, "delta": None, "finish_reason": "stop"}]}),
+     [*HI, fin("stop")]),
+    ("restringified-false-and-float-zero", "stream.openai.restringify-form",
+     "false, and zeros written as floats (0.0, -0.0), re-stringified as JSON.stringify writes "
+     "them: false, 0, 0",
+     'data: {"choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"id":"a","function":'
+     '{"name":"f","arguments":{"f":false,"z":0.0,"m":-0.0}}}]}}]}\n\n' + sse(delta("tool_calls")),
+     [bs(0, "tool-call"), tc(0, "a", '{"f":false,"z":0,"m":0}', "f"),
+      be(0, call("a", "f", '{"f":false,"z":0,"m":0}')), fin("tool-calls")]),
+    ("input-sse-not-text", "stream.vectors.input-order",
+     "sse is a string or an array of strings: a number is field-type",
+     RawInput(sse=5), ("error", "stream.wire.field-type")),
+    ("input-sse-piece-not-text", "stream.vectors.input-order",
+     "each piece of an sse array is a string: a number among them is field-type",
+     RawInput(sse=["data: [DONE]\n\n", 7]), ("error", "stream.wire.field-type")),
     ("malformed-detail-count", "stream.openai.usage-checked",
      "a cached count that is not a non-negative integer is not reported: nothing subtracted",
      sse(delta("stop", content="Hi"), provider_usage(
@@ -1166,6 +1206,114 @@ OPENAI_FOLD: list[tuple[str, str, str, Any, Any]] = [
      "(stream.provider.malformed-event), the text before it kept",
      sse(delta(content="Hi"), done=False) + "data: {not json\n\n",
      folded(msg(text("Hi")), failure("stream.provider.malformed-event"))),
+]
+
+# --- stream.openai (stream.openai_request) ---------------------------------------------------
+
+
+def wire_msg(role: str, *blocks: J) -> J:
+    return {"role": role, "content": list(blocks)}
+
+
+def chat_req(messages: list[J], **extra: Any) -> J:
+    return {"request": {"model": "m1", "messages": messages, **extra}}
+
+
+def chat_body(messages: list[J], **extra: Any) -> J:
+    return {"body": {"model": "m1", "messages": messages, "stream": True,
+                     "stream_options": {"include_usage": True}, **extra}}
+
+
+HI_USER = wire_msg("user", text("Hi"))
+OPENAI_REQUEST: list[tuple[str, str, str, Any, Any]] = [
+    ("request-conversation", "stream.openai.request",
+     "a conversation as chat-completions messages: the system text, a tool call beside the "
+     "assistant's text (its reasoning not sent back), the tool result as a tool message, two "
+     "text blocks joined with nothing between them; tools, max_tokens and temperature",
+     chat_req([wire_msg("system", text("Be brief.")), wire_msg("user", text("Tea?")),
+               wire_msg("assistant", reasoning("hm"), text("Let me check."),
+                        call("c1", "stock", '{"item":"tea"}')),
+               wire_msg("tool", result("c1", "10")),
+               wire_msg("assistant", text("10 left.")),
+               wire_msg("user", text("And"), text(" cake?"))],
+              tools=[{"name": "stock", "description": "count an item",
+                      "parameters": {"type": "object"}}], maxTokens=100, temperature=0.5),
+     chat_body([{"role": "system", "content": "Be brief."}, {"role": "user", "content": "Tea?"},
+                {"role": "assistant", "content": "Let me check.", "tool_calls": [
+                    {"id": "c1", "type": "function",
+                     "function": {"name": "stock", "arguments": '{"item":"tea"}'}}]},
+                {"role": "tool", "tool_call_id": "c1", "content": "10"},
+                {"role": "assistant", "content": "10 left."},
+                {"role": "user", "content": "And cake?"}],
+               tools=[{"type": "function", "function": {
+                   "name": "stock", "description": "count an item",
+                   "parameters": {"type": "object"}}}], max_tokens=100, temperature=0.5)),
+    ("request-minimal", "stream.openai.request",
+     "no tools, no maxTokens, no temperature: no such members; the usage is asked for",
+     chat_req([HI_USER]), chat_body([{"role": "user", "content": "Hi"}])),
+    ("request-null-is-absent", "stream.vectors.input-order",
+     "maxTokens and temperature of null are absent",
+     chat_req([HI_USER], maxTokens=None, temperature=None),
+     chat_body([{"role": "user", "content": "Hi"}])),
+    ("request-user-message-split", "stream.openai.request",
+     "a user message holding text, a tool result and text again: a user, a tool and a user "
+     "message in block order; the tool result's isError is not sent",
+     chat_req([wire_msg("user", text("Here:"), result("c1", "oops", is_error=True),
+                        text("Thanks"))]),
+     chat_body([{"role": "user", "content": "Here:"},
+                {"role": "tool", "tool_call_id": "c1", "content": "oops"},
+                {"role": "user", "content": "Thanks"}])),
+    ("request-empty-messages", "stream.openai.request",
+     "messages without blocks: a system message's content is \"\", an assistant's null, and "
+     "a user or tool message sends nothing",
+     chat_req([wire_msg("system"), wire_msg("user"), wire_msg("tool"), wire_msg("assistant")]),
+     chat_body([{"role": "system", "content": ""}, {"role": "assistant", "content": None}])),
+    ("request-arguments-as-they-are", "stream.openai.request",
+     "a tool call's arguments are sent as the raw text they are: neither parsed, nor "
+     "re-spaced, nor checked",
+     chat_req([HI_USER, wire_msg("assistant", call("c", "f", '{"q": 1.50}'),
+                                 call("d", "g", "not json"))]),
+     chat_body([{"role": "user", "content": "Hi"},
+                {"role": "assistant", "content": None, "tool_calls": [
+                    {"id": "c", "type": "function",
+                     "function": {"name": "f", "arguments": '{"q": 1.50}'}},
+                    {"id": "d", "type": "function",
+                     "function": {"name": "g", "arguments": "not json"}}]}])),
+    ("request-arguments-not-a-string", "stream.openai.request",
+     "arguments that are not a string (an object) are refused: a call's arguments are raw "
+     "JSON text",
+     chat_req([HI_USER, wire_msg("assistant", call("c", "f", {"q": 1}))]),
+     ("error", "argument.invalid")),
+    ("request-tool-defaults", "stream.openai.request",
+     "a tool without description or parameters: \"\" and {}",
+     chat_req([HI_USER], tools=[{"name": "t"}]),
+     chat_body([{"role": "user", "content": "Hi"}],
+               tools=[{"type": "function",
+                       "function": {"name": "t", "description": "", "parameters": {}}}])),
+    ("request-system-holds-text-only", "stream.openai.request",
+     "a system message holding reasoning is refused",
+     chat_req([wire_msg("system", text("A"), reasoning("hm")), HI_USER]),
+     ("error", "argument.invalid")),
+    ("request-assistant-holds-no-tool-result", "stream.openai.request",
+     "an assistant message holding a tool result is refused",
+     chat_req([HI_USER, wire_msg("assistant", text("x"), result("c", "1"))]),
+     ("error", "argument.invalid")),
+    ("request-user-holds-no-reasoning", "stream.openai.request",
+     "a user message holding reasoning is refused",
+     chat_req([wire_msg("user", text("Hi"), reasoning("hm"))]), ("error", "argument.invalid")),
+    ("request-user-holds-no-tool-call", "stream.openai.request",
+     "a user message holding a tool call is refused",
+     chat_req([wire_msg("user", call("c", "f", "{}"))]), ("error", "argument.invalid")),
+    ("request-tool-holds-tool-results-only", "stream.openai.request",
+     "a tool message holding text is refused",
+     chat_req([HI_USER, wire_msg("tool", result("c", "1"), text("10"))]),
+     ("error", "argument.invalid")),
+    ("request-unknown-member", "stream.vectors.input-order",
+     "the input holds request alone: an apiKey (stream.anthropic_request's) is unknown-field",
+     {**chat_req([HI_USER]), "apiKey": "k"}, ("error", "stream.wire.unknown-field")),
+    ("request-bad-model", "stream.vectors.input-order",
+     "the request's values are judged as LlmRequest judges them: an empty model is refused",
+     {"request": {"model": "", "messages": []}}, ("error", "argument.invalid")),
 ]
 
 # --- stream.attribution (stream.attribution_headers) -----------------------------------------
@@ -1296,10 +1444,14 @@ def cases() -> list[J]:
                              input, _expect(expected, lambda e: {"calls": e})))
     for name, anchor, description, body, expected in [*OPENAI, *more["OPENAI"]]:
         built.append(_vector("stream.openai", name, anchor, description, "stream.openai_map",
-                             {"sse": body}, _expect(expected, lambda e: {"chunks": e})))
+                             dict(body) if isinstance(body, RawInput) else {"sse": body},
+                             _expect(expected, lambda e: {"chunks": e})))
     for name, anchor, description, body, expected in OPENAI_FOLD:
         built.append(_vector("stream.openai", name, anchor, description, "stream.openai_fold",
                              {"sse": body}, _expect(expected, lambda e: e)))
+    for name, anchor, description, input, expected in OPENAI_REQUEST:
+        built.append(_vector("stream.openai", name, anchor, description, "stream.openai_request",
+                             input, _expect(expected, lambda e: e)))
     for name, anchor, description, input, expected in [*ATTRIBUTION,
                                                         *more["ATTRIBUTION"]]:
         built.append(_vector("stream.attribution", name, anchor, description,

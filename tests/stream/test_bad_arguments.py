@@ -199,6 +199,8 @@ def vectors(value: Any) -> None:
                                      "apiKey": "k", "identity": {"product": "p", "version": "1",
                                                                  "url": "u"},
                                      "defaultMaxTokens": 1, "version": "v"},
+        "stream.openai_request": {"request": {"model": "m", "messages": [], "tools": [],
+                                              "maxTokens": 1, "temperature": 0}},
         "stream.usage_billed": {"usage": {"inputTokens": 1, "outputTokens": 1,
                                           "cacheReadTokens": 0, "cacheWriteTokens": 0,
                                           "reasoningTokens": 0}},

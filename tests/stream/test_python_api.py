@@ -41,7 +41,10 @@ from loom_ref.stream import (
     guard_stream,
     map_messages_stream,
 )
+from loom_ref.stream.anthropic_mapping import MessagesStreamMapper
+from loom_ref.stream.contract import is_valid_index
 from loom_ref.stream.http import read_pieces
+from loom_ref.stream.openai_mapping import ChatCompletionsMapper
 
 STOP = FinishChunk(reason=FinishReason.stop())
 
@@ -148,3 +151,50 @@ def test_a_scripted_error_message_must_be_a_str() -> None:
     with pytest.raises(InvalidArgument) as caught:
         Script(chunks=[STOP], raise_after=0, error_message=1)  # type: ignore[arg-type]
     assert caught.value.code == "argument.invalid"
+
+
+# --- issue 30: the Python-only regions of tools/coverage/python-only.toml, each reached --------
+
+
+@pytest.mark.parametrize("strict", [1, "yes", None])
+def test_an_assembler_s_strict_is_a_bool(strict: Any) -> None:
+    with pytest.raises(InvalidArgument) as caught:
+        BlockAssembler(strict=strict)
+    assert caught.value.code == "argument.invalid"
+
+
+def test_an_assembler_tells_whether_it_is_strict() -> None:
+    assert BlockAssembler(strict=True).strict is True
+    assert BlockAssembler().strict is False
+
+
+@pytest.mark.parametrize("index", [True, -1, 1.5, "0"])
+def test_open_block_type_takes_a_non_negative_integer(index: Any) -> None:
+    assembler = BlockAssembler()
+    assembler.feed(BlockStart(index=1, block_type=BlockType.TEXT))
+    assert assembler.open_block_type(1) is BlockType.TEXT
+    with pytest.raises(InvalidArgument) as caught:
+        assembler.open_block_type(index)
+    assert caught.value.code == "argument.invalid"
+
+
+def test_a_boolean_is_no_index() -> None:
+    assert is_valid_index(True) is False and is_valid_index(False) is False
+    assert is_valid_index(1) is True and is_valid_index(0.0) is True
+
+
+def test_a_chat_completions_mapper_ended_twice_gives_nothing_more() -> None:
+    mapper = ChatCompletionsMapper()
+    mapper.feed({"choices": [{"index": 0, "delta": {"content": "Hi"}, "finish_reason": "stop"}]})
+    first = mapper.end()
+    assert [c.type.value for c in first] == ["block-end", "finish"]
+    assert mapper.end() == []
+
+
+def test_a_messages_mapper_fed_past_its_end_reads_nothing() -> None:
+    mapper = MessagesStreamMapper()
+    assert mapper.feed({"type": "message_stop"}) == []
+    assert mapper.ended
+    late = {"type": "content_block_start", "index": 0,
+            "content_block": {"type": "text", "text": "late"}}
+    assert mapper.feed(late) == []

@@ -71,8 +71,9 @@ def analyse(files: Mapping[str, FileCoverage], regions: Regions, root: str) -> R
                 uncovered.setdefault(rel, {}).setdefault(name, []).append(line)
         covered[rel] = frozenset(keep)
         for a, b in fc.missing_branches:
-            # a branch whose source line never ran is counted with that line already
-            if a in keep and a not in held:
+            # a branch whose source line never ran is counted with that line already; one
+            # into a region's line (an assert_never arm, a Python-only refusal) is that region's
+            if a in keep and a not in held and b not in held:
                 name = qualname_at(spans, a)
                 branches.setdefault(rel, {}).setdefault(name, []).append((a, b))
     total_b = sum(len(v) for f in branches.values() for v in f.values())

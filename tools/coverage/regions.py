@@ -14,7 +14,9 @@ pytest = ["tests/kernel/test_python_api.py::test_runtime_refuses_a_non_store"]
 
 ``lines`` narrows a region to the statements (of the file, or of the function) whose source
 line the regular expression finds: the recorder's ``tape.`` calls inside the channel, say,
-or the ``assert_never`` arms of an exhaustive match; a branch counts with its source line.
+or the ``assert_never`` arms of an exhaustive match. A branch counts with its source line,
+and a branch into a line of a region (the fall-through of an exhaustive match's last arm into
+its ``assert_never`` arm, a test's way into a Python-only refusal) counts with that region.
 Every entry names its reason and the pytest that covers it (a node id or a test file; the
 file must exist, and a node id's function must be defined in it). Lines of a region are not
 counted as uncovered, and the mutation tool draws no mutant from them. An entry that matches

@@ -1,6 +1,8 @@
 // The Anthropic Messages mapping of spec/stream.md (#stream.anthropic) as the vector function
 // `stream.anthropic_map`: a streaming body's UTF-8 bytes, cut at given offsets, to protocol
-// chunks and the assembled message. Written from the spec text; no npm dependencies, no network.
+// chunks and the assembled message; and the request bodies of both real adapters
+// (`stream.anthropic_request`, `stream.openai_request`). Written from the spec text; no npm
+// dependencies, no network.
 //
 // Rules (spec/stream.md § The Anthropic Messages adapter):
 // - Bytes cut anywhere are decoded as UTF-8 incrementally (TextDecoder with `stream: true`,
@@ -312,7 +314,66 @@ function requestVector(input) {
   return { method: "POST", path: "/v1/messages", headers, body: buildMessagesBody(request, defaultMaxTokens) };
 }
 
+// -- the OpenAI-compatible request (#stream.openai.request) ---------------------------------
+// A message's text is its text blocks' texts joined with nothing between them.
+const textOf = (message) => message.content.filter((b) => b.type === "text").map((b) => b.text).join("");
+
+function chatMessages(message) {
+  const { role, content } = message;
+  if (role === "system") {
+    if (content.some((b) => b.type !== "text")) throw invalid("a system message holds text blocks only");
+    return [{ role: "system", content: textOf(message) }];
+  }
+  if (role === "assistant") {
+    if (content.some((b) => b.type === "tool-result")) throw invalid("an assistant message cannot hold a tool result");
+    const out = { role: "assistant", content: textOf(message) || null };
+    const calls = content.filter((b) => b.type === "tool-call").map((b) => {
+      // spec: stream.tool-arguments-raw-json — sent as the raw text they are
+      if (typeof b.arguments !== "string") throw invalid("arguments must be a raw JSON string");
+      return { id: b.id, type: "function", function: { name: b.name, arguments: b.arguments } };
+    });
+    if (calls.length) out.tool_calls = calls;
+    return [out]; // reasoning is not sent back
+  }
+  // user and tool messages: each run of text one user message, each tool result a tool message
+  const out = [];
+  let run = [];
+  const flush = () => {
+    if (run.length) out.push({ role: "user", content: run.join("") });
+    run = [];
+  };
+  for (const b of content) {
+    if (b.type === "text") {
+      if (role === "tool") throw invalid("a tool message holds tool results only");
+      run.push(b.text);
+    } else if (b.type === "tool-result") {
+      flush();
+      out.push({ role: "tool", tool_call_id: b.callId, content: b.content });
+    } else {
+      throw invalid(`a ${role} message cannot hold a ${b.type} block`);
+    }
+  }
+  flush();
+  return out;
+}
+
+export function buildChatBody(request) {
+  const body = { model: request.model, messages: request.messages.flatMap(chatMessages),
+    stream: true, stream_options: { include_usage: true } };
+  if (request.tools.length) {
+    body.tools = request.tools.map((t) => ({ type: "function",
+      function: { name: t.name, description: t.description, parameters: t.parameters } }));
+  }
+  if (request.maxTokens !== null) body.max_tokens = request.maxTokens;
+  if (request.temperature !== null) body.temperature = request.temperature;
+  return body;
+}
+
 export const STREAM_ANTHROPIC_VECTORS = {
+  "stream.openai_request": (input) => {
+    const data = inputObject(input, "$", ["request"], []);
+    return { body: buildChatBody(requestOf(data.request)) };
+  },
   "stream.anthropic_request": requestVector,
   "stream.anthropic_map": (input) => {
     const chunks = mapMessagesStream(bodyPieces(input));

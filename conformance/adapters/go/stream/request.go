@@ -238,6 +238,111 @@ func (a *AnthropicAdapter) Body(req *LlmRequest) (map[string]any, error) {
 	return body, nil
 }
 
+// textOf is a message's text: its text blocks' texts joined with nothing between them.
+func textOf(m *Message) string {
+	var sb strings.Builder
+	for _, b := range m.Content {
+		if b.Type == "text" {
+			sb.WriteString(b.Text)
+		}
+	}
+	return sb.String()
+}
+
+// chatMessages is one protocol message as chat-completions messages (stream.openai.request).
+func chatMessages(m *Message) ([]any, error) {
+	switch m.Role {
+	case "system":
+		for _, b := range m.Content {
+			if b.Type != "text" {
+				return nil, invalid("a system message holds text blocks only")
+			}
+		}
+		return []any{map[string]any{"role": "system", "content": textOf(m)}}, nil
+	case "assistant":
+		var calls []any
+		for _, b := range m.Content {
+			if b.Type == "tool-result" {
+				return nil, invalid("an assistant message cannot hold a tool result")
+			}
+		}
+		for _, b := range m.Content {
+			if b.Type != "tool-call" {
+				continue
+			}
+			args, ok := b.Args.(string) // raw JSON text, sent as it is
+			if !ok {
+				return nil, invalid("tool-call arguments must be a string")
+			}
+			calls = append(calls, map[string]any{"id": b.ID, "type": "function",
+				"function": map[string]any{"name": b.Name, "arguments": args}})
+		}
+		out := map[string]any{"role": "assistant", "content": nil}
+		if text := textOf(m); text != "" {
+			out["content"] = text
+		}
+		if len(calls) > 0 {
+			out["tool_calls"] = calls
+		}
+		return []any{out}, nil // reasoning is not sent back
+	}
+	// user and tool messages: each run of text a user message, each tool result a tool one
+	var out []any
+	var run []string
+	flush := func() {
+		if len(run) > 0 {
+			out = append(out, map[string]any{"role": "user", "content": strings.Join(run, "")})
+			run = nil
+		}
+	}
+	for _, b := range m.Content {
+		switch {
+		case b.Type == "text" && m.Role != "tool":
+			run = append(run, b.Text)
+		case b.Type == "tool-result":
+			flush()
+			out = append(out, map[string]any{"role": "tool", "tool_call_id": b.CallID, "content": b.Content})
+		default:
+			return nil, invalid("a %s message cannot hold a %s block", m.Role, b.Type)
+		}
+	}
+	flush()
+	return out, nil
+}
+
+// ChatBody builds the OpenAI-compatible adapter's request body (stream.openai.request).
+func ChatBody(req *LlmRequest) (map[string]any, error) {
+	messages := []any{}
+	for _, m := range req.Messages {
+		part, err := chatMessages(m)
+		if err != nil {
+			return nil, err
+		}
+		messages = append(messages, part...)
+	}
+	body := map[string]any{"model": req.Model, "messages": messages, "stream": true,
+		"stream_options": map[string]any{"include_usage": true}}
+	if len(req.Tools) > 0 {
+		tools := make([]any, len(req.Tools))
+		for i, t := range req.Tools {
+			var params any = &Object{Values: map[string]any{}}
+			if t.Parameters != nil {
+				params = t.Parameters
+			}
+			tools[i] = map[string]any{"type": "function", "function": map[string]any{
+				"name": t.Name, "description": t.Description, "parameters": params}}
+		}
+		body["tools"] = tools
+	}
+	if req.MaxTokens != nil {
+		body["max_tokens"] = *req.MaxTokens
+	}
+	if req.Temperature != nil {
+		body["temperature"] = req.Temperature
+	}
+	return body, nil
+}
+
 // toOrdered turns a protocol value (encoding/json) into the ordered form, members in
 // code-point order (the canonical order the runner sends them in).
 func toOrdered(v any) any {

@@ -24,6 +24,7 @@ var Functions = map[string]protocol.Function{
 	"stream.openai_map":          vecOpenAIMap,
 	"stream.anthropic_map":       vecAnthropicMap,
 	"stream.anthropic_request":   vecAnthropicRequest,
+	"stream.openai_request":      vecOpenAIRequest,
 	"stream.attribution_headers": vecAttributionHeaders,
 	"stream.usage_billed":        vecUsageBilled,
 }

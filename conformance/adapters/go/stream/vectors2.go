@@ -13,7 +13,67 @@ func vecAnthropicRequest(input any) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	rm, err := inputObject(m["request"], "$.request", []string{"model", "messages"}, []string{"tools", "maxTokens", "temperature"})
+	req, err := readRequest(m["request"])
+	if err != nil {
+		return nil, err
+	}
+	id, err := readIdentity(m["identity"], "$.identity")
+	if err != nil {
+		return nil, err
+	}
+	adapter := &AnthropicAdapter{Identity: id, Version: "2023-06-01", DefaultMaxTokens: 4096}
+	key, ok := m["apiKey"].(string)
+	if !ok || key == "" || !printableASCII(key) {
+		return nil, invalid("apiKey must be a non-empty printable ASCII string")
+	}
+	adapter.APIKey = key
+	if vv, present := m["version"]; present {
+		v, ok := vv.(string)
+		if !ok || v == "" || !printableASCII(v) {
+			return nil, invalid("version must be a non-empty printable ASCII string")
+		}
+		adapter.Version = v
+	}
+	if dv, present := m["defaultMaxTokens"]; present {
+		n, ok := intValue(dv)
+		if !ok || n < 1 {
+			return nil, invalid("defaultMaxTokens must be an integer of at least 1")
+		}
+		adapter.DefaultMaxTokens = n
+	}
+	body, err := adapter.Body(req)
+	if err != nil {
+		return nil, err
+	}
+	// Last in the input order: a request's maxTokens below 1 (the least the API takes).
+	if req.MaxTokens != nil && *req.MaxTokens < 1 {
+		return nil, invalid("maxTokens must be at least 1")
+	}
+	return map[string]any{"method": "POST", "path": "/v1/messages", "headers": adapter.Headers(), "body": body}, nil
+}
+
+// vecOpenAIRequest returns the body the OpenAI-compatible adapter posts
+// (stream.openai_request): the input holds the request alone, read as above.
+func vecOpenAIRequest(input any) (any, error) {
+	m, err := inputObject(input, "$", []string{"request"}, nil)
+	if err != nil {
+		return nil, err
+	}
+	req, err := readRequest(m["request"])
+	if err != nil {
+		return nil, err
+	}
+	body, err := ChatBody(req)
+	if err != nil {
+		return nil, err
+	}
+	return map[string]any{"body": body}, nil
+}
+
+// readRequest reads the request member of stream.anthropic_request and stream.openai_request
+// (stream.vectors.input-order, step 3): its members, messages and tools, then its values.
+func readRequest(value any) (*LlmRequest, error) {
+	rm, err := inputObject(value, "$.request", []string{"model", "messages"}, []string{"tools", "maxTokens", "temperature"})
 	if err != nil {
 		return nil, err
 	}
@@ -83,37 +143,5 @@ func vecAnthropicRequest(input any) (any, error) {
 		}
 		req.Temperature = tv
 	}
-	id, err := readIdentity(m["identity"], "$.identity")
-	if err != nil {
-		return nil, err
-	}
-	adapter := &AnthropicAdapter{Identity: id, Version: "2023-06-01", DefaultMaxTokens: 4096}
-	key, ok := m["apiKey"].(string)
-	if !ok || key == "" || !printableASCII(key) {
-		return nil, invalid("apiKey must be a non-empty printable ASCII string")
-	}
-	adapter.APIKey = key
-	if vv, present := m["version"]; present {
-		v, ok := vv.(string)
-		if !ok || v == "" || !printableASCII(v) {
-			return nil, invalid("version must be a non-empty printable ASCII string")
-		}
-		adapter.Version = v
-	}
-	if dv, present := m["defaultMaxTokens"]; present {
-		n, ok := intValue(dv)
-		if !ok || n < 1 {
-			return nil, invalid("defaultMaxTokens must be an integer of at least 1")
-		}
-		adapter.DefaultMaxTokens = n
-	}
-	body, err := adapter.Body(req)
-	if err != nil {
-		return nil, err
-	}
-	// Last in the input order: a request's maxTokens below 1 (the least the API takes).
-	if req.MaxTokens != nil && *req.MaxTokens < 1 {
-		return nil, invalid("maxTokens must be at least 1")
-	}
-	return map[string]any{"method": "POST", "path": "/v1/messages", "headers": adapter.Headers(), "body": body}, nil
+	return req, nil
 }
