@@ -1328,6 +1328,17 @@ case("deltas.phases", "output-text-block-not-string", anchor="deltas.output-text
                                           {"type": "text", "text": "r3t"}]}}],
             "validators": [SECRET]},
      intent={"outcome": err("governance.safety-violation")})
+case("deltas.input", "redact-without-output-form", anchor="deltas.vector-run",
+     description="A redact validator needs an output form: one whose phases leave out "
+     "\"output\" gives pattern_redactor no rule to mask, so the input is malformed.",
+     input={"attempts": [{"deltas": ["a@b.co"]}], "redact": [{**PII, "phases": ["input"]}]},
+     intent={"error": "argument.invalid"})
+case("deltas.input", "redact-output-form-only", anchor="deltas.vector-run",
+     description="A redact validator with the output form alone (phases [\"output\"]) is "
+     "accepted and masks its matches.",
+     input={"attempts": [{"deltas": ["mail ", "a@b.co"]}],
+            "redact": [{**PII, "phases": ["output"]}]},
+     intent={"perCall": [], "outcome": ok("mail [redacted]")})
 bad_record("usage-malformed", "A terminal's usage is the usage wire form: a counter that is "
            "a string is malformed.", {**done(), "usage": {"inputTokens": "12"}})
 bad_record("attempt-string", "A reset's attempt is an integer: a string is malformed.",
