@@ -1263,6 +1263,9 @@ llm("messages-empty", anchor="deltas.llm-input",
 
 # -- issue 30: what the coverage of the suite found unpinned -------------------------------------
 
+case("deltas.input", "attempts-number", anchor="deltas.vector-run",
+     description="\"attempts\" is a non-empty list: a number is malformed.",
+     input={"attempts": 1}, intent={"error": "argument.invalid"})
 case("deltas.input", "unknown-outcome", anchor="deltas.vector-run",
      description="An attempt's outcome is \"return\" or \"raise\": another is malformed.",
      input={"attempts": [{"deltas": ["a"], "outcome": "hang"}]},
