@@ -414,6 +414,13 @@ case("effects.middleware", "rate-limit-per-principal", anchor="effects.rate-limi
      input=route([eff(OK)], [T(principal="a"), T(principal="b"), T(principal="a")],
                  middleware=[RL(1, 0, per="principal")]),
      intent=[{"outcome": out("ok")}, {"outcome": out("ok")}, {"outcome": RATE_LIMITED}])
+case("effects.middleware", "rate-limit-per-principal-across-tools", anchor="effects.rate-limit",
+     description="per=\"principal\": the bucket is the principal's whatever the tool, so a "
+     "principal's call of another tool takes from the same bucket (per=\"call\" would not).",
+     input=route([eff(OK), eff(OK, tool="u")], [T(principal="a"), T(principal="a", tool="u")],
+                 middleware=[RL(1, 0, per="principal")]),
+     intent=[{"outcome": out("ok")}, {"outcome": err("effect.rate-limited", retryAfter=None),
+                                      "trace": []}])
 case("effects.middleware", "rate-limit-per-call", anchor="effects.rate-limit",
      description="per=\"call\": one bucket per (principal, tool id).",
      input=route([eff(OK), eff(OK, tool="u")],
