@@ -551,7 +551,7 @@ def rec(group_name: str, *, anchor: str, description: str, input: dict[str, Any]
          intent=intent, function="deltas.record")
 
 
-def bad_record(name: str, description: str, input: dict[str, Any]) -> None:
+def bad_record(name: str, description: str, input: Any) -> None:
     case("deltas.record", name, anchor="deltas.record", description=description, input=input,
          intent={"error": "argument.invalid"}, function="deltas.record")
 
@@ -1342,6 +1342,10 @@ case("deltas.input", "redact-output-form-only", anchor="deltas.vector-run",
      input={"attempts": [{"deltas": ["mail ", "a@b.co"]}],
             "redact": [{**PII, "phases": ["output"]}]},
      intent={"perCall": [], "outcome": ok("mail [redacted]")})
+bad_record("unknown-member", "An unknown member of the chunk's JSON form is refused, not "
+           "ignored (section 3a.10: unknown keys are malformed).", {**t("a"), "index": 0})
+bad_record("input-not-object", "The input is the chunk's JSON form, an object: a string is "
+           "malformed.", "a")
 bad_record("usage-malformed", "A terminal's usage is the usage wire form: a counter that is "
            "a string is malformed.", {**done(), "usage": {"inputTokens": "12"}})
 bad_record("attempt-string", "A reset's attempt is an integer: a string is malformed.",
