@@ -68,7 +68,7 @@ from loom_ref.effects.call import EffectCall, Mode
 from loom_ref.effects.clock import ManualClock
 from loom_ref.effects.context import EffectContext
 from loom_ref.effects.decision import Decision
-from loom_ref.effects.deltas import SINK_RAISED, EffectDelta, delta_to_json
+from loom_ref.effects.deltas import EffectDelta, delta_to_json
 from loom_ref.effects.effect import Effect
 from loom_ref.effects.errors import AbortedError, EffectRefusal
 from loom_ref.effects.kill_switch import KillSwitch
@@ -77,14 +77,14 @@ from loom_ref.effects.middleware.rate_limit import RateLimitMiddleware
 from loom_ref.effects.middleware.redaction import pattern_redactor, redaction_middleware
 from loom_ref.effects.middleware.retry import RetryMiddleware, backoff_delay
 from loom_ref.effects.middleware.safety import safety_middleware, stream_budget_middleware
-from loom_ref.effects.runtime import STREAMING_DISABLED, EffectRuntime
+from loom_ref.effects.runtime import EffectRuntime
 from loom_ref.effects.scope import DecideScope
 from loom_ref.effects.vector_input import boolean as _bool
 from loom_ref.effects.vector_input import integer as _int
 from loom_ref.effects.vector_input import modes
 from loom_ref.effects.vector_input import number as _number
 from loom_ref.effects.vector_input import obj as _obj
-from loom_ref.effects.vectors_llm import VECTOR_FUNCTIONS_LLM
+from loom_ref.effects.vectors_llm import VECTOR_FUNCTIONS_LLM, warning_code
 from loom_ref.effects.vectors_route import vector_effects_route
 from loom_ref.effects.vectors_route_world import reason_of
 from loom_ref.errors import EffectError, InvalidArgument, LoomError
@@ -96,7 +96,6 @@ from loom_ref.stream.wire import usage_from_json
 __all__ = [
     "SCRIPTED_FAILURE",
     "VECTOR_FUNCTIONS",
-    "WARNING_CODES",
     "ScriptedEffectFailure",
     "vector_backoff",
     "vector_deltas_run",
@@ -105,10 +104,6 @@ __all__ = [
 SCRIPTED_FAILURE = "effect.scripted-failure"
 
 #: Warning text (prefix) -> the code ``deltas.run`` reports (spec: deltas.vector-run).
-WARNING_CODES: Mapping[str, str] = {
-    STREAMING_DISABLED: "deltas.streaming-disabled",
-    SINK_RAISED: "deltas.sink-raised",
-}
 
 _TOP = frozenset(
     {
@@ -297,13 +292,6 @@ def _middleware(data: Mapping[str, Any], retry: int) -> list[Middleware]:
     return [chain[name] for name in order]
 
 
-def _warning_code(text: str) -> str:
-    for prefix, code in WARNING_CODES.items():
-        if text.startswith(prefix):
-            return code
-    return "deltas.warning"
-
-
 def vector_deltas_run(data: object) -> dict[str, Any]:
     """``deltas.run``: one scripted streamed call through the governed runtime (see the
     module docstring for the input and result shapes)."""
@@ -418,7 +406,7 @@ def vector_deltas_run(data: object) -> dict[str, Any]:
     result: dict[str, Any] = {
         "perCall": None if per_call is None else per_call_seen,
         "configured": None if configured is None else configured_seen,
-        "warnings": [_warning_code(w) for w in warnings],
+        "warnings": [warning_code(w) for w in warnings],
         "executions": len(channels),
         "outcome": outcome,
     }

@@ -21,7 +21,7 @@ from typing import Any
 from loom_ref.effects.call import EffectCall, Mode
 from loom_ref.effects.clock import ManualClock
 from loom_ref.effects.context import EffectContext
-from loom_ref.effects.deltas import SINK_RAISED, EffectDelta, delta_to_json
+from loom_ref.effects.deltas import EffectDelta, delta_to_json
 from loom_ref.effects.llm_effect import create_llm_effect
 from loom_ref.effects.metering import BudgetMeter
 from loom_ref.effects.middleware.base import Middleware
@@ -46,6 +46,7 @@ __all__ = [
     "ScriptedSinkFailure",
     "vector_deltas_llm",
     "vector_deltas_record",
+    "warning_code",
 ]
 
 #: The code of the error a ``"raise"`` sink of ``deltas.llm`` raises.
@@ -95,10 +96,7 @@ def vector_deltas_record(data: object) -> dict[str, Any]:
         attempt=data.get("attempt"),
         usage=usage,
     )
-    if chunk.attempt is not None and (isinstance(chunk.attempt, bool)
-                                      or not isinstance(chunk.attempt, int)):
-        raise InvalidArgument('"attempt" must be an integer')
-    return delta_to_json(chunk)
+    return delta_to_json(chunk)  # the record refused any other attempt (spec: deltas.record)
 
 
 class _CountingAdapter(LlmAdapter):
@@ -155,10 +153,11 @@ def _outcome(run: Callable[[], Any]) -> dict[str, Any]:
         return {"ok": False, **error_json(error)}
 
 
-def _warning(text: str) -> str:
-    if text == STREAMING_DISABLED:
-        return "deltas.streaming-disabled"
-    return "deltas.sink-raised" if text.startswith(SINK_RAISED) else "deltas.warning"
+def warning_code(text: str) -> str:
+    """The code a conformance result reports for a warning of the runtime, which warns of
+    two things only: streaming refused (spec: deltas.fail-closed) and a sink that raised
+    (spec: deltas.sink-isolated)."""
+    return "deltas.streaming-disabled" if text == STREAMING_DISABLED else "deltas.sink-raised"
 
 
 def vector_deltas_llm(data: object) -> dict[str, Any]:
@@ -227,7 +226,7 @@ def vector_deltas_llm(data: object) -> dict[str, Any]:
         "perCall": per_call.json(),
         "deltaSink": delta_sink.json(),
         "resets": None if on_reset is None else resets,
-        "warnings": [_warning(w) for w in warnings],
+        "warnings": [warning_code(w) for w in warnings],
         "usage": list(usage),  # the first call's: feedBack's call appends to ``usage`` later
         "adapter": {"calls": len(adapter.inner.calls), "pulled": adapter.pulled,
                     "models": [request.model for request in adapter.inner.calls]},

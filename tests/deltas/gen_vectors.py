@@ -558,7 +558,7 @@ def rec(group_name: str, *, anchor: str, description: str, input: dict[str, Any]
          intent=intent, function="deltas.record")
 
 
-def bad_record(name: str, description: str, input: dict[str, Any]) -> None:
+def bad_record(name: str, description: str, input: Any) -> None:
     case("deltas.record", name, anchor="deltas.record", description=description, input=input,
          intent={"error": "argument.invalid"}, function="deltas.record")
 
@@ -1287,6 +1287,126 @@ llm("messages-empty", anchor="deltas.llm-input",
     description="messages may be empty.",
     input={"input": {"messages": []}, "scripts": [{"chunks": text_script(["a"])}]},
     intent={"outcome": ok(msg(tx("a")))})
+
+# -- issue 30: what the coverage of the suite found unpinned -------------------------------------
+
+case("deltas.input", "attempts-number", anchor="deltas.vector-run",
+     description="\"attempts\" is a non-empty list: a number is malformed.",
+     input={"attempts": 1}, intent={"error": "argument.invalid"})
+case("deltas.input", "unknown-outcome", anchor="deltas.vector-run",
+     description="An attempt's outcome is \"return\" or \"raise\": another is malformed.",
+     input={"attempts": [{"deltas": ["a"], "outcome": "hang"}]},
+     intent={"error": "argument.invalid"})
+case("deltas.input", "unknown-sink-mode", anchor="deltas.vector-run",
+     description="A sink's mode is \"collect\", \"raise\" or \"none\": another is malformed.",
+     input={"attempts": [{"deltas": ["a"]}], "configured": "keep"},
+     intent={"error": "argument.invalid"})
+case("deltas.input", "validators-object", anchor="deltas.vector-run",
+     description="\"validators\" is a list: a single validator object is malformed.",
+     input={"attempts": [{"deltas": ["a"]}], "validators": SECRET},
+     intent={"error": "argument.invalid"})
+case("deltas.input", "retry-past-attempts", anchor="deltas.vector-run",
+     description="\"retry\" cannot exceed the number of scripted attempts: a retry of 2 over "
+     "one attempt is malformed.",
+     input={"attempts": [{"deltas": ["a"], "outcome": "raise"}], "retry": 2},
+     intent={"error": "argument.invalid"})
+case("deltas.input", "retry-equal-attempts", anchor="deltas.vector-run",
+     description="\"retry\" may equal the number of scripted attempts (the bound of "
+     "retry-past-attempts): two attempts, the first failing, and a retry of 2 run both.",
+     input={"attempts": [{"deltas": ["a"], "outcome": "raise"}, {"deltas": ["b"]}],
+            "retry": 2},
+     intent={"executions": 2, "outcome": ok("b")})
+case("deltas.input", "late-not-strings", anchor="deltas.vector-run",
+     description="\"late\" is a list of strings: a number in it is malformed.",
+     input={"attempts": [{"deltas": ["a"]}], "late": ["x", 1]},
+     intent={"error": "argument.invalid"})
+case("deltas.input", "kill-not-string", anchor="deltas.vector-run",
+     description="\"kill\" is the kill reason, a string: a boolean is malformed.",
+     input={"attempts": [{"deltas": ["a"]}], "kill": True},
+     intent={"error": "argument.invalid"})
+case("deltas.guards", "sever-swallowed-no-end", anchor="deltas.sever-sticky",
+     description="An effect that catches the sever and returns at once (no more writes, no "
+     "end) still fails with the sever: the runtime raises it when the effect returns.",
+     input={"attempts": [{"deltas": ["fine ", "s3cr3t"], "catchSever": True, "end": False}],
+            "validators": [SECRET]},
+     intent={"perCall": [t("fine ")], "outcome": err("governance.delta-severed")})
+case("deltas.failclosed", "nothing-to-refuse-guarded", anchor="deltas.fail-closed",
+     description="A call with no sink at all has nothing to refuse, even when a delta guard "
+     "is configured beside the middleware that refuses streaming: no warning.",
+     input={"attempts": [{"deltas": ["a"]}], "inspectsOutput": True, "perCall": "none",
+            "validators": [SECRET]},
+     intent={"warnings": [], "outcome": ok("a")}, tier="should")
+case("deltas.failclosed", "redaction-non-strings-kept", anchor="deltas.redaction-inspects",
+     description="The redactor masks every string value; a number, a boolean and null are "
+     "returned as they are.",
+     input={"attempts": [{"deltas": [], "end": False,
+                          "output": {"n": 5, "ok": True, "none": None, "mail": "a@b.co"}}],
+            "redact": [PII]},
+     intent={"outcome": ok({"n": 5, "ok": True, "none": None, "mail": "[redacted]"})})
+case("deltas.phases", "output-list-strings-checked", anchor="deltas.output-text",
+     description="An output that is neither a string nor an object (a list) has every string "
+     "checked on its own.",
+     input={"attempts": [{"deltas": [], "end": False, "output": ["fine", "the s3cr3t"]}],
+            "validators": [SECRET]},
+     intent={"outcome": err("governance.safety-violation")})
+case("deltas.phases", "output-text-block-not-string", anchor="deltas.output-text",
+     description="A text block whose text is not a string adds nothing to the joined text: "
+     "'s3c' and 'r3t' around it still join into a match.",
+     input={"attempts": [{"deltas": [], "end": False, "output": {
+         "role": "assistant", "content": [{"type": "text", "text": "the s3c"},
+                                          {"type": "text", "text": 5},
+                                          {"type": "text", "text": "r3t"}]}}],
+            "validators": [SECRET]},
+     intent={"outcome": err("governance.safety-violation")})
+case("deltas.input", "redact-without-output-form", anchor="deltas.vector-run",
+     description="A redact validator needs an output form: one whose phases leave out "
+     "\"output\" gives pattern_redactor no rule to mask, so the input is malformed.",
+     input={"attempts": [{"deltas": ["a@b.co"]}], "redact": [{**PII, "phases": ["input"]}]},
+     intent={"error": "argument.invalid"})
+case("deltas.input", "redact-output-form-only", anchor="deltas.vector-run",
+     description="A redact validator with the output form alone (phases [\"output\"]) is "
+     "accepted and masks its matches.",
+     input={"attempts": [{"deltas": ["mail ", "a@b.co"]}],
+            "redact": [{**PII, "phases": ["output"]}]},
+     intent={"perCall": [], "outcome": ok("mail [redacted]")})
+bad_record("unknown-member", "An unknown member of the chunk's JSON form is refused, not "
+           "ignored (section 3a.10: unknown keys are malformed).", {**t("a"), "index": 0})
+bad_record("input-not-object", "The input is the chunk's JSON form, an object: a string is "
+           "malformed.", "a")
+bad_record("usage-malformed", "A terminal's usage is the usage wire form: a counter that is "
+           "a string is malformed.", {**done(), "usage": {"inputTokens": "12"}})
+bad_record("attempt-string", "A reset's attempt is an integer: a string is malformed.",
+           {"delta": "", "origin": ORIGIN, "reset": True, "attempt": "2"})
+llm("vector-model-null", anchor="errors.vector-null",
+    description="model null is a value of the wrong type, not an absent member.",
+    input={"model": None, "scripts": [{"chunks": text_script(["a"])}]},
+    intent={"error": "argument.invalid"})
+llm("scripts-empty", anchor="deltas.vector-llm",
+    description="scripts is a non-empty list: with none the adapter has nothing to play.",
+    input={"scripts": []},
+    intent={"error": "argument.invalid"})
+llm("input-not-object", anchor="deltas.llm-input",
+    description="An LLM effect's input is an object ({messages, ...}): a string is "
+    "argument.invalid, and the adapter is not called.",
+    input={"input": "plan?", "scripts": [{"chunks": text_script(["a"])}]},
+    intent={"perCall": [], "outcome": err("argument.invalid"),
+            "adapter": {"calls": 0, "pulled": 0, "models": []}})
+llm("abort-stops-delta-sink", anchor="deltas.live-window",
+    description="The check is made before each sink: the per-call sink aborts the signal on "
+    "'Hel', so the configured sink after it never receives 'Hel', and the call is aborted.",
+    input={"scripts": [{"chunks": text_script(["Hel", "lo"])}], "abortOn": "Hel",
+           "deltaSink": "collect"},
+    intent={"perCall": [pt("Hel")], "deltaSink": [],
+            "outcome": {"ok": False, "code": "effect.aborted", "reason": "stop at 'Hel'",
+                        "cause": "effect.aborted"}})
+llm("output-only-validator-warns", anchor="deltas.fail-closed",
+    description="A validator with an output form and no delta form refuses streaming for the "
+    "LLM effect too: nothing reaches the per-call sink, the runtime warns, and the message "
+    "is returned.",
+    input={"scripts": [{"chunks": text_script(["Hel", "lo"])}],
+           "validators": [{"kind": "pii", "delta": False}]},
+    intent={"perCall": [], "warnings": ["deltas.streaming-disabled"],
+            "outcome": ok(msg(tx("Hello")))})
 
 
 # -- issue 29, the fresh blind reading (spec/blind/effects-deltas.md, *Fresh blind reading*) ----

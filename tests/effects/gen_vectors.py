@@ -414,6 +414,13 @@ case("effects.middleware", "rate-limit-per-principal", anchor="effects.rate-limi
      input=route([eff(OK)], [T(principal="a"), T(principal="b"), T(principal="a")],
                  middleware=[RL(1, 0, per="principal")]),
      intent=[{"outcome": out("ok")}, {"outcome": out("ok")}, {"outcome": RATE_LIMITED}])
+case("effects.middleware", "rate-limit-per-principal-across-tools", anchor="effects.rate-limit",
+     description="per=\"principal\": the bucket is the principal's whatever the tool, so a "
+     "principal's call of another tool takes from the same bucket (per=\"call\" would not).",
+     input=route([eff(OK), eff(OK, tool="u")], [T(principal="a"), T(principal="a", tool="u")],
+                 middleware=[RL(1, 0, per="principal")]),
+     intent=[{"outcome": out("ok")}, {"outcome": err("effect.rate-limited", retryAfter=None),
+                                      "trace": []}])
 case("effects.middleware", "rate-limit-per-call", anchor="effects.rate-limit",
      description="per=\"call\": one bucket per (principal, tool id).",
      input=route([eff(OK), eff(OK, tool="u")],
@@ -942,6 +949,95 @@ case("effects.middleware", "probe-set-input-null", anchor="effects.route-vector"
      intent=[{"outcome": out(None), "trace": [
          {"enter": "p", "attempt": 0, "input": 1}, X(1, input=None),
          {"leave": "p", "attempt": 1, "output": None}]}])
+
+# -- issue 30: what the coverage of the suite found unpinned -------------------------------------
+
+def malformed(name: str, description: str, input: dict[str, Any]) -> None:
+    """An effects.route input the reader refuses (spec: effects.route-vector)."""
+    case("effects.route", name, anchor="effects.route-vector", description=description,
+         input=input, intent={"error": "argument.invalid"})
+
+
+malformed("malformed-attempt-two-endings",
+          "An attempt ends in at most one of return, echo, raise, crash: return and raise "
+          "together are malformed.",
+          route([eff({"return": "a", "raise": {"code": "test.fatal"}})], [T()]))
+malformed("malformed-attempt-usage-number",
+          "An attempt's usage is an object or a list of objects: a number is malformed.",
+          route([eff({"usage": 5})], [T()]))
+malformed("malformed-attempt-usage-list-of-number",
+          "An attempt's usage list holds objects only: a number in it is malformed, even after "
+          "a good report.",
+          route([eff({"usage": [{"a": 1}, 5]})], [T()]))
+malformed("malformed-attempt-emit-object",
+          "An attempt's emit is a list of events: an object is malformed.",
+          route([eff({"emit": {"kind": "x"}})], [T()]))
+malformed("malformed-abort-source",
+          "An abort's source is call, execution or scope: another is malformed.",
+          route([eff({"abort": {"reason": "r", "source": "caller"}})], [T()]))
+malformed("malformed-raise-message-number",
+          "A scripted raise's message is a string: a number is malformed.",
+          route([eff({"raise": {"code": "test.fatal", "message": 5}})], [T()]))
+malformed("malformed-echo-false",
+          "echo is true or absent: false is malformed, not an attempt that returns.",
+          route([eff({"echo": False})], [T()]))
+malformed("malformed-crash-string",
+          "crash is true or absent: a string is malformed.",
+          route([eff({"crash": "yes"})], [T()]))
+malformed("malformed-retry-seed-number",
+          "A retry's seed is a string: a number is malformed.",
+          route([eff(OK)], [T()], middleware=[RETRY(2, seed=5)]))
+malformed("malformed-script-empty",
+          "An effect's script is a non-empty list: an empty script is malformed.",
+          route([{"toolId": "t", "script": []}], [T()]))
+malformed("malformed-script-object",
+          "An effect's script is a list: an object is malformed.",
+          route([{"toolId": "t", "script": {"return": "ok"}}], [T()]))
+malformed("malformed-call-door",
+          "A call's door is one of the listed doors: another name is malformed.",
+          route([eff(OK)], [T(door="invokeLater")]))
+malformed("malformed-call-execution-id-number",
+          "A call's executionId, when given, is a string: a number is malformed.",
+          route([eff(OK)], [T(executionId=5)]))
+malformed("malformed-call-step-id-number",
+          "A call's stepId, when given, is a string: a number is malformed.",
+          route([eff(OK)], [D(stepId=5)]))
+malformed("malformed-grants-object",
+          "grants, when given, is a list: an object is malformed, not a grant.",
+          route([eff(OK)], [T()], grants={"principal": "p", "toolId": "t"}))
+malformed("malformed-effects-empty",
+          "effects is a non-empty list: an input registering nothing is malformed.",
+          route([], [T()]))
+malformed("malformed-effect-not-object",
+          "An effect is a JSON object: a string is malformed.",
+          route([eff(OK), "t"], [T()]))
+malformed("malformed-middleware-object",
+          "middleware is a list: a single middleware object not in a list is malformed.",
+          route([eff(OK)], [T()], middleware=RETRY(2)))
+malformed("malformed-steps-empty",
+          "steps is a non-empty list: an input with nothing to run is malformed.",
+          route([eff(OK)], []))
+malformed("malformed-step-two-keys",
+          "A step has exactly one key: a call and a kill in one step are malformed.",
+          route([eff(OK)], [{"call": {"tool": "t"}, "kill": {"reason": "r"}}]))
+malformed("malformed-step-unknown-kind",
+          "A step's key is one of the step kinds: another is malformed.",
+          route([eff(OK)], [{"sleep": 1}]))
+malformed("malformed-cancel-execution-unknown-scope",
+          "cancelExecution names a scope opened by an earlier step: another name is malformed.",
+          route([eff(OK)], [{"scope": {"name": "s1", "executionId": "x1"}},
+                            {"cancelExecution": {"scope": "s2", "reason": "r"}}]))
+malformed("malformed-close-unknown-scope",
+          "close names a scope opened by an earlier step: another name is malformed.",
+          route([eff(OK)], [{"scope": {"name": "s1", "executionId": "x1"}}, {"close": "s2"}]))
+malformed("malformed-rate-limit-negative-rate",
+          "A rate limit's rate is >= 0: a negative rate is refused when the middleware is built.",
+          route([eff(OK)], [T()], middleware=[RL(1, -1)]))
+case("effects.signals", "signal-at-end-never-ran", anchor="effects.route-vector",
+     description="signalAtEnd is null when the effect never ran (the call was refused before "
+     "the effect: here denied).",
+     input=route([eff(OK)], [T(watchSignal=True)], grants=[]),
+     intent=[{"outcome": denied("p", "transient"), "trace": [], "signalAtEnd": None}])
 
 # -- effects.streaming: deltas.run cases that pin effects.md rules ------------------------------
 

@@ -24,6 +24,7 @@ from hypothesis import strategies as st
 
 from loom_ref.conformance.case import canonical_json as canonical
 from loom_ref.effects import backoff_delay, jitter_fraction
+from loom_ref.effects.vectors import vector_backoff
 from loom_ref.errors import LoomError
 from tests.casefiles import stamp
 
@@ -67,13 +68,27 @@ CASES: dict[str, tuple[str, dict[str, Any]]] = {
                               "(INTERPRETING.md section 7)", {**_input(1), "attempt": True}),
     "error-lone-surrogate-key": ("utf8(key) is undefined for a lone surrogate: the key is "
                                  "refused", _input(1, jitter=0.5, key="s:\ud800")),
+    "jitter-non-ascii-key": ("the key is hashed as its UTF-8 bytes: a key beyond ASCII "
+                             "(two- and three-byte characters)",
+                             _input(2, base=1.0, jitter=1.0, key="s\u00e9:\u65e5")),
+    "error-missing-key": ("all six members are required: an input without key is refused",
+                          {k: v for k, v in _input(1).items() if k != "key"}),
+    "error-extra-member": ("no other member is allowed: an unknown one is refused",
+                           {**_input(1), "seed": "s"}),
+    "error-key-number": ("key is a string: a number is refused", {**_input(1), "key": 5}),
+    "error-base-delay-string": ("base_delay is a number: a string is refused",
+                                {**_input(1), "base_delay": "0.1"}),
+    "error-jitter-boolean": ("jitter is a number, and a boolean is not one "
+                             "(INTERPRETING.md section 7)", {**_input(1), "jitter": False}),
 }
 
 
 def expected(input: dict[str, Any]) -> dict[str, Any]:
-    """What loom_ref answers for ``input`` (the ``expect`` field of a case)."""
+    """What loom_ref answers for ``input`` (the ``expect`` field of a case): the conformance
+    function's answer, which reads the input (every member required, no other) and calls
+    ``backoff_delay``."""
     try:
-        return {"result": backoff_delay(**input)}
+        return {"result": vector_backoff(input)}
     except LoomError as error:
         return {"error": {"code": error.code}}
 
@@ -133,7 +148,8 @@ def _spec_fraction(key: str, attempt: int) -> float:
     return int.from_bytes(digest, "big") / 2**64
 
 
-@pytest.mark.parametrize("name", ["jitter-half", "jitter-full", "jitter-other-key"])
+@pytest.mark.parametrize("name", ["jitter-half", "jitter-full", "jitter-other-key",
+                                  "jitter-non-ascii-key"])
 def test_jittered_delays_follow_the_formula(name: str) -> None:
     input = CASES[name][1]
     u = _spec_fraction(input["key"], input["attempt"])

@@ -405,7 +405,9 @@ export const streamBudgetMiddleware = (maxTokens) => {
 
 /** spec: deltas.redaction-inspects — pattern_redactor masks every accepted match. */
 export function patternRedactor(validators, mask = "[redacted]") {
-  const rules = validators.flatMap((v) => (v.forms.output ? v.rules : []));
+  // a validator with no output form has no rule to mask: refused (#deltas.vector-run)
+  if (validators.some((v) => !v.forms.output)) throw invalid("pattern_redactor needs output forms");
+  const rules = validators.flatMap((v) => v.rules);
   // each rule in turn masks its accepted matches (conditions included,
   // #validators.rule-conditions) in the text the earlier rules left
   const maskText = (s) => {

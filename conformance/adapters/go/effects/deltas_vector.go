@@ -224,7 +224,13 @@ func deltasRunVector(input any) (any, error) {
 			}
 			named["redact"] = redactionMiddleware(nil, false)
 		case []any:
-			named["redact"] = redactionMiddleware(parseValidators(x, "redact"), true)
+			vs := parseValidators(x, "redact")
+			for _, v := range vs {
+				if !v.HasOutput { // pattern_redactor needs an output form to mask (#deltas.vector-run)
+					bad("redact: a validator with no output form")
+				}
+			}
+			named["redact"] = redactionMiddleware(vs, true)
 		default:
 			bad("redact: not validators or false")
 		}

@@ -1,0 +1,242 @@
+"""Paths of the effect layer only a Python caller reaches (issue 30): each is a region of
+``tools/coverage/python-only.toml`` that names this file, and each test shows the behaviour
+the region's reason describes, with the objects only Python can hand over."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from loom_ref.effects import (
+    AbortedError,
+    DirectWriter,
+    Effect,
+    EffectCall,
+    EffectContext,
+    EffectRuntime,
+    ManualClock,
+    Mode,
+    RetryMiddleware,
+    Signal,
+    collect_stream,
+    safety_middleware,
+)
+from loom_ref.effects.deltas import DeltaChannel
+from loom_ref.effects.recorder import DeltaRecorder
+from loom_ref.errors import InvalidArgument, LoomError
+from loom_ref.governance import pii_validator
+from loom_ref.governance.deny import deny_patterns
+from tests.deltas.helpers import Sink, text_stream
+
+
+def test_collect_stream_checks_the_signal_after_a_source_without_finish() -> None:
+    # spec: deltas.collect-signal -- a raw source that ends right after the write that
+    # aborted: the abort is found after the loop, not folded into a missing finish
+    signal = Signal()
+
+    def on_delta(text: object) -> None:
+        signal.abort("enough")
+
+    ctx = EffectContext(EffectCall(tool_id="t", input=None, mode=Mode.TRANSIENT,
+                                   principal="p"), signal, ManualClock())
+    ctx.on_delta = on_delta
+    start_and_text = text_stream(["a"])[:2]  # block-start and the text delta: nothing more
+    with pytest.raises(AbortedError) as info:
+        collect_stream(start_and_text, ctx)
+    assert info.value.reason == "enough"
+
+
+def _runtime(execute: Any, middleware: list[Any]) -> EffectRuntime:
+    return EffectRuntime([Effect(tool_id="t", execute=execute)], middleware=middleware,
+                         clock=ManualClock(), on_warn=lambda text: None)
+
+
+def test_a_str_subclass_is_delivered_as_a_plain_str() -> None:
+    # spec: deltas.writer -- the text of a delta is a str; a subclass is taken as its text
+    class Text(str):
+        pass
+
+    def execute(ctx: EffectContext, input: Any) -> str:
+        assert ctx.on_delta is not None
+        ctx.on_delta(Text("hi"))
+        return "hi"
+
+    sink = Sink()
+    assert _runtime(execute, []).invoke_transient("t", None, principal="p",
+                                                  on_delta=sink) == "hi"
+    text = sink.chunks[0].delta.value
+    assert type(text) is str and text == "hi"
+
+
+class _Swallow:
+    """A Python middleware that turns any LoomError of the rest of the route into a value."""
+
+    def handle(self, ctx: EffectContext, input: Any, next: Any) -> Any:
+        try:
+            return next(ctx, input)
+        except LoomError as error:
+            return f"swallowed {error.code}"
+
+
+def test_a_swallowed_sever_sends_no_terminal_chunk() -> None:
+    # spec: deltas.terminal, deltas.sever-sticky -- the route returned, but the attempt was
+    # severed: the channel settles and sends nothing more, no end chunk
+    def execute(ctx: EffectContext, input: Any) -> str:
+        assert ctx.on_delta is not None
+        ctx.on_delta("fine ")
+        ctx.on_delta("s3cr3t")
+        return "never"
+
+    sink = Sink()
+    runtime = _runtime(execute, [_Swallow(),
+                                 safety_middleware([deny_patterns({"secret": "s3cr3t"})])])
+    out = runtime.invoke_transient("t", None, principal="p", on_delta=sink)
+    assert out == "swallowed governance.delta-severed"
+    assert sink.seen == [{"delta": "fine ", "origin": "llm:t"}]
+
+
+class _PlainGuard:
+    """A middleware whose delta guard factory returns a plain callable (no reset)."""
+
+    def __init__(self) -> None:
+        self.seen: list[str] = []
+
+    def delta_guard(self, ctx: EffectContext) -> Any:
+        return self.seen.append
+
+    def handle(self, ctx: EffectContext, input: Any, next: Any) -> Any:
+        return next(ctx, input)
+
+
+def test_a_guard_without_reset_is_built_again_for_the_next_attempt() -> None:
+    # spec: deltas.reset -- a guard with no reset is simply a fresh one per attempt
+    def execute(ctx: EffectContext, input: Any) -> str:
+        assert ctx.on_delta is not None
+        ctx.on_delta(f"try {ctx.attempt}")
+        if ctx.attempt == 1:
+            raise RuntimeError("flaky")
+        return "ok"
+
+    guard = _PlainGuard()
+    sink = Sink()
+    runtime = _runtime(execute, [RetryMiddleware(2, base_delay=0.0), guard])
+    assert runtime.invoke_transient("t", None, principal="p", on_delta=sink) == "ok"
+    assert guard.seen == ["try 1", "try 2"]
+    assert sink.text == "try 2"
+
+
+def test_a_channel_repr_says_where_it_stands() -> None:
+    channel = DeltaChannel(tool_id="t", signal=Signal(), per_call=None, configured=None,
+                           factories=(), on_warn=lambda text: None)
+    assert repr(channel) == ("DeltaChannel(origin='llm:t', attempt=0, settled=False, "
+                             "severed=False)")
+
+
+def test_a_direct_writer_drops_an_empty_text() -> None:
+    # spec: deltas.no-runtime -- an empty write is no delta
+    sink = Sink()
+    write = DirectWriter(tool_id="t", per_call=sink, configured=None)
+    write("")
+    assert sink.chunks == []
+    write("a")
+    assert sink.seen == [{"delta": "a", "origin": "llm:t"}]
+
+
+def test_a_guard_factory_returning_no_guard_is_refused() -> None:
+    class _Nothing:
+        def delta_guard(self, ctx: EffectContext) -> Any:
+            return 42  # neither a check, a hold-back guard nor a callable
+
+        def handle(self, ctx: EffectContext, input: Any, next: Any) -> Any:
+            return next(ctx, input)
+
+    def execute(ctx: EffectContext, input: Any) -> str:
+        return "never"
+
+    with pytest.raises(InvalidArgument, match="cannot check text"):
+        _runtime(execute, [_Nothing()]).invoke_transient("t", None, principal="p",
+                                                         on_delta=Sink())
+
+
+def test_a_direct_writer_needs_a_tool_id() -> None:
+    with pytest.raises(InvalidArgument, match="DirectWriter"):
+        DirectWriter(tool_id="", per_call=None, configured=None)
+
+
+def _kinds(recorder: DeltaRecorder) -> list[tuple[str, Any]]:
+    return [(r["kind"], r.get("verdict")) for r in recorder.to_json()]
+
+
+def test_the_tape_shows_late_and_after_sever_writes_and_a_sink_that_raised() -> None:
+    # deltas.recorder (extension): what the channel dropped, and why, is on the tape
+    kept: list[Any] = []
+
+    def late(ctx: EffectContext, input: Any) -> str:
+        kept.append(ctx.on_delta)
+        return "done"
+
+    recorder = DeltaRecorder()
+    runtime = EffectRuntime([Effect(tool_id="t", execute=late)], clock=ManualClock(),
+                            on_warn=lambda text: None, recorder=recorder)
+    runtime.invoke_transient("t", None, principal="p", on_delta=Sink(fail=True))
+    kept[0]("after")
+    kept[0].end()
+    kinds = _kinds(recorder)
+    assert ("write", "late") in kinds and ("end", "late") in kinds
+
+    def swallow(ctx: EffectContext, input: Any) -> str:
+        write = ctx.on_delta
+        assert write is not None
+        write("x")  # delivered to a sink that raises: taped with what it raised
+        for text in ("s3cr3t", "more"):
+            try:
+                write(text)
+            except LoomError:
+                pass
+        try:
+            write.end()
+        except LoomError:
+            pass
+        return "never"
+
+    recorder = DeltaRecorder()
+    runtime = EffectRuntime([Effect(tool_id="t", execute=swallow)], clock=ManualClock(),
+                            on_warn=lambda text: None, recorder=recorder,
+                            middleware=[safety_middleware([deny_patterns({"s": "s3cr3t"})])])
+    with pytest.raises(LoomError):
+        runtime.invoke_transient("t", None, principal="p", on_delta=Sink(fail=True))
+    kinds = _kinds(recorder)
+    assert ("write", "after-sever") in kinds and ("end", "after-sever") in kinds
+    delivered = [r for r in recorder.to_json() if r["kind"] == "deliver"]
+    assert delivered and delivered[0]["raised"].startswith("RuntimeError")
+
+
+def test_a_refused_stream_that_fails_is_taped_with_its_python_error() -> None:
+    # deltas.recorder (extension): a refused stream whose effect writes nothing, then raises
+    # an error that is no LoomError; and a LoomError without details
+    def fail(ctx: EffectContext, input: Any) -> str:
+        assert ctx.on_delta is not None
+        ctx.on_delta("")
+        raise ValueError("boom")
+
+    def refused(execute: Any) -> DeltaRecorder:
+        recorder = DeltaRecorder()
+        runtime = EffectRuntime(
+            [Effect(tool_id="t", execute=execute)], clock=ManualClock(),
+            on_warn=lambda text: None, recorder=recorder,
+            middleware=[safety_middleware([pii_validator(delta=False)])])
+        with pytest.raises((ValueError, LoomError)):
+            runtime.invoke_transient("t", None, principal="p", on_delta=Sink())
+        return recorder
+
+    records = refused(fail).to_json()
+    assert [r["kind"] for r in records] == ["open", "refused", "attempt", "settle"]
+    assert records[-1]["error"] == {"code": None, "message": "ValueError: boom"}
+
+    def plain(ctx: EffectContext, input: Any) -> str:
+        raise InvalidArgument("bad")
+
+    settle = refused(plain).to_json()[-1]
+    assert settle["outcome"] == "failed" and settle["error"]["code"] == "argument.invalid"
+    assert "details" not in settle["error"]
