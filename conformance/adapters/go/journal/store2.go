@@ -28,6 +28,7 @@ func (s *logStore) append(id, kind string, payload map[string]any, torn any) err
 		b = append(b, withCRC(headerPrefix(journalSchema, id))+"\n"...)
 	}
 	line := withCRC(eventPrefix(id, e.seq+1, kind, payload)) + "\n"
+	s.dropTorn() // kept torn bytes go before the store's first append
 	if torn != nil {
 		// A crash in mid-write tears the event line (the header before it is whole);
 		// nothing may follow the torn bytes: the store closes.
