@@ -422,6 +422,18 @@ function stepPayload(step, where) {
   if (!Object.prototype.hasOwnProperty.call(step, "payloadText")) return step.payload;
   if (Object.prototype.hasOwnProperty.call(step, "payload")) throw bad(`${where} gives both payload and payloadText`);
   if (typeof step.payloadText !== "string") throw bad(`${where}.payloadText must be a string`);
+  // journal.store-on-disk-vector: at most 512 arrays and objects, counted outside strings
+  let depth = 0, deepest = 0, inString = false;
+  for (let i = 0; i < step.payloadText.length; i++) {
+    const c = step.payloadText[i];
+    if (inString) {
+      if (c === "\\") i++;
+      else if (c === '"') inString = false;
+    } else if (c === '"') inString = true;
+    else if (c === "[" || c === "{") deepest = Math.max(deepest, ++depth);
+    else if (c === "]" || c === "}") depth--;
+  }
+  if (deepest > 512) throw bad(`${where}.payloadText nests more than 512 arrays and objects`);
   try {
     return JSON.parse(step.payloadText);
   } catch (err) {

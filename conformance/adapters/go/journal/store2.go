@@ -252,6 +252,29 @@ func stepPayload(step map[string]any) (map[string]any, error) {
 	if !ok {
 		return nil, invalid("payloadText must be a string")
 	}
+	// At most 512 arrays and objects, counted outside strings (journal.store-on-disk-vector).
+	depth, deepest, inString := 0, 0, false
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; {
+		case inString && c == '\\':
+			i++
+		case inString && c == '"':
+			inString = false
+		case inString:
+		case c == '"':
+			inString = true
+		case c == '[' || c == '{':
+			depth++
+			if depth > deepest {
+				deepest = depth
+			}
+		case c == ']' || c == '}':
+			depth--
+		}
+	}
+	if deepest > 512 {
+		return nil, invalid("payloadText nests more than 512 arrays and objects")
+	}
 	v, err := protocol.DecodeJSON(s)
 	if err != nil {
 		return nil, invalid("payloadText is not one JSON value: " + err.Error())
