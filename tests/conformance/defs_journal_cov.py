@@ -70,3 +70,212 @@ DEFINITIONS: list[dict[str, Any]] = [
                   "levels are argument.invalid, the whole call refused.",
                   refused("argument.invalid")),
 ]
+
+# -- journal.content: the content-resolving store's encoding and reading (an extension) -------
+CV = "journal.content-vector"
+_ST = {"kind": "EXECUTION_STARTED", "payload": {"executionId": "e1", "workflow": "w",
+                                               "input": None}}
+
+
+def _turn(i: int, messages: Any) -> dict[str, Any]:
+    """A STEP_STARTED whose input.messages is ``messages`` (ADR 0087's path)."""
+    return {"kind": "STEP_STARTED", "payload": {"stepId": f"m#{i}", "toolId": "m",
+                                                "input": {"messages": messages},
+                                                "idempotencyKey": f"e1/m#{i}"}}
+
+
+def _done(i: int) -> dict[str, Any]:
+    return {"kind": "STEP_COMPLETED", "payload": {"stepId": f"m#{i}", "output": i}}
+
+
+def _ref(**ref: Any) -> dict[str, Any]:
+    return {"$content": ref}
+
+
+def _messages(events: list[Any]) -> list[Any]:
+    return [e["payload"]["input"]["messages"] for e in events if e["kind"] == "STEP_STARTED"]
+
+
+def _content(name: str, description: str, input: Any, claim: Any) -> dict[str, Any]:
+    return vector(f"journal.content/{name}", CV, description, function="journal.content",
+                  input=input, claim=claim)
+
+
+def _stored_refs(*refs: Any) -> Any:
+    """The claim: the stored references are exactly ``refs`` and the events read back hold
+    the arrays appended."""
+    def claim(r: Any) -> bool:
+        res = r.get("result", {})
+        return (_messages(res.get("stored", [])) == list(refs)
+                and [e["seq"] for e in res["stored"]] == [e["seq"] for e in res["events"]])
+    return claim
+
+
+def _corrupt(line: int, reason: str) -> Any:
+    return lambda r: r.get("error", {}).get("code") == "journal.corrupt" and (
+        r["error"].get("line"), r["error"].get("reason")) == (line, reason)
+
+
+def _resolved(*arrays: Any) -> Any:
+    return lambda r: _messages(r.get("result", {}).get("events", [])) == list(arrays)
+
+
+_A, _B, _C = {"role": "user", "content": "a"}, {"role": "assistant", "content": "b"}, "c"
+_TRANSCRIPT = [_ST, _turn(1, [_A]), _done(1), _turn(2, [_A, _B, _C]), _done(2),
+               _turn(3, [_A, _B, _C]), _done(3), _turn(4, [_C, _A, _B, "d"])]
+
+DEFINITIONS += [
+    _content("each-item-once",
+             "Through the store each message is stored once per journal: a turn's reference "
+             "holds in new only what the table lacks, and items as maximal runs [first, "
+             "count]; a turn that adds nothing leaves new out; reading back gives every "
+             "array whole.",
+             {"appends": _TRANSCRIPT},
+             lambda r: _stored_refs(_ref(new=[_A], items=[[0, 1]]),
+                                    _ref(new=[_B, _C], items=[[0, 3]]),
+                                    _ref(items=[[0, 3]]),
+                                    _ref(new=["d"], items=[[2, 1], [0, 2], [3, 1]]))(r)
+             and _messages(r["result"]["events"]) == [[_A], [_A, _B, _C], [_A, _B, _C],
+                                                      [_C, _A, _B, "d"]]),
+    _content("repeated-within-one-array",
+             "A value repeated inside one array is added to new once and referred to at each "
+             "place: [x, y, x] is new [x, y], items [[0, 2], [0, 1]].",
+             {"appends": [_ST, _turn(1, ["x", "y", "x"])]},
+             _stored_refs(_ref(new=["x", "y"], items=[[0, 2], [0, 1]]))),
+    _content("empty-array",
+             "An empty array is a reference too, with no items and no new: {items: []}; it "
+             "reads back as [].",
+             {"appends": [_ST, _turn(1, [])]},
+             lambda r: _stored_refs(_ref(items=[]))(r)
+             and _messages(r["result"]["events"]) == [[]]),
+    _content("not-an-array-kept-inline",
+             "A value at the path that is not an array, or a path that is not there, is "
+             "journaled as it is.",
+             {"appends": [_ST, _turn(1, "hello"),
+                          {"kind": "STEP_STARTED", "payload": {
+                              "stepId": "m#2", "toolId": "m", "input": 7,
+                              "idempotencyKey": "e1/m#2"}}]},
+             lambda r: [e["payload"]["input"] for e in r["result"]["stored"][1:]]
+             == [{"messages": "hello"}, 7] and r["result"]["stored"] == r["result"]["events"]),
+    _content("content-member-refused",
+             "An object with a $content member at a configured path is refused "
+             "(journal.bad-payload): in such a journal every such object is a reference.",
+             {"appends": [_ST, _turn(1, {"$content": {"items": []}})]},
+             lambda r: r.get("error", {}).get("code") == "journal.bad-payload"),
+    _content("other-kinds-untouched",
+             "Only the configured kind's path is by reference: the same array in another "
+             "kind's payload is journaled inline.",
+             {"appends": [_ST, _turn(1, ["x"]), {"kind": "STEP_COMPLETED", "payload": {
+                 "stepId": "m#1", "output": {"input": {"messages": ["x"]}}}}]},
+             lambda r: r["result"]["stored"][2] == r["result"]["events"][2]
+             and r["result"]["stored"][2]["payload"]["output"] == {"input": {"messages": ["x"]}}),
+    _content("configured-paths",
+             "externalize names other kinds and paths: each configured path of a payload is a "
+             "reference over the one table, in the order configured.",
+             {"externalize": {"STEP_COMPLETED": ["output.a", "output.b"]},
+              "appends": [_ST, _turn(1, ["x"]), {"kind": "STEP_COMPLETED", "payload": {
+                  "stepId": "m#1", "output": {"a": ["p", "q"], "b": ["q", "r"]}}}]},
+             lambda r: r["result"]["stored"][1] == r["result"]["events"][1]
+             and r["result"]["stored"][2]["payload"]["output"] == {
+                 "a": _ref(new=["p", "q"], items=[[0, 2]]),
+                 "b": _ref(new=["r"], items=[[1, 2]])}
+             and r["result"]["events"][2]["payload"]["output"] == {"a": ["p", "q"],
+                                                                  "b": ["q", "r"]}),
+    _content("read-resolves",
+             "Stored references written by another writer resolve on reading: new values "
+             "join the table in order, runs name its items, new: [] is accepted.",
+             {"stored": [_ST, _turn(1, _ref(new=["a", "b"], items=[[1, 1], [0, 2]])),
+                         _turn(2, _ref(new=[], items=[[0, 1]]))]},
+             _resolved(["b", "a", "b"], ["a"])),
+    _content("missing-item",
+             "A run naming an item no earlier reference defined is journal.corrupt, reason "
+             "journal.missing-content, at the line of the reference (the header is line 1, "
+             "so the third event is line 4).",
+             {"stored": [_ST, _turn(1, _ref(new=["a"], items=[[0, 1]])),
+                         _turn(2, _ref(items=[[0, 2]]))]},
+             _corrupt(4, "journal.missing-content")),
+    _content("missing-item-at-the-edge",
+             "A run may end at the table's last item and not one past it: after one new value "
+             "[0, 1] resolves, [1, 1] is missing.",
+             {"stored": [_ST, _turn(1, _ref(new=["a"], items=[[0, 1], [1, 1]]))]},
+             _corrupt(3, "journal.missing-content")),
+    _content("member-beside-content",
+             "A reference with another member beside $content is journal.bad-content.",
+             {"stored": [_ST, _turn(1, {"$content": {"items": []}, "x": 1})]},
+             _corrupt(3, "journal.bad-content")),
+    _content("items-missing",
+             "A reference without items is journal.bad-content.",
+             {"stored": [_ST, _turn(1, _ref(new=["a"]))]}, _corrupt(3, "journal.bad-content")),
+    _content("unknown-member",
+             "A reference with a member other than new and items is journal.bad-content.",
+             {"stored": [_ST, _turn(1, _ref(items=[], old=[]))]},
+             _corrupt(3, "journal.bad-content")),
+    _content("reference-not-an-object",
+             "A $content that is not an object is journal.bad-content.",
+             {"stored": [_ST, _turn(1, {"$content": [0]})]},
+             _corrupt(3, "journal.bad-content")),
+    _content("new-not-an-array",
+             "A reference whose new is not an array is journal.bad-content.",
+             {"stored": [_ST, _turn(1, _ref(new="a", items=[]))]},
+             _corrupt(3, "journal.bad-content")),
+    _content("items-not-an-array",
+             "A reference whose items is not an array is journal.bad-content.",
+             {"stored": [_ST, _turn(1, _ref(items={"0": 1}))]},
+             _corrupt(3, "journal.bad-content")),
+    _content("run-count-zero",
+             "A run's count is at least 1: [0, 0] is journal.bad-content.",
+             {"stored": [_ST, _turn(1, _ref(new=["a"], items=[[0, 0]]))]},
+             _corrupt(3, "journal.bad-content")),
+    _content("run-first-negative",
+             "A run's first is at least 0: [-1, 1] is journal.bad-content.",
+             {"stored": [_ST, _turn(1, _ref(new=["a"], items=[[-1, 1]]))]},
+             _corrupt(3, "journal.bad-content")),
+    _content("run-not-a-pair",
+             "A run is two integers: [0] and [0, 1, 1] are journal.bad-content.",
+             {"stored": [_ST, _turn(1, _ref(new=["a"], items=[[0, 1, 1]]))]},
+             _corrupt(3, "journal.bad-content")),
+    _content("run-not-integers",
+             "A run of a string and an integer is journal.bad-content.",
+             {"stored": [_ST, _turn(1, _ref(new=["a"], items=[["0", 1]]))]},
+             _corrupt(3, "journal.bad-content")),
+    _content("run-boolean-refused",
+             "A boolean is not an integer: [0, true] is journal.bad-content.",
+             {"stored": [_ST, _turn(1, _ref(new=["a"], items=[[0, True]]))]},
+             _corrupt(3, "journal.bad-content")),
+    _content("first-bad-reference-wins",
+             "Reading stops at the first reference it cannot resolve: a missing item on line "
+             "3 is reported though line 4 is malformed too.",
+             {"stored": [_ST, _turn(1, _ref(items=[[0, 1]])), _turn(2, _ref(items=7))]},
+             _corrupt(3, "journal.missing-content")),
+]
+
+
+def _bad_input(name: str, description: str, input: Any) -> dict[str, Any]:
+    return _content(name, description, input,
+                    lambda r: r.get("error", {}).get("code") == "argument.invalid")
+
+
+DEFINITIONS += [
+    _bad_input("externalize-empty", "An empty externalize is argument.invalid.",
+               {"externalize": {}, "appends": [_ST]}),
+    _bad_input("externalize-unknown-kind",
+               "An externalize key that names no event kind is argument.invalid.",
+               {"externalize": {"STEP_BEGUN": ["input.messages"]}, "appends": [_ST]}),
+    _bad_input("externalize-paths-empty",
+               "A kind with an empty array of paths is argument.invalid.",
+               {"externalize": {"STEP_STARTED": []}, "appends": [_ST]}),
+    _bad_input("externalize-paths-not-an-array",
+               "A kind whose paths are a string, not an array, is argument.invalid.",
+               {"externalize": {"STEP_STARTED": "input.messages"}, "appends": [_ST]}),
+    _bad_input("externalize-empty-member-name",
+               "A path with an empty member name (input..messages) is argument.invalid.",
+               {"externalize": {"STEP_STARTED": ["input..messages"]}, "appends": [_ST]}),
+    _bad_input("externalize-path-not-a-string",
+               "A path that is not a string is argument.invalid.",
+               {"externalize": {"STEP_STARTED": [7]}, "appends": [_ST]}),
+    _bad_input("appends-and-stored",
+               "An input with both appends and stored is argument.invalid.",
+               {"appends": [_ST], "stored": [_ST]}),
+    _bad_input("neither-appends-nor-stored",
+               "An input with neither appends nor stored is argument.invalid.", {}),
+]
