@@ -279,3 +279,54 @@ DEFINITIONS += [
     _bad_input("neither-appends-nor-stored",
                "An input with neither appends nor stored is argument.invalid.", {}),
 ]
+
+# -- journal.format: the codec's edges a case did not reach ------------------------------------
+from .defs_journal import START, corrupt, ev, header, sealed  # noqa: E402
+
+_BOM = "\ufeff"
+_STEP_BODY = ('{"seq":2,"kind":"STEP_STARTED","payload":{"stepId":"a#1","toolId":"a",'
+              '"input":1,"idempotencyKey":"e1/a#1"}')
+
+
+def _parse(name: str, anchor: str, description: str, text: str, claim: Any) -> dict[str, Any]:
+    return vector(f"journal.format/{name}", anchor, description, function="journal.parse",
+                  input={"text": text}, claim=claim)
+
+
+def _shallow_brackets(obs: Any) -> bool:
+    events = obs.get("result", {}).get("events", [])
+    return len(events) == 2 and events[1]["payload"]["input"] == [[]] * 130
+
+
+DEFINITIONS += [
+    _parse("bom-checksum-matches-without-it", "journal.checksum",
+           "A line that starts with a UTF-8 byte order mark, whose crc is that of the line "
+           "without it: the checksum covers every byte before the crc member, the mark "
+           "included, so it does not match (journal.bad-checksum).",
+           header() + ev(*(1, *START)) + _BOM + sealed(_STEP_BODY),
+           corrupt(3, "journal.bad-checksum")),
+    _parse("bom-checksum-mismatch", "journal.checksum",
+           "A line that starts with a byte order mark and whose crc matches neither with nor "
+           "without it: journal.bad-checksum.",
+           header() + ev(*(1, *START)) + _BOM + sealed(_STEP_BODY)[:-11] + "0000abcd\"}\n",
+           corrupt(3, "journal.bad-checksum")),
+    _parse("bom-inside-the-checksum", "journal.checksum",
+           "A line that starts with a byte order mark whose crc covers the mark: the checksum "
+           "matches, and the line is not JSON (journal.malformed-line).",
+           header() + ev(*(1, *START)) + sealed(_BOM + _STEP_BODY),
+           corrupt(3, "journal.malformed-line")),
+    _parse("integer-past-a-double-309-digits", "journal.json-values",
+           "An integer of 309 digits beyond a double's largest finite value (a 9 repeated) is "
+           "no finite double, like 1e309: journal.malformed-line.",
+           header() + ev(*(1, *START))
+           + sealed('{"seq":2,"kind":"STEP_COMPLETED","payload":{"stepId":"a#1","output":'
+                    + "9" * 309 + "}"),
+           corrupt(3, "journal.malformed-line")),
+    _parse("many-brackets-shallow", "journal.nesting-limit",
+           "A line with more than 128 brackets that nests only 3 deep is within the nesting "
+           "limit: it is the depth that counts, not the number of arrays.",
+           header() + ev(*(1, *START)) + ev(2, "STEP_STARTED", {
+               "stepId": "a#1", "toolId": "a", "input": [[]] * 130,
+               "idempotencyKey": "e1/a#1"}),
+           _shallow_brackets),
+]

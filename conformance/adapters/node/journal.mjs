@@ -36,7 +36,8 @@ export function crc32(bytes) {
 }
 
 const enc = new TextEncoder();
-const dec = new TextDecoder("utf-8", { fatal: true });
+// ignoreBOM: a byte order mark is kept, so a line that starts with one is not JSON (journal.checksum)
+const dec = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
 const SUFFIX = 18; // ,"crc":"xxxxxxxx"}
 
 function seal(obj) {
