@@ -330,3 +330,81 @@ DEFINITIONS += [
                "idempotencyKey": "e1/a#1"}),
            _shallow_brackets),
 ]
+
+# -- the disk functions' own inputs: each malformed one refused ---------------------------------
+from .defs_journal_blind import disk_vector  # noqa: E402
+from .defs_journal_disk import power_loss  # noqa: E402
+
+_F = {"op": "create", "path": "/disk/a", "as": "f"}
+
+
+def _sod_bad(name: str, description: str, input: Any) -> dict[str, Any]:
+    return vector(f"journal.disk/{name}", SOD, description, function="journal.store-on-disk",
+                  input=input, claim=refused("argument.invalid"))
+
+
+DEFINITIONS += [
+    power_loss("append-of-nothing",
+               "An append of no bytes is no write: not a moment, nothing pending, so no image "
+               "more than without it.",
+               [_F, {"op": "append", "file": "f", "text": "a\n"}, {"op": "fsync", "file": "f"},
+                {"op": "append", "file": "f", "text": ""}],
+               lambda r: r["result"]["moments"] == 3 and [
+                   (i["variant"], i["files"]) for i in r["result"]["images"]]
+               == [("synced", {}), ("names", {"/disk/a": "a\n"})]),
+    vector("journal.disk/power-loss-input-not-an-object", "journal.power-loss-vector",
+           "The input of journal.power-loss is an object: an array is argument.invalid.",
+           function="journal.power-loss", input=[_F], claim=refused("argument.invalid"),
+           tier="may"),
+    disk_vector("directories-not-a-list",
+                "directories is an array of absolute paths: a string is argument.invalid.",
+                [_F], refused("argument.invalid"), directories="/disk"),
+    vector("journal.disk/ops-not-a-list", "journal.power-loss-vector",
+           "ops is an array: an object is argument.invalid.", function="journal.power-loss",
+           input={"ops": {"0": _F}}, claim=refused("argument.invalid"), tier="may"),
+    disk_vector("unknown-op",
+                "An operation that is none of the disk's is argument.invalid, the whole call.",
+                [_F, {"op": "rename", "file": "f"}], refused("argument.invalid")),
+    disk_vector("truncate-negative-size",
+                "A truncate's size is an integer of at least 0: -1 is argument.invalid.",
+                [_F, {"op": "truncate", "file": "f", "size": -1}], refused("argument.invalid")),
+    disk_vector("truncate-size-zero",
+                "A truncate to size 0 is allowed: the file is left empty.",
+                [_F, {"op": "append", "file": "f", "text": "ab"},
+                 {"op": "truncate", "file": "f", "size": 0}, {"op": "readAll", "file": "f"}],
+                lambda r: r["result"]["answers"] == [None, None, None, ""]),
+    _sod_bad("store-unknown",
+             "store is files or log: another name is argument.invalid.",
+             {"store": "sqlite", "fsync": "never", "steps": []}),
+    _sod_bad("fsync-unknown",
+             "fsync is one of the four policies: another name is argument.invalid.",
+             {"store": "files", "fsync": "always", "steps": []}),
+    _sod_bad("steps-not-a-list",
+             "steps is an array: an object is argument.invalid.",
+             {"store": "files", "fsync": "never", "steps": {}}),
+    _sod_bad("torn-append-zero-bytes",
+             "A tornAppend keeps at least 1 byte: bytes 0 is argument.invalid, the whole call.",
+             {"store": "files", "fsync": "never",
+              "steps": [{"do": "create", "executionId": "e1"},
+                        {"do": "tornAppend", "executionId": "e1", "kind": "EXECUTION_STARTED",
+                         "payload": STARTED, "bytes": 0}]}),
+    _sod_bad("payload-text-nan",
+             "A payloadText that is not one JSON value (NaN is no JSON value) is "
+             "argument.invalid.",
+             {"store": "files", "fsync": "never",
+              "steps": [{"do": "create", "executionId": "e1"},
+                        {"do": "append", "executionId": "e1", "kind": "EXECUTION_STARTED",
+                         "payloadText": '{"executionId":"e1","workflow":"w","input":NaN}'}]}),
+    _sod_bad("payload-text-not-a-string",
+             "A payloadText that is not a string is argument.invalid.",
+             {"store": "files", "fsync": "never",
+              "steps": [{"do": "create", "executionId": "e1"},
+                        {"do": "append", "executionId": "e1", "kind": "EXECUTION_STARTED",
+                         "payloadText": {"executionId": "e1"}}]}),
+    _bad_input("appends-not-an-array",
+               "appends is an array of {kind, payload}: an object is argument.invalid.",
+               {"appends": {"kind": "EXECUTION_STARTED"}}),
+    _bad_input("appends-unknown-kind",
+               "An append whose kind names no event kind is argument.invalid.",
+               {"appends": [{"kind": "EXECUTION_BEGUN", "payload": {}}]}),
+]
