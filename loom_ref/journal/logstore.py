@@ -43,7 +43,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, cast
 
 import attrs
 
@@ -131,10 +131,7 @@ def _named_in(tail: bytes) -> str | None:
     end = tail.find(b'"', len(_EVENT_PREFIX))
     if end < 0:
         return None
-    try:
-        named = tail[len(_EVENT_PREFIX):end].decode("utf-8")
-    except UnicodeDecodeError:
-        return None
+    named = tail[len(_EVENT_PREFIX):end].decode("utf-8", "replace")  # U+FFFD is in no id
     return named if is_execution_id(named) else None
 
 
@@ -224,8 +221,7 @@ class _LogJournal(LineJournal):
     def check_writable(self) -> None:
         """Closed too when the store's log is (a torn or failed write closed it)."""
         super().check_writable()
-        if isinstance(self._backend, SharedBackend):
-            self._backend.check_open()
+        cast(SharedBackend, self._backend).check_open()  # a LogStore's journals have no other
 
 
 class LogStore(SharedStore):

@@ -181,6 +181,16 @@ DEFINITIONS += [
                  "b": _ref(new=["r"], items=[[1, 2]])}
              and r["result"]["events"][2]["payload"]["output"] == {"a": ["p", "q"],
                                                                   "b": ["q", "r"]}),
+    _content("numbers-and-objects",
+             "Items may be any JSON value: numbers (1.5 and 2), null, objects and nested "
+             "arrays are items like strings, stored once each and read back as they were.",
+             {"appends": [_ST, _turn(1, [1.5, 2, None, {"k": [1.5]}, [True]]),
+                          _done(1), _turn(2, [{"k": [1.5]}, 2])]},
+             lambda r: _stored_refs(_ref(new=[1.5, 2, None, {"k": [1.5]}, [True]],
+                                         items=[[0, 5]]),
+                                    _ref(items=[[3, 1], [1, 1]]))(r)
+             and _messages(r["result"]["events"]) == [[1.5, 2, None, {"k": [1.5]}, [True]],
+                                                      [{"k": [1.5]}, 2]]),
     _content("read-resolves",
              "Stored references written by another writer resolve on reading: new values "
              "join the table in order, runs name its items, new: [] is accepted.",
@@ -407,4 +417,66 @@ DEFINITIONS += [
     _bad_input("appends-unknown-kind",
                "An append whose kind names no event kind is argument.invalid.",
                {"appends": [{"kind": "EXECUTION_BEGUN", "payload": {}}]}),
+]
+
+# -- a journal whose header names another execution -------------------------------------------
+from loom_ref.journal.codec import encode_header  # noqa: E402
+
+from .gen_cases import scenario  # noqa: E402
+
+_CUT = 38  # tear keeps the first half of the 77-byte header line of e1: '{"schema":...,"version"'
+
+
+def _header_naming(eid: str) -> list[dict[str, Any]]:
+    """Actions that make e1's header line name ``eid``: the line torn in half, the rest of
+    ``eid``'s header line (crc included) appended."""
+    assert encode_header("e1")[:_CUT] == encode_header(eid)[:_CUT]
+    return [{"do": "tear", "line": 1},
+            {"do": "appendBytes", "text": encode_header(eid)[_CUT:].decode("ascii")}]
+
+
+_ONE_STEP = [{"op": "execute", "tool": "t", "input": 1}]
+_T = {"t": {"idempotent": True, "script": [{"return": 2}]}}
+
+DEFINITIONS += [
+    {**scenario("journal.format/header-names-another-execution", "journal.header",
+                "e1's journal whose header line names e2 (with its own good crc) is corrupt at "
+                "line 1 (journal.bad-header): a recovery is refused, and reading it fails.",
+                body=_ONE_STEP, effects=_T,
+                actions=[{"do": "start"}, *_header_naming("e2"), {"do": "recover"}],
+                claims=[{"result": {"status": "completed", "output": None}},
+                        {"done": True}, {"done": True}, {"raised": "journal.corrupt"}],
+                journal={"error": "journal.corrupt"}),
+     "checks": [("line 1, bad-header", lambda o: o["journal"]["error"].get("line") == 1
+                 and o["journal"]["error"].get("reason") == "journal.bad-header")]},
+    scenario("journal.format/header-names-a-case-twin", "journal.execution-ids",
+             "e1's journal whose header line names E1, an id that differs only in case, is "
+             "refused as argument.execution-id (what a case-insensitive file system hands "
+             "out for the other id), not as a corrupt journal.",
+             body=_ONE_STEP, effects=_T,
+             actions=[{"do": "start"}, *_header_naming("E1"), {"do": "recover"}],
+             claims=[{"result": {"status": "completed", "output": None}},
+                     {"done": True}, {"done": True}, {"raised": "argument.execution-id"}]),
+]
+
+# -- a store log's execution header, each part refused -----------------------------------------
+from .defs_journal import LOG_HEADER, lev, started  # noqa: E402
+
+DEFINITIONS += [
+    vector(f"journal.log/{name}", "journal.log-format", description, function="journal.parse-log",
+           input={"text": LOG_HEADER + sealed(body) + lev("a", 1, *started("a"))},
+           claim=corrupt(2, "journal.bad-header"), tier="may")
+    for name, description, body in [
+        ("execution-header-other-schema",
+         "A header line (it has schema) inside a store log that is not an execution's journal "
+         "header (another schema) is journal.bad-header at its line.",
+         '{"schema":"loom-ref.other","version":1,"executionId":"a"'),
+        ("execution-header-version-2",
+         "An execution's header inside a store log with version 2 is journal.bad-header.",
+         '{"schema":"loom-ref.journal","version":2,"executionId":"a"'),
+        ("execution-header-id-not-a-string",
+         "An execution's header inside a store log whose executionId is not a string names "
+         "no execution: journal.bad-header.",
+         '{"schema":"loom-ref.journal","version":1,"executionId":7'),
+    ]
 ]

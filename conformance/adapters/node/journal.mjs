@@ -302,6 +302,10 @@ export class MemoryStore {
   read(eid) {
     if (!this.data.has(eid)) throw new LoomError("journal.not-found", `no journal ${eid}`);
     const parsed = parseJournal(this.data.get(eid));
+    if (parsed.executionId !== null && parsed.executionId !== eid
+      && parsed.executionId.toLowerCase() === eid.toLowerCase()) { // journal.execution-ids
+      throw new LoomError("argument.execution-id", `${eid} differs only in case from ${parsed.executionId}`);
+    }
     if (parsed.executionId !== null && parsed.executionId !== eid) {
       throw new LoomError("journal.corrupt", "header names another execution",
         { line: 1, reason: "journal.bad-header" });
