@@ -97,7 +97,15 @@ def _messages(events: list[Any]) -> list[Any]:
 
 
 def _content(name: str, description: str, input: Any, claim: Any) -> dict[str, Any]:
-    return vector(f"journal.content/{name}", CV, description, function="journal.content",
+    """A journal.content case, anchored to the rule it pins: the encoding
+    (journal.content-refs) for appends, the errors (journal.content-errors) or the
+    resolution (journal.content-resolve) for stored references, the function's own input
+    rules (journal.content-vector) for an argument.invalid."""
+    anchor = ("journal.content-refs" if isinstance(input, dict) and "appends" in input
+              and "externalize" not in input else CV)
+    if isinstance(input, dict) and "stored" in input and "appends" not in input:
+        anchor = "journal.content-resolve" if name == "read-resolves" else "journal.content-errors"
+    return vector(f"journal.content/{name}", anchor, description, function="journal.content",
                   input=input, claim=claim)
 
 
@@ -479,4 +487,133 @@ DEFINITIONS += [
          "no execution: journal.bad-header.",
          '{"schema":"loom-ref.journal","version":1,"executionId":7'),
     ]
+]
+
+# -- journal.sqlite-trace: the SQLite store's commit levels and syncs (an extension) -----------
+ST_TRACE = "journal.sqlite-trace"
+_STEP_P = EVENTS[1][1]
+_DONE_P = EVENTS[2][1]
+_END_P = EVENTS[3][1]
+_RUN = [{"do": "create", "executionId": "e1"}, *appends(events=EVENTS)]
+
+
+def _levels(r: Any) -> list[str]:
+    """The synchronous level in force at each row of lines written (each its own commit, or
+    the first event's with its header)."""
+    level, out = "", []
+    for call in r["result"]["calls"]:
+        if call["call"] == "synchronous":
+            level = call["level"]
+        elif call["call"] == "insert" and call["table"] == "lines":
+            out.append(level)
+    return out
+
+
+def _names(r: Any) -> list[str]:
+    return [c["call"] for c in r["result"]["calls"]]
+
+
+def _sqlite(name: str, description: str, fsync: str, steps: list[Any], claim: Any,
+            anchor: str = "journal.sqlite-wal") -> dict[str, Any]:
+    return vector(f"journal.sqlite/{name}", anchor, description, function=ST_TRACE,
+                  input={"fsync": fsync, "steps": steps}, claim=claim)
+
+
+def _dir_sync_once_before_events(r: Any) -> bool:
+    calls = r["result"]["calls"]
+    first_event = calls.index({"call": "insert", "table": "lines"})
+    return _names(r).count("fsyncDir") == 1 and _names(r).index("fsyncDir") < first_event
+
+
+DEFINITIONS += [
+    _sqlite("every-event-commits-full",
+            "Under every-event each event commits with synchronous=FULL; the directory is "
+            "synced once, when the store opens, before any event.",
+            "every-event", _RUN,
+            lambda r: _levels(r) == ["FULL"] * 4 and _dir_sync_once_before_events(r)),
+    _sqlite("write-ahead-levels",
+            "Under write-ahead only the events the policy syncs commit FULL (STEP_STARTED "
+            "and the boundary EXECUTION_COMPLETED); the others NORMAL.",
+            "write-ahead", _RUN,
+            lambda r: _levels(r) == ["NORMAL", "FULL", "NORMAL", "FULL"]
+            and _dir_sync_once_before_events(r)),
+    _sqlite("at-boundaries-levels",
+            "Under at-boundaries only the boundary (EXECUTION_COMPLETED) commits FULL.",
+            "at-boundaries", _RUN,
+            lambda r: _levels(r) == ["NORMAL", "NORMAL", "NORMAL", "FULL"]
+            and _dir_sync_once_before_events(r)),
+    _sqlite("never-is-normal-not-off",
+            "Under never every commit is NORMAL (never OFF), the store's own tables too, and "
+            "the directory is never synced.",
+            "never", _RUN,
+            lambda r: _levels(r) == ["NORMAL"] * 4 and "fsyncDir" not in _names(r)
+            and [c["level"] for c in r["result"]["calls"] if c["call"] == "synchronous"]
+            == ["NORMAL"]),
+    _sqlite("level-set-only-when-it-changes",
+            "The store sets synchronous only when the level changes: two FULL commits in a "
+            "row under every-event set it once for both.",
+            "every-event", _RUN,
+            lambda r: [c.get("level") for c in r["result"]["calls"]
+                       if c["call"] == "synchronous"] == ["FULL", "NORMAL", "FULL"]),
+    _sqlite("open-modes",
+            "Opening sets the level its own tables commit with, then the exclusive locking "
+            "mode and WAL, and writes the store's row in one transaction.",
+            "write-ahead", [{"do": "read", "executionId": "e1"}],
+            lambda r: r["result"]["calls"] == [
+                {"call": "open"}, {"call": "synchronous", "level": "FULL"},
+                {"call": "lockingMode", "mode": "EXCLUSIVE"},
+                {"call": "journalMode", "mode": "WAL"}, {"call": "begin"},
+                {"call": "insert", "table": "loom_store"}, {"call": "commit"},
+                {"call": "synchronous", "level": "NORMAL"}, {"call": "fsyncDir"},
+                {"call": "close"}]
+            and r["result"]["answers"] == [{"error": "journal.not-found"}],
+            anchor="journal.sqlite-trace"),
+    _sqlite("header-with-the-first-event",
+            "create writes nothing; the header row goes in the same transaction as the first "
+            "event, and later events are one autocommitted insert each.",
+            "never", _RUN[:3],
+            lambda r: _names(r)[_names(r).index("commit") + 1:] == [
+                "begin", "insert", "insert", "commit", "insert", "close"]
+            and [c.get("table") for c in r["result"]["calls"] if c["call"] == "insert"]
+            == ["loom_store", "journals", "lines", "lines"],
+            anchor="journal.sqlite-lines"),
+    _sqlite("created-never-journaled",
+            "An execution created and never journaled leaves nothing in the database: "
+            "after a reopen it is not there.",
+            "never", [{"do": "create", "executionId": "e1"}, {"do": "reopen"},
+                      {"do": "read", "executionId": "e1"}],
+            lambda r: r["result"]["answers"] == [None, None, {"error": "journal.not-found"}]
+            and "journals" not in [c.get("table") for c in r["result"]["calls"]],
+            anchor="journal.sqlite-lines"),
+    _sqlite("reopen-reads-back",
+            "A reopened store reads each journal back whole, writing nothing but its open.",
+            "write-ahead", [*_RUN, {"do": "reopen"}, {"do": "open", "executionId": "e1"}],
+            lambda r: r["result"]["answers"][-2:] == [
+                None, {"events": [k for k, _ in EVENTS], "torn": False}]
+            and _names(r)[_names(r).index("open", 1):] == [
+                "open", "synchronous", "lockingMode", "journalMode", "begin", "commit",
+                "synchronous", "fsyncDir", "close"],
+            anchor="journal.sqlite-lines"),
+    _sqlite("one-writer-per-execution",
+            "Within the store, an execution has one writer: opening it again while its "
+            "writer is open is journal.locked.",
+            "never", [*_RUN[:2], {"do": "open", "executionId": "e1"}],
+            lambda r: r["result"]["answers"][-1] == {"error": "journal.locked"},
+            anchor="journal.sqlite-single-writer"),
+    vector("journal.sqlite/torn-append-refused", "journal.sqlite-trace",
+           "A SQLite transaction is atomic: a tornAppend step is argument.invalid, the whole "
+           "call refused.", function=ST_TRACE,
+           input={"fsync": "never", "steps": [
+               {"do": "create", "executionId": "e1"},
+               {"do": "tornAppend", "executionId": "e1", "kind": "EXECUTION_STARTED",
+                "payload": STARTED, "bytes": 3}]},
+           claim=refused("argument.invalid")),
+    vector("journal.sqlite/fsync-unknown", "journal.sqlite-trace",
+           "fsync is one of the four policies: another name is argument.invalid.",
+           function=ST_TRACE, input={"fsync": "sometimes", "steps": []},
+           claim=refused("argument.invalid")),
+    vector("journal.sqlite/steps-not-a-list", "journal.sqlite-trace",
+           "steps is an array: an object is argument.invalid.",
+           function=ST_TRACE, input={"fsync": "never", "steps": {}},
+           claim=refused("argument.invalid")),
 ]
