@@ -406,6 +406,9 @@ DEFINITIONS += [
               "steps": [{"do": "create", "executionId": "e1"},
                         {"do": "tornAppend", "executionId": "e1", "kind": "EXECUTION_STARTED",
                          "payload": STARTED, "bytes": 0}]}),
+    _sod_bad("execution-id-not-a-string",
+             "A step's executionId is a string: a number is argument.invalid, the whole call.",
+             {"store": "files", "fsync": "never", "steps": [{"do": "create", "executionId": 7}]}),
     _sod_bad("payload-text-nan",
              "A payloadText that is not one JSON value (NaN is no JSON value) is "
              "argument.invalid.",
