@@ -603,6 +603,24 @@ DEFINITIONS += [
             "never", [*_RUN[:2], {"do": "open", "executionId": "e1"}],
             lambda r: r["result"]["answers"][-1] == {"error": "journal.locked"},
             anchor="journal.sqlite-single-writer"),
+    _sqlite("read-and-close",
+            "A read takes no writer and writes nothing; a close lets the writer go (a second "
+            "close of a journal with no writer answers null), after which it can be opened "
+            "again.",
+            "never", [*_RUN[:2], {"do": "read", "executionId": "e1"},
+                      {"do": "close", "executionId": "e1"}, {"do": "close", "executionId": "e1"},
+                      {"do": "open", "executionId": "e1"}],
+            lambda r: r["result"]["answers"][2:] == [
+                {"events": ["EXECUTION_STARTED"], "torn": False}, None, None,
+                {"events": ["EXECUTION_STARTED"], "torn": False}]
+            and _names(r).count("insert") == 3, anchor="journal.sqlite-trace"),
+    vector("journal.sqlite/append-without-writer", "journal.sqlite-trace",
+           "An append to an execution with no writer in the store names no journal to write: "
+           "argument.invalid, the whole call refused.", function=ST_TRACE,
+           input={"fsync": "never", "steps": [
+               {"do": "append", "executionId": "e1", "kind": "EXECUTION_STARTED",
+                "payload": STARTED}]},
+           claim=refused("argument.invalid")),
     vector("journal.sqlite/torn-append-refused", "journal.sqlite-trace",
            "A SQLite transaction is atomic: a tornAppend step is argument.invalid, the whole "
            "call refused.", function=ST_TRACE,
