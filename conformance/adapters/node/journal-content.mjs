@@ -2,7 +2,7 @@
 // store, an extension. Appends are journaled with each configured array as a content reference
 // ({"$content": {new?, items: [[first, count], ...]}}, journal.content-refs); stored references
 // are resolved on reading, the first that cannot be is journal.corrupt (journal.content-errors).
-import { LoomError, REQUIRED, checkPayload } from "./journal.mjs";
+import { LoomError, MemoryStore, REQUIRED, checkPayload } from "./journal.mjs";
 
 const CONTENT = "$content";
 const isObj = (v) => v !== null && typeof v === "object" && !Array.isArray(v);
@@ -63,6 +63,9 @@ function append(appends, paths) {
   let size = 0;
   const stored = [];
   const resolved = [];
+  // written through a memory store's journal of e1: its checks are a writer's (payload shape,
+  // journal.started-names-header, the nesting limit), as the store underneath makes them
+  const journal = new MemoryStore().create("e1");
   events(appends, "appends").forEach(({ kind, payload }, i) => {
     checkPayload(kind, payload);
     let written = payload;
@@ -90,6 +93,7 @@ function append(appends, paths) {
       if (fresh.length) ref.new = fresh;
       written = replaced(written, path, { [CONTENT]: ref });
     }
+    journal.append(kind, written);
     for (const key of added) table.set(key, size++);
     stored.push({ seq: i + 1, kind, payload: written });
     resolved.push({ seq: i + 1, kind, payload });
@@ -117,8 +121,9 @@ function resolve(table, ref) {
 
 function read(stored, paths) {
   const table = [];
-  return events(stored, "stored").map(({ kind, payload }, i) => {
-    checkPayload(kind, payload);
+  const journal = new MemoryStore().create("e1"); // the payloads written as they are
+  for (const { kind, payload } of events(stored, "stored")) journal.append(kind, payload);
+  return stored.map(({ kind, payload }, i) => {
     let out = payload;
     for (const path of paths[kind] || []) {
       const value = at(payload, path);
