@@ -37,6 +37,7 @@ import errno
 import fcntl
 import os
 import stat
+from collections.abc import Callable
 from typing import Protocol
 
 from loom_ref.errors import InvalidArgument
@@ -168,10 +169,7 @@ class _OsFile:
         os.ftruncate(self._fd, size)
 
     def sync(self) -> None:
-        if _HAS_FDATASYNC:
-            os.fdatasync(self._fd)
-        else:
-            os.fsync(self._fd)
+        _SYNC(self._fd)
 
     def lock(self) -> bool:
         try:
@@ -207,7 +205,8 @@ def _read_fd(fd: int) -> bytes:
 
 
 #: fdatasync(2) where the system has it (module rules); macOS's Python has only fsync.
-_HAS_FDATASYNC = hasattr(os, "fdatasync")
+#: fdatasync where the system has it (the file's data and size, not its times), else fsync
+_SYNC: Callable[[int], None] = getattr(os, "fdatasync", os.fsync)
 
 _CLOEXEC = getattr(os, "O_CLOEXEC", 0)
 _FLAGS = os.O_RDWR | os.O_APPEND | _CLOEXEC
