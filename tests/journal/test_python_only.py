@@ -5,24 +5,30 @@ caller meets)."""
 
 from __future__ import annotations
 
+import os
+import stat
 from pathlib import Path
 
 import pytest
 
-from loom_ref.errors import InvalidArgument
+from loom_ref.errors import InvalidArgument, JournalError
 from loom_ref.journal import (
     CorruptJournalError,
     EventKind,
     FaultInjectingStore,
     FileStore,
     FsyncPolicy,
+    LogStore,
     MemoryStore,
+    SqliteStore,
 )
-from loom_ref.journal.codec import encode_header
+from loom_ref.journal.codec import encode_header, from_json_text, to_json_text
 from loom_ref.journal.contentstore import CONTENT, ContentResolvingStore
 from loom_ref.journal.durability import ALL_INVARIANTS, GUARANTEES
+from loom_ref.journal.fs import _kind_at, file_kind
+from loom_ref.journal.logstore import read_log_file
 from loom_ref.journal.powerloss import SimulatedDisk
-from loom_ref.journal.store import JournalWrapper
+from loom_ref.journal.store import JournalWrapper, read_named_file
 from loom_ref.journal.vectors_disk import _RecordingDisk
 
 K = EventKind
@@ -84,3 +90,52 @@ def test_what_a_policy_gives_up_is_what_it_does_not_hold() -> None:
     for guarantee in GUARANTEES.values():
         assert guarantee.gives_up == ALL_INVARIANTS - guarantee.holds
         assert not guarantee.gives_up & guarantee.holds
+
+
+def test_json_text_round_trips_through_the_codec() -> None:
+    value = {"a": [1, 2.5, None, True, "é"]}
+    assert from_json_text(to_json_text(value)) == value
+
+
+def test_the_inspection_readers_name_what_they_cannot_read(tmp_path: Path) -> None:
+    with pytest.raises(JournalError) as info:
+        read_named_file(str(tmp_path / "missing.jsonl"))
+    assert info.value.code == "journal.not-found"
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)
+    with pytest.raises(JournalError) as info:
+        read_named_file(str(fifo))
+    assert info.value.code == "journal.not-a-file"
+    plain = tmp_path / "plain.txt"
+    plain.write_bytes(b"not a log\n")
+    assert read_log_file(plain) is None
+    log = tmp_path / "store.log"
+    with LogStore(log, fsync=FsyncPolicy.NEVER) as store:
+        store.create("e1").append(K.EXECUTION_STARTED, STARTED)
+    parsed = read_log_file(log)
+    assert parsed is not None and list(parsed.journals) == ["e1"]
+
+
+def test_file_kinds_the_stat_bits_do_not_name_are_special() -> None:
+    assert file_kind(0) == "special file"
+    assert file_kind(stat.S_IFCHR) == "character device"
+    assert _kind_at("/nonexistent/loom-ref/x") is None
+
+
+def test_the_sqlite_store_refuses_a_bad_place_and_work_once_closed(tmp_path: Path) -> None:
+    with pytest.raises(InvalidArgument):
+        SqliteStore(tmp_path / "no-such-dir" / "store.db")
+    with pytest.raises(InvalidArgument):
+        SqliteStore(tmp_path)  # a directory
+    store = SqliteStore(tmp_path / "store.db", fsync=FsyncPolicy.NEVER)
+    store.create("e1").append(K.EXECUTION_STARTED, STARTED)
+    store.close()
+    store.close()  # harmless
+    with pytest.raises(JournalError) as info:
+        store.read("e1")
+    assert info.value.code == "journal.closed"
+    link = tmp_path / "link.db"
+    link.symlink_to(tmp_path / "store.db")
+    with pytest.raises(JournalError) as info:
+        SqliteStore(link)
+    assert info.value.code == "journal.not-a-file"
