@@ -5,6 +5,7 @@ caller meets)."""
 
 from __future__ import annotations
 
+import errno
 import os
 import stat
 from pathlib import Path
@@ -28,7 +29,7 @@ from loom_ref.journal.durability import ALL_INVARIANTS, GUARANTEES
 from loom_ref.journal.fs import _kind_at, file_kind
 from loom_ref.journal.logstore import read_log_file
 from loom_ref.journal.powerloss import SimulatedDisk
-from loom_ref.journal.store import JournalWrapper, read_named_file
+from loom_ref.journal.store import JournalWrapper, LineJournal, read_named_file
 from loom_ref.journal.vectors_disk import _RecordingDisk
 
 K = EventKind
@@ -139,3 +140,44 @@ def test_the_sqlite_store_refuses_a_bad_place_and_work_once_closed(tmp_path: Pat
     with pytest.raises(JournalError) as info:
         SqliteStore(link)
     assert info.value.code == "journal.not-a-file"
+
+
+class _FailingBackend:
+    """A backend of a Python caller's own that fails as an operating system does."""
+
+    def write(self, data: bytes, *, sync: bool) -> None:
+        raise OSError(errno.EIO, "the disk went away")
+
+    def release(self) -> None:
+        raise OSError(errno.EBADF, "already gone")
+
+
+def test_a_backend_that_fails_closes_its_journal() -> None:
+    journal = LineJournal(execution_id="e1", backend=_FailingBackend(),
+                          fsync=FsyncPolicy.NEVER)
+    with pytest.raises(JournalError) as info:
+        journal.append(K.EXECUTION_STARTED, STARTED)
+    assert info.value.code == "journal.write-failed" and info.value.details["errno"] == "EIO"
+    with pytest.raises(JournalError) as info:
+        journal.append(K.EXECUTION_STARTED, STARTED)
+    assert info.value.code == "journal.closed"
+
+
+def test_a_store_log_whose_truncation_fails_closes(tmp_path: Path,
+                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    log = tmp_path / "store.log"
+    with LogStore(log, fsync=FsyncPolicy.NEVER) as store:
+        store.create("a").append(K.EXECUTION_STARTED, {**STARTED, "executionId": "a"})
+    log.write_bytes(log.read_bytes() + b'{"executionId":"a","seq":2,"ki')
+    store = LogStore(log, fsync=FsyncPolicy.NEVER)
+
+    def refuse(size: int) -> None:
+        raise OSError(errno.ENOSPC, "no space left on device")
+
+    monkeypatch.setattr(store._f, "truncate", refuse)
+    with pytest.raises(JournalError) as info:
+        store.open("a")  # the writer of the execution the torn bytes name truncates them
+    assert info.value.code == "journal.write-failed"
+    with pytest.raises(JournalError) as info:
+        store.create("b")
+    assert info.value.code == "journal.closed"
