@@ -37,7 +37,6 @@ import errno
 import fcntl
 import os
 import stat
-from collections.abc import Callable
 from typing import Protocol
 
 from loom_ref.errors import InvalidArgument
@@ -169,7 +168,7 @@ class _OsFile:
         os.ftruncate(self._fd, size)
 
     def sync(self) -> None:
-        _SYNC(self._fd)
+        getattr(os, "fdatasync", os.fsync)(self._fd)  # the data and size, not the times
 
     def lock(self) -> bool:
         try:
@@ -205,8 +204,6 @@ def _read_fd(fd: int) -> bytes:
 
 
 #: fdatasync(2) where the system has it (module rules); macOS's Python has only fsync.
-#: fdatasync where the system has it (the file's data and size, not its times), else fsync
-_SYNC: Callable[[int], None] = getattr(os, "fdatasync", os.fsync)
 
 _CLOEXEC = getattr(os, "O_CLOEXEC", 0)
 _FLAGS = os.O_RDWR | os.O_APPEND | _CLOEXEC
