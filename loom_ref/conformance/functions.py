@@ -23,6 +23,7 @@ VectorFunction = Callable[[Any], Any]
 
 #: Modules that may expose ``VECTOR_FUNCTIONS: dict[str, VectorFunction]``.
 PROVIDERS = ("loom_ref.journal.vectors", "loom_ref.journal.vectors_disk",
+             "loom_ref.journal.vectors_content", "loom_ref.journal.vectors_sqlite",
              "loom_ref.stream.vectors", "loom_ref.governance.vectors",
              "loom_ref.effects.vectors", "loom_ref.kernel.vectors",
              "loom_ref.agent.vectors")

@@ -339,6 +339,12 @@ def _mismatch(line: bytes) -> str:
     return "checksum mismatch"
 
 
+def _check_line_bytes(line: object) -> None:
+    """InvalidArgument unless ``line`` is bytes (the Python API's check of its argument)."""
+    if not isinstance(line, bytes | bytearray):
+        raise InvalidArgument(f"a line is read from bytes, got {type(line).__name__}")
+
+
 def decode_line(line: bytes, *, surrogate_escapes: bool = True) -> dict[str, Any]:
     """Check and parse one line (without its ``\\n``); return the object minus ``crc``.
 
@@ -352,8 +358,7 @@ def decode_line(line: bytes, *, surrogate_escapes: bool = True) -> dict[str, Any
     member name (``journal.duplicate-names``).
     (spec: journal.line-shape)
     """
-    if not isinstance(line, bytes | bytearray):
-        raise InvalidArgument(f"a line is read from bytes, got {type(line).__name__}")
+    _check_line_bytes(line)
     if len(line) <= _SUFFIX_LEN or line[-_SUFFIX_LEN:-10] != _CRC_OPEN or line[-2:] != b'"}':
         raise MalformedLineError(_suffix_problem(line))
     # a bytes slice, not a memoryview: for lines of a few hundred bytes the copy is cheaper
@@ -365,9 +370,8 @@ def decode_line(line: bytes, *, surrogate_escapes: bool = True) -> dict[str, Any
         if len(line) > NESTING_LIMIT:  # a shorter line can neither nest nor hold 309 digits
             check_line_text(line)
         text = line.decode("utf-8")
-        try:
-            obj, end = _line_raw_decode(text)
-        except RecursionError:  # within the limit, but the caller's stack is deep
+        obj: dict[str, Any]  # JSON text that ends in '}' (the suffix check) is an object
+        try:  # within the limit; with headroom if the caller's stack is deep
             obj, end = _with_headroom(_line_raw_decode, text)
         except _NotJournalJson:
             raise
@@ -375,26 +379,18 @@ def decode_line(line: bytes, *, surrogate_escapes: bool = True) -> dict[str, Any
             obj, end = _with_headroom(_line_decoder.decode, text), len(text)
         if end != len(text) and text[end:].strip():
             raise MalformedLineError("data after the JSON object")
-        if type(obj) is not dict:
-            raise MalformedLineError("line is not a JSON object")
     except _NotJournalJson as exc:
         raise MalformedLineError(str(exc)) from None
     except (ValueError, UnicodeDecodeError) as exc:
         if line.startswith(_BOM):
             raise MalformedLineError("the line starts with a UTF-8 byte order mark (EF BB BF), "
                                      "which a journal never holds") from None
-        raise MalformedLineError(f"not valid JSON: {_json_problem(exc)}") from None
+        # (never Python's digit limit: check_line_text refused any integer of 309 digits)
+        raise MalformedLineError(f"not valid JSON: {exc}") from None
     if surrogate_escapes and may_escape_surrogate(line) and _has_lone_surrogate(obj):
         raise MalformedLineError("a string holds a lone surrogate")  # spec: journal.json-values
     del obj["crc"]
     return obj
-
-
-def _json_problem(exc: Exception) -> str:
-    text = str(exc)
-    if "int_max_str_digits" in text:  # a decoder that gave up before _finite_int was asked
-        return "a number too large to be finite"
-    return text
 
 
 def parse_json(text: str) -> Any:

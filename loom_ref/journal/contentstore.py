@@ -59,15 +59,17 @@ AGENT_TRANSCRIPT: Mapping[EventKind, tuple[str, ...]] = {
     EventKind.STEP_STARTED: ("input.messages",)}
 
 _Path = tuple[str, ...]
+_KINDS: dict[object, EventKind] = {k.value: k for k in EventKind}
 
 
 def _check_externalize(externalize: object) -> dict[EventKind, tuple[_Path, ...]]:
     if not isinstance(externalize, Mapping) or not externalize:
         raise InvalidArgument("externalize must be a non-empty mapping of EventKind to paths")
     out: dict[EventKind, tuple[_Path, ...]] = {}
-    for kind, paths in externalize.items():
-        if type(kind) is not EventKind:
-            raise InvalidArgument(f"externalize keys are EventKind, got {kind!r}")
+    for key, paths in externalize.items():
+        kind = key if type(key) is EventKind else _KINDS.get(key)
+        if kind is None:
+            raise InvalidArgument(f"externalize keys are EventKind or their names, got {key!r}")
         if isinstance(paths, str) or not isinstance(paths, Sequence) or not paths:
             raise InvalidArgument(f"externalize[{kind.value}] must be a non-empty sequence of "
                                   f"dotted paths, got {paths!r}")
@@ -108,11 +110,8 @@ class _Table:
         self.by_identity: dict[int, tuple[Any, int]] = {}
 
     def address(self, value: Any) -> tuple[int, bytes | None]:
-        """``value``'s item number, or (-1, digest) if the table does not hold it."""
-        if is_frozen(value):
-            known = self.by_identity.get(id(value))
-            if known is not None:
-                return known[1], None
+        """``value``'s item number, or (-1, digest) if the table does not hold it (the caller
+        has looked ``value`` up by identity first)."""
         digest = hashlib.sha256(to_json_text(value).encode("utf-8")).digest()
         found = self.by_digest.get(digest)
         if found is not None:
@@ -275,11 +274,14 @@ class _ContentJournal(JournalWrapper):
 class ContentResolvingStore:
     """A journal store whose configured payload paths are journaled by content reference
     (extension, spec: journal.content-refs). ``store`` is the store underneath (any
-    :class:`~loom_ref.journal.store.JournalStore`); ``externalize`` maps event kinds to
-    dotted payload paths, by default :data:`AGENT_TRANSCRIPT`."""
+    :class:`~loom_ref.journal.store.JournalStore`); ``externalize`` maps event kinds (an
+    :class:`EventKind` or its name) to dotted payload paths, by default
+    :data:`AGENT_TRANSCRIPT`."""
 
     def __init__(self, store: JournalStore, *,
-                 externalize: Mapping[EventKind, Sequence[str]] = AGENT_TRANSCRIPT) -> None:
+                 externalize: Mapping[EventKind, Sequence[str]] | Mapping[str, Sequence[str]]
+                 = AGENT_TRANSCRIPT,
+                 ) -> None:
         self.inner: JournalStore = check_store(store)
         self._paths = _check_externalize(externalize)
 

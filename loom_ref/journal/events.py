@@ -136,10 +136,6 @@ def check_payload(kind: EventKind, payload: object) -> None:
             raise PayloadError(f"{kind.value} {exc.message}", kind=kind.value) from None
     if payload.keys() >= _REQUIRED_SETS[kind]:  # the common case, in one set comparison
         return
-    missing = [name for name in REQUIRED[kind] if name not in payload]
-    if missing:
-        raise PayloadError(
-            f"{kind.value} payload is missing {', '.join(missing)}",
-            kind=kind.value,
-            missing=missing,
-        )
+    missing = [name for name in REQUIRED[kind] if name not in payload]  # one at least
+    raise PayloadError(f"{kind.value} payload is missing {', '.join(missing)}",
+                       kind=kind.value, missing=missing)

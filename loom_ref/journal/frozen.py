@@ -39,6 +39,11 @@ def _refuse(*_: Any, **__: Any) -> NoReturn:
                            "(dict(value) or list(value))")
 
 
+def _not_json(value: object) -> NoReturn:
+    raise InvalidArgument(f"a frozen JSON value holds only JSON scalars and frozen containers, "
+                          f"got {type(value).__name__} {value!r:.60}")
+
+
 def _member(value: object) -> None:
     """Accept ``value`` as a member of a frozen container (module rules)."""
     kind = type(value)
@@ -46,8 +51,7 @@ def _member(value: object) -> None:
         return
     if kind is float and math.isfinite(value):  # type: ignore[arg-type]
         return
-    raise InvalidArgument(f"a frozen JSON value holds only JSON scalars and frozen containers, "
-                          f"got {kind.__name__} {value!r:.60}")
+    _not_json(value)
 
 
 class FrozenDict(dict[str, Any]):
@@ -107,5 +111,4 @@ def frozen_json(value: Any) -> Any:
         return FrozenDict({k: frozen_json(v) for k, v in value.items()})
     if isinstance(value, list | tuple):
         return FrozenList([frozen_json(v) for v in value])
-    _member(value)  # raises: not a JSON value
-    raise AssertionError("unreachable")  # pragma: no cover
+    _not_json(value)

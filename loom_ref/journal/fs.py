@@ -168,10 +168,7 @@ class _OsFile:
         os.ftruncate(self._fd, size)
 
     def sync(self) -> None:
-        if _HAS_FDATASYNC:
-            os.fdatasync(self._fd)
-        else:
-            os.fsync(self._fd)
+        getattr(os, "fdatasync", os.fsync)(self._fd)  # the data and size, not the times
 
     def lock(self) -> bool:
         try:
@@ -207,7 +204,6 @@ def _read_fd(fd: int) -> bytes:
 
 
 #: fdatasync(2) where the system has it (module rules); macOS's Python has only fsync.
-_HAS_FDATASYNC = hasattr(os, "fdatasync")
 
 _CLOEXEC = getattr(os, "O_CLOEXEC", 0)
 _FLAGS = os.O_RDWR | os.O_APPEND | _CLOEXEC

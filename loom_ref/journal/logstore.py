@@ -17,8 +17,11 @@ one on most disks.
   execution's header, is a corrupt log (reason ``journal.bad-header``). Errors name the
   1-based line of the log file.
 - ``journal.log-torn-tail``: only the log's last line can be torn. It is reported (log line
-  and size, and the execution it names if its bytes get as far as naming one) and truncated
-  when the store opens the log, before any append. The execution it names reports the same
+  and size, and the execution it names if its bytes get as far as naming one). Torn bytes
+  that name an execution are truncated when a writer opens that execution or before the
+  store's first append, whichever comes first (a process that only reads leaves them for
+  the next writer, as a file journal's torn tail stays until a writer opens it); any other
+  torn bytes when the store opens the log. The execution it names reports the same
   :class:`TornTail` when it is next opened, so the runtime warns as for a file journal.
 - ``journal.log-single-writer``: the store holds an advisory ``flock`` on the log for as long
   as it is open: a second store on the same file is refused with ``journal.locked``. Within
@@ -40,7 +43,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, cast
 
 import attrs
 
@@ -128,10 +131,7 @@ def _named_in(tail: bytes) -> str | None:
     end = tail.find(b'"', len(_EVENT_PREFIX))
     if end < 0:
         return None
-    try:
-        named = tail[len(_EVENT_PREFIX):end].decode("utf-8")
-    except UnicodeDecodeError:
-        return None
+    named = tail[len(_EVENT_PREFIX):end].decode("utf-8", "replace")  # U+FFFD is in no id
     return named if is_execution_id(named) else None
 
 
@@ -221,8 +221,7 @@ class _LogJournal(LineJournal):
     def check_writable(self) -> None:
         """Closed too when the store's log is (a torn or failed write closed it)."""
         super().check_writable()
-        if isinstance(self._backend, SharedBackend):
-            self._backend.check_open()
+        cast(SharedBackend, self._backend).check_open()  # a LogStore's journals have no other
 
 
 class LogStore(SharedStore):
@@ -230,7 +229,8 @@ class LogStore(SharedStore):
     section 1.7).
 
     The store opens (or creates) the log, takes its lock, reads and checks it whole, and
-    truncates a torn tail; :meth:`close` lets go. Journals it hands out write through its one
+    truncates a torn tail (one that names an execution only once it writes, module rules);
+    :meth:`close` lets go. Journals it hands out write through its one
     open file, unbuffered, so each line reaches the operating system in one ``write``. It keeps
     each execution's lines in memory (bytes, as :class:`MemoryStore` does) and parses them when
     the execution is opened or read, as a file store parses a file.
@@ -262,7 +262,11 @@ class LogStore(SharedStore):
                 raise JournalLockedError(f"{path} is held by another writer", file=path)
             data = _io(f.read_all, path, "read")
             parsed = parse_log(data, source=path)
-            if parsed.good_size < len(data):  # spec: journal.log-torn-tail (before any append)
+            # spec: journal.log-torn-tail -- torn bytes that name an execution stay until a
+            # writer opens it or the store appends (a reading process must not take them
+            # from the next writer, journal.stores-agree); any others go now
+            keep = parsed.torn_execution is not None and parsed.good_size > 0
+            if parsed.good_size < len(data) and not keep:
                 _io(lambda: f.truncate(parsed.good_size), path, "truncate")
             if parsed.good_size == 0:
                 _io(lambda: f.append(encode_log_header()), path, "write the header of")
@@ -273,6 +277,7 @@ class LogStore(SharedStore):
         self._f: FileHandle = f
         self.torn = parsed.torn
         self.torn_execution = parsed.torn_execution
+        self._torn_at: int | None = parsed.good_size if keep else None  # not yet truncated
         # each execution's event lines (re-encoded from the parsed events)
         self._lines: dict[str, bytearray] = {
             eid: bytearray(b"".join(encode_log_line(eid, e.seq, e.kind.value, e.payload)
@@ -295,8 +300,10 @@ class LogStore(SharedStore):
         data = line
         if execution_id in self._unwritten:  # the header goes with the first event
             data = encode_header(execution_id) + line
-        doing = "append to"
+        doing = "truncate"
         try:
+            self._drop_torn()
+            doing = "append to"
             f.append(data)
             if sync:
                 doing = "sync"
@@ -317,6 +324,13 @@ class LogStore(SharedStore):
         self._lines[execution_id] += line
         if not line.endswith(b"\n"):  # a torn write (fault injection): nothing may follow it
             self.close()
+
+    def _drop_torn(self) -> None:
+        """Truncate the torn bytes the store kept (``journal.log-torn-tail``): before its
+        first append, or when a writer opens the execution they name. Raises OSError."""
+        if self._torn_at is not None:
+            self._f.truncate(self._torn_at)
+            self._torn_at = None
 
     def close(self) -> None:
         """Release the log's lock. Closing twice is harmless."""
@@ -351,8 +365,14 @@ class LogStore(SharedStore):
     def open(self, execution_id: str) -> LineJournal:
         parsed = self.read(execution_id)
         backend = self._claim(execution_id)
-        if execution_id == self.torn_execution:  # reported once, by the first writer after
-            self.torn_execution = None  # the truncation
+        if execution_id == self.torn_execution:  # reported once, to the first writer, which
+            try:  # finds the torn bytes gone (spec: journal.log-torn-tail)
+                self._drop_torn()
+            except OSError as exc:
+                backend.release()
+                self.close()  # spec: journal.os-errors -- as a failed append closes it
+                raise os_error(exc, self.path, "truncate") from None
+            self.torn_execution = None
         return _LogJournal(execution_id=execution_id, backend=backend, events=parsed.events,
                            torn=parsed.torn, fsync=self.fsync)
 

@@ -10,6 +10,7 @@ execution; and is closed, or used as a context manager, to let go of the place.
 
 from __future__ import annotations
 
+from abc import ABC, abstractmethod
 from collections.abc import Mapping
 from typing import Any, Self
 
@@ -41,7 +42,7 @@ class SharedBackend(WriterLease):
         self._store._check_open()
 
 
-class SharedStore:
+class SharedStore(ABC):
     """The common part (module rules). A subclass sets ``_writers`` and ``path``, and gives
     ``_known`` (every execution it holds, in creation order), ``_check_open``, ``_append``
     (write one line of an execution, its header first if not yet written), ``_register``
@@ -51,23 +52,29 @@ class SharedStore:
     path: str
     _cases: CaseIndex | None = None  # built at the first create
 
+    @abstractmethod
     def _known(self) -> Mapping[str, Any]:
-        raise NotImplementedError
+        ...
 
+    @abstractmethod
     def _check_open(self) -> None:
-        raise NotImplementedError
+        ...
 
+    @abstractmethod
     def _append(self, execution_id: str, data: bytes, *, sync: bool) -> None:
-        raise NotImplementedError
+        ...
 
+    @abstractmethod
     def _register(self, execution_id: str) -> None:
-        raise NotImplementedError
+        ...
 
+    @abstractmethod
     def _journal(self, execution_id: str, backend: Backend) -> LineJournal:
-        raise NotImplementedError
+        ...
 
+    @abstractmethod
     def close(self) -> None:
-        raise NotImplementedError
+        ...
 
     def __enter__(self) -> Self:
         return self

@@ -38,6 +38,7 @@ from __future__ import annotations
 import os
 import sqlite3
 import stat
+from collections.abc import Callable
 from typing import Any
 
 from loom_ref.errors import InvalidArgument, JournalError
@@ -91,13 +92,15 @@ class SqliteStore(SharedStore):
     """Every execution's journal in one SQLite database (extension; module rules).
 
     The store opens (or creates) the database, takes its exclusive lock and checks what it
-    holds; :meth:`close` lets go. ``fs`` is only used to sync the database's directory.
-    (spec: journal.sqlite-lines)
+    holds; :meth:`close` lets go. ``fs`` is only used to sync the database's directory;
+    ``trace``, if given, is called with each SQL statement the store runs (the
+    ``journal.sqlite-trace`` function's view of its commits). (spec: journal.sqlite-lines)
     """
 
     def __init__(self, path: str | os.PathLike[str], *,
                  fsync: FsyncPolicy = DEFAULT_POLICY,
-                 fs: FileSystem | None = None) -> None:
+                 fs: FileSystem | None = None,
+                 trace: Callable[[str], object] | None = None) -> None:
         if not isinstance(fsync, FsyncPolicy):
             raise InvalidArgument(f"fsync must be a FsyncPolicy, got {fsync!r}")
         self.fs: FileSystem = check_fs(fs)
@@ -118,6 +121,7 @@ class SqliteStore(SharedStore):
             conn = sqlite3.connect(self.path, isolation_level=None, timeout=0.0)
         except sqlite3.Error as exc:  # spec: journal.os-errors
             raise _store_error(self.path, exc) from None
+        conn.set_trace_callback(trace)  # an instrument: every statement (journal.sqlite-trace)
         try:
             self._open_database(conn, directory)
         except sqlite3.Error as exc:

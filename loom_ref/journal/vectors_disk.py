@@ -47,6 +47,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from loom_ref.errors import InvalidArgument, LoomError
+from loom_ref.journal.codec import nesting_depth
 from loom_ref.journal.durability import FsyncPolicy
 from loom_ref.journal.events import kind_from_name
 from loom_ref.journal.filestore import FileStore
@@ -77,6 +78,11 @@ def _ascii(value: Any, what: str) -> bytes:
     return value.encode("ascii")
 
 
+#: the most arrays and objects a ``payloadText`` may nest (``journal.store-on-disk-vector``):
+#: far past the journal's limit of 128, which is what a case hands over a deep payload for
+PAYLOAD_TEXT_DEPTH = 512
+
+
 def _step_payload(step: Mapping[str, Any], where: str) -> Any:
     """An append step's payload: ``payload``, or ``payloadText``, its JSON text, for a payload
     that nests deeper than a protocol message may (INTERPRETING.md section 4, *Depth*).
@@ -90,6 +96,10 @@ def _step_payload(step: Mapping[str, Any], where: str) -> Any:
         raise InvalidArgument(f"{where} gives both payload and payloadText")
     if not isinstance(text, str):
         raise InvalidArgument(f"{where}.payloadText must be a string")
+    if nesting_depth(text.encode("utf-8", "surrogatepass")) > PAYLOAD_TEXT_DEPTH:
+        # counted in the bytes, never decoded: a decoder's stack is no limit of the protocol
+        raise InvalidArgument(f"{where}.payloadText nests more than {PAYLOAD_TEXT_DEPTH} "
+                              f"arrays and objects")
     def not_json(name: str) -> Any:
         raise ValueError(f"{name} is not JSON")
     try:
@@ -112,16 +122,9 @@ def _lines(data: bytes) -> list[str]:
     """What a journal writer's bytes hold, line by line, whatever its member order or
     spacing: a header line by its ``schema``, an event line by its ``kind``, and an
     unterminated tail as ``"torn"``."""
-    out = []
     *whole, tail = data.split(b"\n")
-    for line in whole:
-        try:
-            doc = json.loads(line)
-        except ValueError:
-            out.append("unreadable")
-            continue
-        out.append(str(doc.get("schema") or doc.get("kind")) if isinstance(doc, dict)
-                   else "unreadable")
+    # every whole line is one a store wrote: a JSON object (a store writes no other)
+    out = [str(doc.get("schema") or doc.get("kind")) for doc in map(json.loads, whole)]
     if tail:
         out.append("torn")
     return out

@@ -212,6 +212,31 @@ DEFINITIONS: list[dict[str, Any]] = [
                      {"raised": "kernel.not-started", "calls": [],
                       "warnings": ["journal.torn-tail"]},
                      {"raised": "kernel.not-started", "events": [], "calls": []}]),
+    {**scenario("kernel.replay/torn-tail-stays", "kernel.replay-readonly",
+                "The crash tore the first event; a read-only replay reports the torn tail "
+                "and truncates nothing: the journal read afterwards still ends in it, on "
+                "every store (a store log keeps torn bytes that name an execution until a "
+                "writer opens it).",
+                body=[ex("quote", 1)], effects=EFFECTS,
+                actions=[crash(1, torn=True), {"do": "replay"}],
+                claims=[{"crashed": True, "calls": []},
+                        {"raised": "kernel.not-started", "calls": [], "events": [],
+                         "warnings": ["journal.torn-tail"]}], journal=[]),
+     "checks": [("the torn tail is still there", lambda o: o["journal"]["tornTail"] is True)]},
+    {**scenario("kernel.replay/torn-tail-told-to-the-next-writer", "kernel.replay-readonly",
+                "A crash tore the third event; a read-only replay reports the torn tail and "
+                "leaves it, so the recovery after it is told of it too (journal.torn-tail), "
+                "on every store, the store log included, and truncates it.",
+                body=ORDER, effects=EFFECTS,
+                actions=[crash(3, torn=True), {"do": "replay"}, RECOVER],
+                claims=[{"crashed": True, "calls": ["quote#1"]},
+                        {"result": {"status": "running"}, "calls": [], "events": [],
+                         "warnings": ["journal.torn-tail"]},
+                        {"result": PAID, "calls": ["quote#1", "charge#1", "notify#1"],
+                         "warnings": ["journal.torn-tail"]}], journal=ALL,
+                exclude={"always-replay": "the replay the mode adds after the read-only "
+                         "replay finds the torn tail that replay left, and warns of it"}),
+     "checks": [("the torn tail is gone", lambda o: o["journal"]["tornTail"] is False)]},
     scenario("kernel.start/unknown-workflow", "kernel.start",
              "Starting a workflow nobody registered is refused; no journal is created.",
              body=[], actions=[{"do": "start", "workflow": "nope"}],

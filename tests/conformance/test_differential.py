@@ -66,7 +66,11 @@ pytestmark = pytest.mark.skipif(NODE is None, reason="node is not installed")
 
 
 # -- the corpus: every real input of every vector function --------------------------------------
-VECTOR_CASES = [c for c in cases() if c.family.value == "vector"]
+#: the vector functions of extensions the Node adapter does not declare (it has no SQLite
+#: store: journal.sqlite-trace, INTERPRETING.md section 4)
+NODE_LEAVES_OUT = frozenset({"journal.sqlite-trace"})
+VECTOR_CASES = [c for c in cases() if c.family.value == "vector"
+                and c.data["function"] not in NODE_LEAVES_OUT]
 CORPUS = Corpus.of(VECTOR_CASES)
 FUNCTIONS = CORPUS.functions
 
@@ -182,6 +186,15 @@ KNOWN_DIFFERENCES: list[Known] = [
                  "from 1): Node writes integral floats as integers, in full decimal, and "
                  "integers beyond 2**53 rounded; never drawn here, listed for the record",
           example={"message": [1.0, 1e300]}),
+    Known(functions=("journal.content",),
+          applies=_nonint_number,
+          reason="section 7 (JSON.parse cannot tell 1.0 from 1): a run [0.0, 1] is no run of "
+                 "integers to Python (journal.bad-content) and [0, 1] to Node, and 1.0 and 1 "
+                 "are two items to Python's encoding and one to Node's; the cases hold no "
+                 "integral float (journal.content-vector)",
+          example={"stored": [{"kind": "STEP_STARTED", "payload": {
+              "stepId": "m#1", "toolId": "m", "idempotencyKey": "e1/m#1",
+              "input": {"messages": {"$content": {"new": ["a"], "items": [[0.0, 1]]}}}}}]}),
 ]
 
 

@@ -23,8 +23,10 @@ REPO = Path(__file__).resolve().parents[2]
 SOURCE = REPO / "conformance" / "adapters" / "go"
 
 #: what the Go adapter leaves out, and why (its README): Go cannot hold a lone surrogate;
-#: its pattern engine is RE2, not Python's re.
-NOT_DECLARED = {"text.lone-surrogates", "patterns.python-re"}
+#: its pattern engine is RE2, not Python's re; it has no content-resolving store and no
+#: SQLite store (extensions).
+NOT_DECLARED = {"text.lone-surrogates", "patterns.python-re", "journal.content",
+                "journal.sqlite-trace"}
 
 
 def _go() -> str:

@@ -100,7 +100,7 @@ def test_groups_where_nothing_ran_collapse_into_one_line() -> None:
     suite = run(InProcessImplementation(adapter), only=["journal", "kernel.gates"])
     text = render_text(suite)
     idle = [line for line in text.splitlines() if line.startswith("nothing ran in")]
-    assert len(idle) == 1 and "journal.fold" in idle[0] and "journal.format" in idle[0]
+    assert len(idle) == 1 and "journal.fold" in idle[0] and "journal.content" in idle[0]
     assert not any(line.startswith("journal.fold ") for line in text.splitlines())
     assert any(line.startswith("kernel.gates ") for line in text.splitlines())
 

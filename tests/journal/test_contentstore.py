@@ -275,10 +275,13 @@ def test_frozen_json() -> None:
 
 
 def test_bad_configuration_is_refused() -> None:
-    for bad in ({}, {"STEP_STARTED": ["input.messages"]}, {K.STEP_STARTED: "input.messages"},
-                {K.STEP_STARTED: ["input..messages"]}, {K.STEP_STARTED: []}, None):
+    for bad in ({}, {"NOT_A_KIND": ["input.messages"]}, {K.STEP_STARTED: "input.messages"},
+                {K.STEP_STARTED: ["input..messages"]}, {K.STEP_STARTED: []}, None, {1: ["a"]}):
         with pytest.raises(InvalidArgument):
             ContentResolvingStore(MemoryStore(), externalize=bad)  # type: ignore[arg-type]
+    # a kind's name is as good as the kind (the form the journal.content vector passes)
+    by_name = ContentResolvingStore(MemoryStore(), externalize={"STEP_STARTED": ["input.m"]})
+    assert by_name._paths == {K.STEP_STARTED: (("input", "m"),)}
     with pytest.raises(InvalidArgument):
         ContentResolvingStore(object())  # type: ignore[arg-type]
 

@@ -160,15 +160,33 @@ def test_torn_tail_is_truncated_reported_and_attributed(path: Path) -> None:
             store.create(eid).append(K.EXECUTION_STARTED, start(eid))
     good = path.read_bytes()
     path.write_bytes(good + b'{"executionId":"a","seq":2,"ki')
+    with LogStore(path) as store:  # a process that only reads leaves the torn bytes
+        assert store.torn_execution == "a" and store.read("a").torn == store.torn
+    assert path.read_bytes() == good + b'{"executionId":"a","seq":2,"ki'
     with LogStore(path) as store:
-        assert path.read_bytes() == good  # truncated before any append
         assert store.torn is not None and store.torn.line == 6 and store.torn.size == 30
         assert store.torn_execution == "a"
         assert store.read("a").torn == store.torn and store.read("b").torn is None
         j = store.open("a")
+        assert path.read_bytes() == good  # truncated when a writer opens what they name
         assert j.torn == store.torn  # the runtime warns from this
         j.close()
         assert store.open("a").torn is None  # reported once
+
+
+def test_named_torn_bytes_go_before_the_first_append(path: Path) -> None:
+    # spec: journal.log-torn-tail -- another execution's append truncates them first
+    with LogStore(path, fsync=FsyncPolicy.NEVER) as store:
+        store.create("a").append(K.EXECUTION_STARTED, start("a"))
+    good = path.read_bytes()
+    path.write_bytes(good + b'{"executionId":"a","seq":2,"ki')
+    with LogStore(path, fsync=FsyncPolicy.NEVER) as store:
+        store.create("b").append(K.EXECUTION_STARTED, start("b"))
+        data = path.read_bytes()
+        assert data.startswith(good) and parse_log(data).torn is None
+        assert store.read("a").torn == store.torn  # this process still tells a's writer
+    with LogStore(path) as store:
+        assert store.torn is None and store.read("a").torn is None
 
 
 @pytest.mark.parametrize("tail, named", [

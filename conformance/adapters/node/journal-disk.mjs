@@ -229,7 +229,11 @@ class LogStore {
     try {
       const data = f.readAll();
       parsed = parseLog(data);
-      if (parsed.goodSize < data.length) f.truncate(parsed.goodSize); // journal.log-torn-tail
+      // journal.log-torn-tail: torn bytes that name an execution stay until a writer opens it
+      // or the store appends; any others go now
+      const keep = parsed.goodSize > 0 && parsed.torn !== null && parsed.torn.executionId !== null;
+      if (parsed.goodSize < data.length && !keep) f.truncate(parsed.goodSize);
+      this.tornAt = keep ? parsed.goodSize : null;
       if (parsed.goodSize === 0) f.append(seal("loom-ref.log"));
     } catch (e) {
       f.close(); // journal.os-errors: a store that failed to open holds no file and no lock
@@ -263,7 +267,10 @@ class LogStore {
     if (this.f.closed) throw new LoomError("journal.closed", "the store log is closed");
     if (this.writers.has(eid)) throw new LoomError("journal.locked", `${eid} has a writer`);
     this.writers.add(eid);
-    if (eid === this.tornExecution) this.tornExecution = null; // told once, to the writer
+    if (eid === this.tornExecution) { // told once, to the writer, which finds them gone
+      this.dropTorn();
+      this.tornExecution = null;
+    }
     return Object.assign(new DiskJournal(this, eid, info.kinds.length), info);
   }
   line(eid, seq, kind, payload) {
@@ -272,6 +279,7 @@ class LogStore {
   write(eid, bytes, sync) {
     if (this.f.closed) throw new LoomError("journal.closed", "the store log is closed");
     const data = this.unwritten.has(eid) ? Buffer.concat([encodeHeader(eid), bytes]) : bytes;
+    this.dropTorn();
     this.f.append(data); // the execution's header goes with its first event
     if (sync) {
       this.f.sync();
@@ -283,6 +291,12 @@ class LogStore {
     this.unwritten.delete(eid);
     if (!bytes.subarray(-1).equals(Buffer.from("\n"))) this.close(); // a torn write
     else this.known.get(eid).push(JSON.parse(bytes.toString("utf8")).kind);
+  }
+  dropTorn() {
+    if (this.tornAt !== null) {
+      this.f.truncate(this.tornAt);
+      this.tornAt = null;
+    }
   }
   release(eid) {
     this.writers.delete(eid);
@@ -408,6 +422,18 @@ function stepPayload(step, where) {
   if (!Object.prototype.hasOwnProperty.call(step, "payloadText")) return step.payload;
   if (Object.prototype.hasOwnProperty.call(step, "payload")) throw bad(`${where} gives both payload and payloadText`);
   if (typeof step.payloadText !== "string") throw bad(`${where}.payloadText must be a string`);
+  // journal.store-on-disk-vector: at most 512 arrays and objects, counted outside strings
+  let depth = 0, deepest = 0, inString = false;
+  for (let i = 0; i < step.payloadText.length; i++) {
+    const c = step.payloadText[i];
+    if (inString) {
+      if (c === "\\") i++;
+      else if (c === '"') inString = false;
+    } else if (c === '"') inString = true;
+    else if (c === "[" || c === "{") deepest = Math.max(deepest, ++depth);
+    else if (c === "]" || c === "}") depth--;
+  }
+  if (deepest > 512) throw bad(`${where}.payloadText nests more than 512 arrays and objects`);
   try {
     return JSON.parse(step.payloadText);
   } catch (err) {

@@ -36,7 +36,8 @@ export function crc32(bytes) {
 }
 
 const enc = new TextEncoder();
-const dec = new TextDecoder("utf-8", { fatal: true });
+// ignoreBOM: a byte order mark is kept, so a line that starts with one is not JSON (journal.checksum)
+const dec = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
 const SUFFIX = 18; // ,"crc":"xxxxxxxx"}
 
 function seal(obj) {
@@ -301,6 +302,10 @@ export class MemoryStore {
   read(eid) {
     if (!this.data.has(eid)) throw new LoomError("journal.not-found", `no journal ${eid}`);
     const parsed = parseJournal(this.data.get(eid));
+    if (parsed.executionId !== null && parsed.executionId !== eid
+      && parsed.executionId.toLowerCase() === eid.toLowerCase()) { // journal.execution-ids
+      throw new LoomError("argument.execution-id", `${eid} differs only in case from ${parsed.executionId}`);
+    }
     if (parsed.executionId !== null && parsed.executionId !== eid) {
       throw new LoomError("journal.corrupt", "header names another execution",
         { line: 1, reason: "journal.bad-header" });

@@ -45,12 +45,13 @@ import { DELTAS_VECTORS } from "./deltas-vectors.mjs";
 import { STREAM_IO_VECTORS } from "./stream-io.mjs";
 import { STREAM_ANTHROPIC_VECTORS } from "./stream-anthropic.mjs";
 import { JOURNAL_DISK_VECTORS } from "./journal-disk.mjs";
+import { JOURNAL_CONTENT_VECTORS } from "./journal-content.mjs";
 
 // every chapter module's vector functions, by conformance function name
 const CHAPTER_VECTORS = {
   ...STREAM_VECTORS, ...STREAM_IO_VECTORS, ...STREAM_ANTHROPIC_VECTORS, ...GOVERNANCE_VECTORS, ...GUARD_VECTORS,
   ...EFFECTS_VECTORS, ...DELTAS_VECTORS,
-  ...AGENT_VECTORS, ...AGENT_MODEL_VECTORS, ...JOURNAL_DISK_VECTORS,
+  ...AGENT_VECTORS, ...AGENT_MODEL_VECTORS, ...JOURNAL_DISK_VECTORS, ...JOURNAL_CONTENT_VECTORS,
 };
 // text.code-points: every chapter module counts code points; text.lone-surrogates: JSON.parse
 // keeps a lone surrogate (INTERPRETING.md section 15). Not patterns.python-re: the deny

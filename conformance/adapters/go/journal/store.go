@@ -346,10 +346,11 @@ type logStore struct {
 	execs     map[string]*logExecution
 	dirSynced bool
 	crashed   bool
+	tornAt    int // where kept torn bytes that name an execution begin; -1: none
 }
 
 func newLogStore(r *recorder, policy string, eager bool) *logStore {
-	s := &logStore{r: r, policy: policy, execs: map[string]*logExecution{}}
+	s := &logStore{r: r, policy: policy, execs: map[string]*logExecution{}, tornAt: -1}
 	if eager {
 		s.ensure()
 	}
@@ -392,15 +393,28 @@ func (s *logStore) ensure() error {
 		s.execs[id] = &logExecution{seq: len(evs), headerOut: true}
 	}
 	if t, ok := m["torn"].(map[string]any); ok {
-		if id, ok := t["executionId"].(string); ok {
+		_, tail := splitLines(string(b))
+		id, named := t["executionId"].(string)
+		if named {
 			if e, known := s.execs[id]; known {
 				e.tornAtOpen = true
 			}
+			// torn bytes that name an execution stay until a writer opens it or the
+			// store appends (journal.log-torn-tail); any others go now
+			s.tornAt = len(b) - len(tail)
+		} else {
+			r.truncate(s.h, len(b)-len(tail))
 		}
-		_, tail := splitLines(string(b))
-		r.truncate(s.h, len(b)-len(tail))
 	}
 	return nil
+}
+
+// dropTorn truncates the torn bytes the store kept (journal.log-torn-tail).
+func (s *logStore) dropTorn() {
+	if s.tornAt >= 0 {
+		s.r.truncate(s.h, s.tornAt)
+		s.tornAt = -1
+	}
 }
 
 func (s *logStore) create(id string) error {
@@ -467,6 +481,9 @@ func (s *logStore) open(id string) (any, error) {
 	e.held = true
 	// The torn tail is reported until a writer opens the execution (journal.log-torn-tail).
 	torn = torn || e.tornAtOpen
+	if e.tornAtOpen {
+		s.dropTorn() // told once, to the writer, which finds them gone
+	}
 	e.tornAtOpen = false
 	return summary(evs, torn), nil
 }

@@ -28,6 +28,7 @@ func (s *logStore) append(id, kind string, payload map[string]any, torn any) err
 		b = append(b, withCRC(headerPrefix(journalSchema, id))+"\n"...)
 	}
 	line := withCRC(eventPrefix(id, e.seq+1, kind, payload)) + "\n"
+	s.dropTorn() // kept torn bytes go before the store's first append
 	if torn != nil {
 		// A crash in mid-write tears the event line (the header before it is whole);
 		// nothing may follow the torn bytes: the store closes.
@@ -250,6 +251,29 @@ func stepPayload(step map[string]any) (map[string]any, error) {
 	s, ok := text.(string)
 	if !ok {
 		return nil, invalid("payloadText must be a string")
+	}
+	// At most 512 arrays and objects, counted outside strings (journal.store-on-disk-vector).
+	depth, deepest, inString := 0, 0, false
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; {
+		case inString && c == '\\':
+			i++
+		case inString && c == '"':
+			inString = false
+		case inString:
+		case c == '"':
+			inString = true
+		case c == '[' || c == '{':
+			depth++
+			if depth > deepest {
+				deepest = depth
+			}
+		case c == ']' || c == '}':
+			depth--
+		}
+	}
+	if deepest > 512 {
+		return nil, invalid("payloadText nests more than 512 arrays and objects")
 	}
 	v, err := protocol.DecodeJSON(s)
 	if err != nil {

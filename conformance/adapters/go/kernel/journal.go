@@ -94,6 +94,11 @@ func parseJournal(data []byte, executionID string) (*Parsed, error) {
 			return nil, err
 		}
 		if n == 1 {
+			// A header naming the id's case-only twin is the twin's journal, found where this
+			// id's should be: argument.execution-id (journal.execution-ids).
+			if named, ok := obj["executionId"].(string); ok && named != executionID && strings.EqualFold(named, executionID) {
+				return nil, NewError("argument.execution-id", fmt.Sprintf("%s differs only in case from %s", executionID, named))
+			}
 			if obj["schema"] != "loom-ref.journal" || !isOne(obj["version"]) || obj["executionId"] != executionID {
 				return nil, corrupt(n, "journal.bad-header", "not this execution's journal header")
 			}

@@ -1,0 +1,153 @@
+// journal.content (spec/journal.md section 1.10, journal.content-vector): the content-resolving
+// store, an extension. Appends are journaled with each configured array as a content reference
+// ({"$content": {new?, items: [[first, count], ...]}}, journal.content-refs); stored references
+// are resolved on reading, the first that cannot be is journal.corrupt (journal.content-errors).
+import { LoomError, MemoryStore, REQUIRED, checkPayload } from "./journal.mjs";
+
+const CONTENT = "$content";
+const isObj = (v) => v !== null && typeof v === "object" && !Array.isArray(v);
+const has = (o, k) => Object.prototype.hasOwnProperty.call(o, k);
+const bad = (message) => new LoomError("argument.invalid", message);
+
+function config(externalize) {
+  if (externalize === undefined) return { STEP_STARTED: [["input", "messages"]] };
+  if (!isObj(externalize) || Object.keys(externalize).length === 0) {
+    throw bad("externalize must be a non-empty object of kinds to paths");
+  }
+  const out = {};
+  for (const [kind, paths] of Object.entries(externalize)) {
+    if (!has(REQUIRED, kind)) throw bad(`externalize names no event kind: ${kind}`);
+    if (!Array.isArray(paths) || paths.length === 0) throw bad(`externalize.${kind} must be a non-empty array`);
+    out[kind] = paths.map((p) => {
+      if (typeof p !== "string" || !p.split(".").every((name) => name.length > 0)) {
+        throw bad(`a path is member names joined by '.', got ${JSON.stringify(p)}`);
+      }
+      return p.split(".");
+    });
+  }
+  return out;
+}
+
+function events(value, what) {
+  if (!Array.isArray(value) || !value.every((e) => isObj(e) && has(REQUIRED, e.kind))) {
+    throw bad(`${what} must be an array of {kind, payload}, each kind an event kind's name`);
+  }
+  return value;
+}
+
+function at(payload, path) {
+  let v = payload;
+  for (const name of path) {
+    if (!isObj(v) || !has(v, name)) return undefined;
+    v = v[name];
+  }
+  return v;
+}
+
+function replaced(payload, [head, ...rest], value) {
+  return { ...payload, [head]: rest.length === 0 ? value : replaced(payload[head], rest, value) };
+}
+
+function runs(indexes) {
+  const out = [];
+  for (const i of indexes) {
+    const last = out[out.length - 1];
+    if (last && last[0] + last[1] === i) last[1] += 1;
+    else out.push([i, 1]);
+  }
+  return out;
+}
+
+function append(appends, paths) {
+  const table = new Map(); // an item's journal encoding -> its number
+  let size = 0;
+  const stored = [];
+  const resolved = [];
+  // written through a memory store's journal of e1: its checks are a writer's (payload shape,
+  // journal.started-names-header, the nesting limit), as the store underneath makes them
+  const journal = new MemoryStore().create("e1");
+  events(appends, "appends").forEach(({ kind, payload }, i) => {
+    checkPayload(kind, payload);
+    let written = payload;
+    const pending = new Map();
+    const added = [];
+    for (const path of paths[kind] || []) {
+      const value = at(payload, path);
+      if (isObj(value) && has(value, CONTENT)) {
+        throw new LoomError("journal.bad-payload", `${kind} payload holds ${CONTENT} at ${path.join(".")}`);
+      }
+      if (!Array.isArray(value)) continue;
+      const fresh = [];
+      const indexes = value.map((item) => {
+        const key = JSON.stringify(item);
+        let n = table.has(key) ? table.get(key) : pending.get(key);
+        if (n === undefined) {
+          n = size + added.length;
+          pending.set(key, n);
+          added.push(key);
+          fresh.push(item);
+        }
+        return n;
+      });
+      const ref = { items: runs(indexes) };
+      if (fresh.length) ref.new = fresh;
+      written = replaced(written, path, { [CONTENT]: ref });
+    }
+    journal.append(kind, written);
+    for (const key of added) table.set(key, size++);
+    stored.push({ seq: i + 1, kind, payload: written });
+    resolved.push({ seq: i + 1, kind, payload });
+  });
+  return { stored, events: resolved };
+}
+
+function resolve(table, ref) {
+  const content = "bad-content";
+  if (!isObj(ref) || Object.keys(ref).some((k) => k !== "new" && k !== "items") || !has(ref, "items")) {
+    throw content;
+  }
+  const fresh = has(ref, "new") ? ref.new : [];
+  if (!Array.isArray(fresh) || !Array.isArray(ref.items)) throw content;
+  table.push(...fresh);
+  const out = [];
+  for (const run of ref.items) {
+    if (!(Array.isArray(run) && run.length === 2 && run.every((n) => Number.isInteger(n))
+      && run[0] >= 0 && run[1] >= 1)) throw content;
+    if (run[0] + run[1] > table.length) throw "missing-content";
+    out.push(...table.slice(run[0], run[0] + run[1]));
+  }
+  return out;
+}
+
+function read(stored, paths) {
+  const table = [];
+  const journal = new MemoryStore().create("e1"); // the payloads written as they are
+  for (const { kind, payload } of events(stored, "stored")) journal.append(kind, payload);
+  return stored.map(({ kind, payload }, i) => {
+    let out = payload;
+    for (const path of paths[kind] || []) {
+      const value = at(payload, path);
+      if (!(isObj(value) && has(value, CONTENT))) continue;
+      try {
+        if (Object.keys(value).length !== 1) throw "bad-content";
+        out = replaced(out, path, resolve(table, value[CONTENT]));
+      } catch (reason) {
+        if (typeof reason !== "string") throw reason;
+        throw new LoomError("journal.corrupt", `line ${i + 2}: ${path.join(".")}: ${reason}`,
+          { line: i + 2, reason: `journal.${reason}` });
+      }
+    }
+    return { seq: i + 1, kind, payload: out };
+  });
+}
+
+export const JOURNAL_CONTENT_VECTORS = {
+  "journal.content": (input) => {
+    if (!isObj(input) || has(input, "appends") === has(input, "stored")) {
+      throw bad("journal.content takes {externalize?, appends} or {externalize?, stored}");
+    }
+    const paths = config(input.externalize);
+    return has(input, "appends") ? append(input.appends, paths)
+      : { events: read(input.stored, paths) };
+  },
+};
