@@ -164,8 +164,12 @@ export function renderTranscript(messages) {
 // spec: agent.claim-check-ref — a tainted value is stored in its vector encoding.
 const storedForm = (t) => ({ $tainted: { value: t.value, origin: t.origin } });
 
-/** spec: agent.claim-check-ref — "sha256:" + hex(sha256(canonical JSON bytes)). */
-export const contentRef = (text) => `sha256:${createHash("sha256").update(utf8(text), "utf8").digest("hex")}`;
+/** spec: agent.claim-check-ref — "sha256:" + hex(sha256(canonical JSON bytes)); a text with a
+ * lone surrogate has no bytes to store: argument.claim-check-value. */
+export const contentRef = (text) => {
+  if (!text.isWellFormed()) throw invalid("a claim-checked value must be made of JSON values: a string holds a lone surrogate", "argument.claim-check-value");
+  return `sha256:${createHash("sha256").update(text, "utf8").digest("hex")}`;
+};
 
 const PREVIEW_CHARS = 256;
 
