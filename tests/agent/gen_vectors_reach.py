@@ -91,3 +91,28 @@ case("agent.claim-check", "content-ref-lone-surrogate", anchor="agent.claim-chec
      "reference (argument.claim-check-value).",
      input={"value": ["\udc00"]}, intent={"error": "argument.claim-check-value"},
      requires=("text.lone-surrogates",))
+
+# ---- agent.model-effect: the effect's own defaults, and an input they cannot merge into ----
+CHUNKS = [{"type": "block-start", "index": 0, "blockType": "text"},
+          {"type": "text-delta", "index": 0, "text": "ok"},
+          {"type": "block-end", "index": 0, "block": {"type": "text", "text": "ok"}},
+          {"type": "finish", "reason": {"kind": "stop"}}]
+HI = [{"role": "user", "content": [{"type": "text", "text": "hi"}]}]
+case("agent.model-effect", "max-tokens-not-an-integer", anchor="agent.vector-input",
+     function="agent.model_effect",
+     description="The effect's own maxTokens is an integer, checked when the effect is "
+     "built: the string \"5\" is the function's argument.invalid, before any call.",
+     input={"input": {"messages": HI}, "chunks": CHUNKS, "maxTokens": "5"},
+     intent={"error": ERROR})
+case("agent.model-effect", "temperature-not-a-number", anchor="agent.vector-input",
+     function="agent.model_effect",
+     description="The effect's own temperature is a number: true is the function's "
+     "argument.invalid, not read as 1.",
+     input={"input": {"messages": HI}, "chunks": CHUNKS, "temperature": True},
+     intent={"error": ERROR})
+case("agent.model-effect", "defaults-with-input-not-an-object", anchor="agent.model-input",
+     function="agent.model_effect",
+     description="With the effect's own maxTokens set, a call input that is not an object "
+     "is still the call's to refuse (the outcome's argument.invalid), with no request sent.",
+     input={"input": ["hi"], "chunks": CHUNKS, "maxTokens": 5},
+     intent={"requests": [], "outcome": {"error": {"code": ERROR}}})

@@ -10,9 +10,10 @@ from typing import Any
 import pytest
 
 from loom_ref.effects import Effect
-from loom_ref.errors import InvalidArgument
+from loom_ref.errors import InvalidArgument, LoomError
 from loom_ref.journal import MemoryStore, Status
 from loom_ref.kernel import EffectRegistry, ExecutionContext, Runtime, Workflow, replay
+from loom_ref.kernel.errors import StepFailedError
 from loom_ref.kernel.seam import check_effect_host
 
 
@@ -61,3 +62,58 @@ def test_resume_schemas_must_be_a_mapping(bad: Any) -> None:
     with pytest.raises(InvalidArgument) as info:
         Workflow(name="wf", body=body, resume_schemas=bad)
     assert info.value.code == "argument.invalid"
+
+
+@pytest.mark.parametrize("bad", ["", 3])
+def test_a_resume_schemas_key_is_a_gate_id(bad: Any) -> None:
+    # spec: kernel.ids -- the keys are gate ids, refused as a gate id is
+    with pytest.raises(InvalidArgument) as info:
+        Workflow(name="wf", body=body, resume_schemas={bad: {"type": "object"}})
+    assert info.value.code == "argument.id"
+
+
+def test_a_hand_built_gate_the_writer_refuses_is_refused_again_on_replay() -> None:
+    # spec: kernel.unwritable-event -- a Suspend built without ctx.suspend's check, whose
+    # schema the writer refuses: raised into the body live, and again by a later drive that
+    # meets the hole where the journal holds the next gate
+    from loom_ref.kernel.commands import Suspend
+
+    def gated(ctx: ExecutionContext, inp: Any) -> Generator[Any, Any, Any]:
+        try:
+            yield Suspend(gate_id="bad", resume_schema={"format": "email"})
+        except LoomError as exc:
+            refused = exc.code
+        payload = yield ctx.suspend("go")
+        return {"refused": refused, "payload": payload}
+
+    store = MemoryStore()
+    wf = Workflow(name="gated", body=gated)
+    rt = Runtime(store=store, effects=registry(), workflows=[wf])
+    assert rt.start("gated", None, execution_id="e1").waiting_on == "go"
+    done = rt.resume("e1", "go", 1)
+    assert done.status is Status.COMPLETED
+    assert done.output == {"refused": "journal.bad-payload", "payload": 1}
+    assert [e.kind.value for e in store.read("e1").events].count("EXECUTION_SUSPENDED") == 1
+
+
+def test_an_output_the_writer_refuses_fails_the_step() -> None:
+    # spec: kernel.unwritable-event -- an effect's output past the nesting limit makes the
+    # step fail with journal.bad-payload (STEP_FAILED), raised into the body
+    deep: Any = 1
+    for _ in range(200):
+        deep = [deep]
+    effects = EffectRegistry([Effect(tool_id="deep", execute=lambda ctx, input: deep)])
+
+    def calls(ctx: ExecutionContext, inp: Any) -> Generator[Any, Any, Any]:
+        try:
+            yield ctx.execute("deep", None)
+        except StepFailedError as exc:
+            return exc.error["code"]
+        return "written"
+
+    store = MemoryStore()
+    rt = Runtime(store=store, effects=effects, workflows=[Workflow(name="calls", body=calls)])
+    result = rt.start("calls", None, execution_id="e1")
+    assert result.status is Status.COMPLETED and result.output == "journal.bad-payload"
+    kinds = [e.kind.value for e in store.read("e1").events]
+    assert kinds == ["EXECUTION_STARTED", "STEP_STARTED", "STEP_FAILED", "EXECUTION_COMPLETED"]
