@@ -1,12 +1,14 @@
 """Definitions of the agent-loop scenarios that reach what the suite did not (issue 30: reach
 by coverage): the query of a run whose input is a list of messages, read from its newest user
-message or empty when it has none (``agent.recall``)."""
+message or empty when it has none (``agent.recall``); the agent_step effect called with an
+input that is not ``{"input"}`` (``agent.step-input``)."""
 
 from __future__ import annotations
 
 from typing import Any
 
 from .defs_agent import START, agent, answer, decider, decision, done, said, scripted
+from .gen_cases import scenario
 
 
 def _text(role: str, *texts: str) -> dict[str, Any]:
@@ -37,3 +39,31 @@ DEFINITIONS: list[dict[str, Any]] = [
           checks=(("the query", lambda o: decision(o, "#recall")["context"]
                    == {"query": "", "recallLimit": 1}),)),
 ]
+
+
+def _direct_agent_step() -> dict[str, Any]:
+    """A body that runs the opaque form, then executes the agent_step tool itself with an
+    input agent_step would never build."""
+    body = [{"op": "agent_loop", "config": {"modelToolId": "llm"}, "input": "hi",
+             "opaque": True, "as": "a"},
+            {"op": "try", "body": [{"op": "execute", "tool": "agent_step", "input": "hi"}],
+             "catch": {"as": "e", "body": []}},
+            {"op": "return", "value": {"text": {"$get": [{"$var": "a"}, "text"]},
+                                       "refused": {"$var": "e"}}}]
+    defn = scenario(
+        "agent.loop/opaque-step-input-not-wrapped", "agent.step-input",
+        "The agent_step effect's call input is {input}: executed with any other input (here "
+        "the bare prompt) it refuses it with argument.invalid before the loop runs, so the "
+        "step fails with it and the model is not called.",
+        body=body, effects={"llm": scripted(said("Noted."))}, workflow="agent",
+        actions=[START],
+        claims=[{"result": done({"text": "Noted.",
+                                 "refused": {"code": "argument.invalid"}}),
+                 "calls": ["agent_step#1", "agent_step#2"], "transients": ["llm"],
+                 "events": ["EXECUTION_STARTED", "STEP_STARTED", "STEP_COMPLETED",
+                            "STEP_STARTED", "STEP_FAILED", "EXECUTION_COMPLETED"]}])
+    defn["case"]["requires"] = ["agent"]
+    return defn
+
+
+DEFINITIONS.append(_direct_agent_step())

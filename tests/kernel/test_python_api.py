@@ -117,3 +117,29 @@ def test_an_output_the_writer_refuses_fails_the_step() -> None:
     assert result.status is Status.COMPLETED and result.output == "journal.bad-payload"
     kinds = [e.kind.value for e in store.read("e1").events]
     assert kinds == ["EXECUTION_STARTED", "STEP_STARTED", "STEP_FAILED", "EXECUTION_COMPLETED"]
+
+
+def test_a_body_signal_reaches_the_call_composed_and_is_detached_after_it() -> None:
+    # spec: effects.signal-compose, effects.signal-detach -- a step given its own signal runs
+    # with the execution's cancel composed with it; the composite stops listening after the call
+    from loom_ref.signals import Signal
+
+    own = Signal()
+    seen: list[Any] = []
+
+    def watch(ctx: Any, input: Any) -> Any:
+        seen.append(ctx.signal)
+        return input
+
+    effects = EffectRegistry([Effect(tool_id="watch", execute=watch)])
+
+    def signalled(ctx: ExecutionContext, inp: Any) -> Generator[Any, Any, Any]:
+        return (yield ctx.execute("watch", 1, signal=own))
+
+    rt = Runtime(store=MemoryStore(), effects=effects,
+                 workflows=[Workflow(name="signalled", body=signalled)])
+    assert rt.start("signalled", None, execution_id="e1").output == 1
+    composed = seen[0]
+    assert composed is not own and not composed.aborted
+    own.abort("mine")  # detached: the call's composite no longer follows the body's signal
+    assert not composed.aborted
