@@ -88,7 +88,7 @@ class AgentStepEffect:
         if not isinstance(ctx, EffectContext):  # spec: errors.invalid-argument
             raise InvalidArgument(f"the agent_step effect takes (ctx, input), got "
                                   f"{type(ctx).__name__}")
-        if not isinstance(payload, dict) or set(payload) != {"input"}:
+        if not isinstance(payload, dict) or set(payload) != {"input"}:  # spec: agent.step-input
             raise InvalidArgument("the agent_step input must be {input: ...}")
         principal = ctx.principal
         loop_ctx = ExecutionContext(principal)
