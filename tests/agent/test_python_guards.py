@@ -70,3 +70,14 @@ def test_the_approval_gate_namer_must_be_callable() -> None:
         "#turn:0:tool:0:approval")
     assert refused(lambda: AgentLoopConfig(model_tool_id="llm", approval_gate=ANY)) == (
         "argument.invalid")
+
+
+@pytest.mark.parametrize("keep_recent", [0, -1, True, 1.0])
+def test_compaction_plan_refuses_a_keep_recent_a_python_caller_gives(keep_recent: Any) -> None:
+    # spec: errors.invalid-argument -- a Compaction refuses these first on every protocol
+    # path; compaction_plan, public, checks its own argument too
+    from loom_ref.agent.compaction import compaction_plan
+
+    with pytest.raises(InvalidArgument) as info:
+        compaction_plan([1, 1, 1], 3, after_messages=2, after_bytes=None, keep_recent=keep_recent)
+    assert info.value.code == "argument.invalid"

@@ -1,13 +1,25 @@
 """Definitions of the agent-loop scenarios that reach what the suite did not (issue 30: reach
 by coverage): the query of a run whose input is a list of messages, read from its newest user
 message or empty when it has none (``agent.recall``); the agent_step effect called with an
-input that is not ``{"input"}`` (``agent.step-input``)."""
+input that is not ``{"input"}`` (``agent.step-input``); the default keep_recent
+(``agent.compaction-guard``)."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from .defs_agent import START, agent, answer, decider, decision, done, said, scripted
+from .defs_agent import (
+    START,
+    agent,
+    answer,
+    decider,
+    decision,
+    done,
+    said,
+    scripted,
+    step_input,
+    summary_msg,
+)
 from .gen_cases import scenario
 
 
@@ -67,3 +79,20 @@ def _direct_agent_step() -> dict[str, Any]:
 
 
 DEFINITIONS.append(_direct_agent_step())
+
+ELEVEN = [_text("user" if i % 2 == 0 else "assistant", f"m{i}") for i in range(11)]
+DEFINITIONS.append(
+    agent("agent.summary/default-keep-recent", "agent.compaction-guard",
+          "Without keepRecent, compaction keeps the newest 8 messages (the default, when "
+          "afterMessages - 1 is not smaller): 11 messages past afterMessages 10 fold the "
+          "oldest 3 and keep 8.",
+          config={"modelToolId": "llm", "compaction": {"toolId": "summarize",
+                                                       "afterMessages": 10}},
+          effects={"llm": scripted(said("Noted.")), "summarize": scripted({"summary": "S"})},
+          input={"messages": ELEVEN}, actions=[START],
+          claims=[{"result": done(answer("Noted.", 1)),
+                   "calls": ["#turn:0:compact", "#turn:0"]}],
+          checks=(("the fold", lambda o: step_input(o, "#turn:0:compact")
+                   == {"messages": ELEVEN[:3]}),
+                  ("the kept suffix", lambda o: step_input(o, "#turn:0")["messages"]
+                   == [summary_msg("S"), *ELEVEN[3:]]))))

@@ -143,3 +143,11 @@ def test_a_body_signal_reaches_the_call_composed_and_is_detached_after_it() -> N
     assert composed is not own and not composed.aborted
     own.abort("mine")  # detached: the call's composite no longer follows the body's signal
     assert not composed.aborted
+
+
+def test_register_hands_the_effect_back() -> None:
+    # the Python convenience: register returns what it registered, so it can wrap a definition
+    effect = Effect(tool_id="late", execute=lambda ctx, input: input)
+    host = registry()
+    assert host.register(effect) is effect
+    assert host.get_effect("late") is effect
