@@ -151,3 +151,47 @@ def test_register_hands_the_effect_back() -> None:
     host = registry()
     assert host.register(effect) is effect
     assert host.get_effect("late") is effect
+
+
+def test_without_on_warn_a_warning_goes_to_python_warnings() -> None:
+    # spec: errors.warning-category -- a runtime given no on_warn warns through warnings
+    from loom_ref.errors import LoomWarning
+    from loom_ref.journal import Crash, FaultInjectingStore
+
+    store = MemoryStore()
+    crashing = FaultInjectingStore(store, crash_after=2)
+    with pytest.raises(Crash):
+        Runtime(store=crashing, effects=registry(), workflows=[WF]).start(
+            "wf", 7, execution_id="e1")
+    with pytest.warns(LoomWarning, match="kernel.in-doubt"):
+        result = Runtime(store=store, effects=registry(), workflows=[WF]).recover("e1")
+    assert result.status is Status.IN_DOUBT
+
+
+def test_a_replay_without_effects_gives_a_decider_no_host() -> None:
+    # a decision the journal does not hold (its decider threw live) where the journal holds a
+    # later command: replay(workflow, events) with no effect host runs the decider again,
+    # whose transient call is refused (effect.no-host) and raised into the body as a throw
+    seen: list[str] = []
+
+    def decides(ctx: ExecutionContext, inp: Any) -> Generator[Any, Any, Any]:
+        try:
+            yield ctx.decide("d", lambda scope: scope.invoke_transient("missing", 1))
+        except LoomError as exc:
+            seen.append(exc.code)
+        return (yield ctx.execute("echo", 5))
+
+    wf = Workflow(name="decides", body=decides)
+    store = MemoryStore()
+    live = Runtime(store=store, effects=registry(), workflows=[wf]).start(
+        "decides", None, execution_id="e1")
+    assert live.output == 5
+    result = replay(wf, store.read("e1").events)
+    assert result.status is Status.COMPLETED and result.output == 5
+    assert seen == ["effect.unknown-tool", "effect.no-host"]
+
+
+def test_get_effect_refuses_a_tool_id_that_is_not_a_string() -> None:
+    with pytest.raises(InvalidArgument) as info:
+        registry().get_effect(3)  # type: ignore[arg-type]
+    assert info.value.code == "argument.invalid"
