@@ -195,3 +195,35 @@ def test_get_effect_refuses_a_tool_id_that_is_not_a_string() -> None:
     with pytest.raises(InvalidArgument) as info:
         registry().get_effect(3)  # type: ignore[arg-type]
     assert info.value.code == "argument.invalid"
+
+
+def test_a_body_owns_the_values_it_receives() -> None:
+    # spec: kernel.json-roundtrip, journal.frozen-values -- the body gets a fresh copy of a
+    # journaled value: changing it changes neither the journal nor what replay serves
+    def grows(ctx: ExecutionContext, inp: Any) -> Generator[Any, Any, Any]:
+        out = yield ctx.execute("echo", {"a": [1]})
+        out["b"] = 2
+        out["a"].append(3)
+        return out
+
+    store = MemoryStore()
+    rt = Runtime(store=store, effects=registry(), workflows=[Workflow(name="grows", body=grows)])
+    assert rt.start("grows", None, execution_id="e1").output == {"a": [1, 3], "b": 2}
+    completed = [e for e in store.read("e1").events if e.kind.value == "STEP_COMPLETED"]
+    assert completed[0].payload["output"] == {"a": [1]}
+    assert rt.replay("e1").output == {"a": [1, 3], "b": 2}
+
+
+def test_a_read_only_replay_reports_the_output_as_json() -> None:
+    # spec: kernel.replay-end, kernel.json-roundtrip -- a replayed body's output is compared
+    # and reported as the JSON value it journals (a tuple is an array), as start reports it
+    def tupled(ctx: ExecutionContext, inp: Any) -> Generator[Any, Any, Any]:
+        yield ctx.execute("echo", 1)
+        return (1, {"a": (2,)})
+
+    rt = Runtime(store=MemoryStore(), effects=registry(),
+                 workflows=[Workflow(name="tupled", body=tupled)])
+    assert rt.start("tupled", None, execution_id="e1").output == [1, {"a": [2]}]
+    replayed = rt.replay("e1")
+    assert replayed.status is Status.COMPLETED
+    assert replayed.output == [1, {"a": [2]}] and isinstance(replayed.output, list)
