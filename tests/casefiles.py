@@ -91,6 +91,7 @@ WEAKER: dict[str, str] = {
     "agent.router/elevate-choice": "recording a predicate's Choice as it is is loom-ref's",
     "agent.router/elevate-truthy": "recording a predicate's truthiness is loom-ref's",
     "agent.router/unknown-route": "failing the run on an unknown route is loom-ref's",
+    "agent.summary/default-keep-recent": "the default keep_recent (8) is loom-ref's",
     "agent.summary/default-keep-recent-lowered":
         "the default keepRecent and its lowering are loom-ref's",
     "agent.summary/failed-summary-call": "a failed :compact step's turn error is loom-ref's",

@@ -37,10 +37,11 @@ from loom_ref.effects.context import EffectContext
 from loom_ref.effects.effect import Effect
 from loom_ref.effects.scope import DecideScope, TransientHost
 from loom_ref.errors import InvalidArgument
-from loom_ref.kernel.commands import Choice, Decide, Execute, Stream, Suspend
+from loom_ref.kernel.commands import Choice, Decide, Execute
 from loom_ref.kernel.context import ExecutionContext
 from loom_ref.kernel.driver import error_json
 from loom_ref.kernel.errors import StepFailedError
+from loom_ref.signals import Signal
 
 __all__ = ["AGENT_STEP_TOOL_ID", "AgentStepEffect", "agent_step", "create_agent_step_effect"]
 
@@ -87,7 +88,7 @@ class AgentStepEffect:
         if not isinstance(ctx, EffectContext):  # spec: errors.invalid-argument
             raise InvalidArgument(f"the agent_step effect takes (ctx, input), got "
                                   f"{type(ctx).__name__}")
-        if not isinstance(payload, dict) or set(payload) != {"input"}:
+        if not isinstance(payload, dict) or set(payload) != {"input"}:  # spec: agent.step-input
             raise InvalidArgument("the agent_step input must be {input: ...}")
         principal = ctx.principal
         loop_ctx = ExecutionContext(principal)
@@ -114,18 +115,21 @@ class AgentStepEffect:
                 except Exception as exc:  # the same error a durable step would raise
                     throw = StepFailedError(step_id=cmd.step_id,
                                             error=error_json(exc, "effect.failed"))
-            elif isinstance(cmd, Decide):
-                try:
-                    with DecideScope(self.host, principal, execution_signal=ctx.signal) as scope:
-                        choice = cmd.decider(scope)
-                except Exception as exc:  # as the kernel does (kernel.decider-throws)
-                    throw = exc
-                else:
-                    send = _roundtrip(choice.value if isinstance(choice, Choice) else choice)
-            elif isinstance(cmd, Suspend | Stream):  # unreachable: refused at construction
-                raise AgentStepConfigError("agent_step cannot suspend or stream")
-            else:
-                raise InvalidArgument(f"unexpected command {cmd!r}")
+            else:  # the loop yields nothing else here: no gate, no stream (refused when built)
+                send, throw = self._decide(cmd, principal, ctx.signal)
+
+    def _decide(self, cmd: Decide, principal: str, signal: Signal
+                ) -> tuple[Any, BaseException | None]:
+        """A decision of the loop inside the call (skills, recall, a router): its decider runs
+        in a ``DecideScope`` over the host; a throw goes back into the loop as the kernel
+        raises it (kernel.decider-throws). Returns ``(send, throw)``."""
+        assert isinstance(cmd, Decide), cmd
+        try:
+            with DecideScope(self.host, principal, execution_signal=signal) as scope:
+                choice = cmd.decider(scope)
+        except Exception as exc:
+            return None, exc
+        return _roundtrip(choice.value if isinstance(choice, Choice) else choice), None
 
 
 def create_agent_step_effect(config: AgentLoopConfig, host: TransientHost, *,

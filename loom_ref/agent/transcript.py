@@ -20,7 +20,7 @@ Spec: ``spec/agent.md``.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
 from typing import Any
 
 from loom_ref.agent.canonical import canonical_bytes
@@ -82,7 +82,3 @@ class Transcript:
     def snapshot(self) -> list[Any]:
         """A shallow copy of the messages, for one turn's model input."""
         return list(self.messages)
-
-    def newest_sizes(self) -> Sequence[int]:
-        """The per-message sizes, oldest first (read-only view for the compaction rules)."""
-        return self.sizes

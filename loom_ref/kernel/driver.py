@@ -397,6 +397,8 @@ class _Drive:
         term = self.terminal
         if term is None:  # spec: kernel.replay-readonly -- the history ends here
             return self.result(Status.RUNNING)
+        if exc is None:  # spec: kernel.unwritable-event -- an output the writer would refuse
+            exc = _refusal(K.EXECUTION_COMPLETED, {"output": output})  # failed the execution
         if exc is None:
             if term.kind is not K.EXECUTION_COMPLETED or not json_equal(
                     _copy(output), term.payload["output"]):

@@ -41,8 +41,9 @@ def _check_schemas(_: object, __: object, schemas: Mapping[str, Any]) -> None:
     if not isinstance(schemas, Mapping):
         raise InvalidArgument(f"resume_schemas must map gate ids to schemas, got {schemas!r}")
     for gate_id, schema in schemas.items():
-        if not isinstance(gate_id, str) or not gate_id:
-            raise InvalidArgument(f"resume_schemas keys are gate ids, got {gate_id!r}")
+        if not isinstance(gate_id, str) or not gate_id:  # spec: kernel.resume-schema, kernel.ids
+            raise InvalidArgument(f"resume_schemas keys are gate ids (non-empty strings), got "
+                                  f"{gate_id!r}", code="argument.id")
         check_schema(schema, where=f"resume_schemas[{gate_id!r}]")
 
 

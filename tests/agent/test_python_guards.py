@@ -70,3 +70,34 @@ def test_the_approval_gate_namer_must_be_callable() -> None:
         "#turn:0:tool:0:approval")
     assert refused(lambda: AgentLoopConfig(model_tool_id="llm", approval_gate=ANY)) == (
         "argument.invalid")
+
+
+@pytest.mark.parametrize("keep_recent", [0, -1, True, 1.0])
+def test_compaction_plan_refuses_a_keep_recent_a_python_caller_gives(keep_recent: Any) -> None:
+    # spec: errors.invalid-argument -- a Compaction refuses these first on every protocol
+    # path; compaction_plan, public, checks its own argument too
+    from loom_ref.agent.compaction import compaction_plan
+
+    with pytest.raises(InvalidArgument) as info:
+        compaction_plan([1, 1, 1], 3, after_messages=2, after_bytes=None, keep_recent=keep_recent)
+    assert info.value.code == "argument.invalid"
+
+
+def test_claim_check_middleware_refuses_a_digest_that_is_not_callable() -> None:
+    # spec: errors.invalid-argument -- digests map tool ids to callables
+    with pytest.raises(InvalidArgument) as info:
+        claim_check_middleware(MemoryContentStore(), ["t"], digests={"t": "preview"})
+    assert info.value.code == "argument.invalid"
+
+
+def test_a_plain_callable_summarizer_must_return_a_string() -> None:
+    # the text -> str form of create_summarizer_effect: anything else is refused in the call
+    from loom_ref.agent import create_summarizer_effect
+    from loom_ref.effects import EffectRuntime
+
+    effect = create_summarizer_effect(lambda text: {"summary": text}, tool_id="summarize")
+    runtime = EffectRuntime([effect])
+    with pytest.raises(InvalidArgument) as info:
+        runtime.invoke_transient("summarize", {"messages": [
+            {"role": "user", "content": [{"type": "text", "text": "hi"}]}]}, principal="p")
+    assert info.value.code == "argument.invalid"

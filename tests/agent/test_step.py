@@ -116,3 +116,25 @@ def test_configs_that_need_the_body_are_refused_and_the_governed_host_works() ->
     result = Runtime(store=MemoryStore(), effects=effects, workflows=[
         Workflow(name="agent", body=body)]).start("agent", "x", execution_id="a1")
     assert result.status is Status.COMPLETED and result.output["text"] == "hi"
+
+
+def test_a_selector_that_throws_inside_the_frame_fails_the_loop_as_the_kernel_would() -> None:
+    # spec: agent.step-opaque, kernel.decider-throws -- a decider's raise is raised into the
+    # loop inside the one frame: the step fails with it, nothing is chosen
+    def select(scope: Any, query: str) -> Any:
+        raise RuntimeError("selector down")
+
+    config = AgentLoopConfig(model_tool_id="llm",
+                             skills=Skills(library={"s": "Be brief."}, select=select))
+    host = Host([reply("unused")])
+    host._add("agent_step", create_agent_step_effect(config, host.effects), ())
+
+    def body(ctx: ExecutionContext, input: Any) -> Any:
+        return (yield from agent_step(ctx, config, input))
+
+    result = Runtime(store=MemoryStore(), effects=host.effects,
+                     workflows=[Workflow(name="agent", body=body)]).start(
+        "agent", "go", execution_id="a1")
+    assert result.status is Status.FAILED
+    assert "selector down" in result.error["message"]
+    assert host.adapter.requests == []  # the model was never called

@@ -210,6 +210,7 @@ def build_vector(defn: Mapping[str, Any]) -> dict[str, Any]:
 def definitions() -> Iterator[dict[str, Any]]:
     from tests.conformance import (
         defs_agent,
+        defs_agent_reach,
         defs_agent_truncation,
         defs_journal,
         defs_journal_blind,
@@ -220,6 +221,7 @@ def definitions() -> Iterator[dict[str, Any]]:
         defs_kernel_blind,
         defs_kernel_blind2,
         defs_kernel_gates,
+        defs_kernel_reach,
         defs_kernel_recover,
         defs_kernel_replay,
         defs_kernel_report,
@@ -232,7 +234,8 @@ def definitions() -> Iterator[dict[str, Any]]:
                    defs_kernel_steps,
                    defs_kernel_gates, defs_kernel_replay, defs_kernel_recover,
                    defs_kernel_report, defs_kernel_schema, defs_kernel_blind, defs_kernel_blind2,
-                   defs_agent,
+                   defs_kernel_reach,
+                   defs_agent, defs_agent_reach,
                    defs_agent_truncation):
         yield from module.DEFINITIONS
 

@@ -10,9 +10,10 @@ from typing import Any
 import pytest
 
 from loom_ref.effects import Effect
-from loom_ref.errors import InvalidArgument
+from loom_ref.errors import InvalidArgument, LoomError
 from loom_ref.journal import MemoryStore, Status
 from loom_ref.kernel import EffectRegistry, ExecutionContext, Runtime, Workflow, replay
+from loom_ref.kernel.errors import StepFailedError
 from loom_ref.kernel.seam import check_effect_host
 
 
@@ -61,3 +62,168 @@ def test_resume_schemas_must_be_a_mapping(bad: Any) -> None:
     with pytest.raises(InvalidArgument) as info:
         Workflow(name="wf", body=body, resume_schemas=bad)
     assert info.value.code == "argument.invalid"
+
+
+@pytest.mark.parametrize("bad", ["", 3])
+def test_a_resume_schemas_key_is_a_gate_id(bad: Any) -> None:
+    # spec: kernel.ids -- the keys are gate ids, refused as a gate id is
+    with pytest.raises(InvalidArgument) as info:
+        Workflow(name="wf", body=body, resume_schemas={bad: {"type": "object"}})
+    assert info.value.code == "argument.id"
+
+
+def test_a_hand_built_gate_the_writer_refuses_is_refused_again_on_replay() -> None:
+    # spec: kernel.unwritable-event -- a Suspend built without ctx.suspend's check, whose
+    # schema the writer refuses: raised into the body live, and again by a later drive that
+    # meets the hole where the journal holds the next gate
+    from loom_ref.kernel.commands import Suspend
+
+    def gated(ctx: ExecutionContext, inp: Any) -> Generator[Any, Any, Any]:
+        try:
+            yield Suspend(gate_id="bad", resume_schema={"format": "email"})
+        except LoomError as exc:
+            refused = exc.code
+        payload = yield ctx.suspend("go")
+        return {"refused": refused, "payload": payload}
+
+    store = MemoryStore()
+    wf = Workflow(name="gated", body=gated)
+    rt = Runtime(store=store, effects=registry(), workflows=[wf])
+    assert rt.start("gated", None, execution_id="e1").waiting_on == "go"
+    done = rt.resume("e1", "go", 1)
+    assert done.status is Status.COMPLETED
+    assert done.output == {"refused": "journal.bad-payload", "payload": 1}
+    assert [e.kind.value for e in store.read("e1").events].count("EXECUTION_SUSPENDED") == 1
+
+
+def test_an_output_the_writer_refuses_fails_the_step() -> None:
+    # spec: kernel.unwritable-event -- an effect's output past the nesting limit makes the
+    # step fail with journal.bad-payload (STEP_FAILED), raised into the body
+    deep: Any = 1
+    for _ in range(200):
+        deep = [deep]
+    effects = EffectRegistry([Effect(tool_id="deep", execute=lambda ctx, input: deep)])
+
+    def calls(ctx: ExecutionContext, inp: Any) -> Generator[Any, Any, Any]:
+        try:
+            yield ctx.execute("deep", None)
+        except StepFailedError as exc:
+            return exc.error["code"]
+        return "written"
+
+    store = MemoryStore()
+    rt = Runtime(store=store, effects=effects, workflows=[Workflow(name="calls", body=calls)])
+    result = rt.start("calls", None, execution_id="e1")
+    assert result.status is Status.COMPLETED and result.output == "journal.bad-payload"
+    kinds = [e.kind.value for e in store.read("e1").events]
+    assert kinds == ["EXECUTION_STARTED", "STEP_STARTED", "STEP_FAILED", "EXECUTION_COMPLETED"]
+
+
+def test_a_body_signal_reaches_the_call_composed_and_is_detached_after_it() -> None:
+    # spec: effects.signal-compose, effects.signal-detach -- a step given its own signal runs
+    # with the execution's cancel composed with it; the composite stops listening after the call
+    from loom_ref.signals import Signal
+
+    own = Signal()
+    seen: list[Any] = []
+
+    def watch(ctx: Any, input: Any) -> Any:
+        seen.append(ctx.signal)
+        return input
+
+    effects = EffectRegistry([Effect(tool_id="watch", execute=watch)])
+
+    def signalled(ctx: ExecutionContext, inp: Any) -> Generator[Any, Any, Any]:
+        return (yield ctx.execute("watch", 1, signal=own))
+
+    rt = Runtime(store=MemoryStore(), effects=effects,
+                 workflows=[Workflow(name="signalled", body=signalled)])
+    assert rt.start("signalled", None, execution_id="e1").output == 1
+    composed = seen[0]
+    assert composed is not own and not composed.aborted
+    own.abort("mine")  # detached: the call's composite no longer follows the body's signal
+    assert not composed.aborted
+
+
+def test_register_hands_the_effect_back() -> None:
+    # the Python convenience: register returns what it registered, so it can wrap a definition
+    effect = Effect(tool_id="late", execute=lambda ctx, input: input)
+    host = registry()
+    assert host.register(effect) is effect
+    assert host.get_effect("late") is effect
+
+
+def test_without_on_warn_a_warning_goes_to_python_warnings() -> None:
+    # spec: errors.warning-category -- a runtime given no on_warn warns through warnings
+    from loom_ref.errors import LoomWarning
+    from loom_ref.journal import Crash, FaultInjectingStore
+
+    store = MemoryStore()
+    crashing = FaultInjectingStore(store, crash_after=2)
+    with pytest.raises(Crash):
+        Runtime(store=crashing, effects=registry(), workflows=[WF]).start(
+            "wf", 7, execution_id="e1")
+    with pytest.warns(LoomWarning, match="kernel.in-doubt"):
+        result = Runtime(store=store, effects=registry(), workflows=[WF]).recover("e1")
+    assert result.status is Status.IN_DOUBT
+
+
+def test_a_replay_without_effects_gives_a_decider_no_host() -> None:
+    # a decision the journal does not hold (its decider threw live) where the journal holds a
+    # later command: replay(workflow, events) with no effect host runs the decider again,
+    # whose transient call is refused (effect.no-host) and raised into the body as a throw
+    seen: list[str] = []
+
+    def decides(ctx: ExecutionContext, inp: Any) -> Generator[Any, Any, Any]:
+        try:
+            yield ctx.decide("d", lambda scope: scope.invoke_transient("missing", 1))
+        except LoomError as exc:
+            seen.append(exc.code)
+        return (yield ctx.execute("echo", 5))
+
+    wf = Workflow(name="decides", body=decides)
+    store = MemoryStore()
+    live = Runtime(store=store, effects=registry(), workflows=[wf]).start(
+        "decides", None, execution_id="e1")
+    assert live.output == 5
+    result = replay(wf, store.read("e1").events)
+    assert result.status is Status.COMPLETED and result.output == 5
+    assert seen == ["effect.unknown-tool", "effect.no-host"]
+
+
+def test_get_effect_refuses_a_tool_id_that_is_not_a_string() -> None:
+    with pytest.raises(InvalidArgument) as info:
+        registry().get_effect(3)  # type: ignore[arg-type]
+    assert info.value.code == "argument.invalid"
+
+
+def test_a_body_owns_the_values_it_receives() -> None:
+    # spec: kernel.json-roundtrip, journal.frozen-values -- the body gets a fresh copy of a
+    # journaled value: changing it changes neither the journal nor what replay serves
+    def grows(ctx: ExecutionContext, inp: Any) -> Generator[Any, Any, Any]:
+        out = yield ctx.execute("echo", {"a": [1]})
+        out["b"] = 2
+        out["a"].append(3)
+        return out
+
+    store = MemoryStore()
+    rt = Runtime(store=store, effects=registry(), workflows=[Workflow(name="grows", body=grows)])
+    assert rt.start("grows", None, execution_id="e1").output == {"a": [1, 3], "b": 2}
+    completed = [e for e in store.read("e1").events if e.kind.value == "STEP_COMPLETED"]
+    assert completed[0].payload["output"] == {"a": [1]}
+    assert rt.replay("e1").output == {"a": [1, 3], "b": 2}
+
+
+def test_a_read_only_replay_reports_the_output_as_json() -> None:
+    # spec: kernel.replay-end, kernel.json-roundtrip -- a replayed body's output is compared
+    # and reported as the JSON value it journals (a tuple is an array), as start reports it
+    def tupled(ctx: ExecutionContext, inp: Any) -> Generator[Any, Any, Any]:
+        yield ctx.execute("echo", 1)
+        return (1, {"a": (2,)})
+
+    rt = Runtime(store=MemoryStore(), effects=registry(),
+                 workflows=[Workflow(name="tupled", body=tupled)])
+    assert rt.start("tupled", None, execution_id="e1").output == [1, {"a": [2]}]
+    replayed = rt.replay("e1")
+    assert replayed.status is Status.COMPLETED
+    assert replayed.output == [1, {"a": [2]}] and isinstance(replayed.output, list)

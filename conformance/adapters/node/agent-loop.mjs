@@ -481,6 +481,13 @@ export function* agentLoopInstruction(ctx, ins, input, world) {
     throw fail("argument.agent-step", "the opaque agent_step takes no needsApproval or streamMinChars");
   }
   if (cfg.skills || cfg.recall || cfg.router) throw broken("the opaque form takes no skills, recall or router");
-  world.provide("agent_step", (callInput, host) => runOpaque(cfg, callInput.input, world, host));
+  world.provide("agent_step", (callInput, host) => {
+    // spec: agent.step-input -- the call's input is {input}, refused before the loop otherwise
+    if (callInput === null || typeof callInput !== "object" || Array.isArray(callInput) ||
+        Object.keys(callInput).length !== 1 || !("input" in callInput)) {
+      throw fail("argument.invalid", "the agent_step input must be {input: ...}");
+    }
+    return runOpaque(cfg, callInput.input, world, host);
+  });
   return yield ctx.execute("agent_step", { input });
 }

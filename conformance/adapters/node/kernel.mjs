@@ -385,6 +385,25 @@ class Drive {
       if (this.journal) this.append("EXECUTION_FAILED", { error: e.toJSON() });
       throw e;
     }
+    if (!exc && this.journal) {
+      try {
+        this.append("EXECUTION_COMPLETED", { output: output === undefined ? null : output });
+        return { status: "completed", output: copy(output) };
+      } catch (e) {
+        // spec: kernel.unwritable-event -- an output the writer refuses fails the execution
+        if (!(e instanceof LoomError) || e.code !== "journal.bad-payload") throw e;
+        exc = e;
+      }
+    }
+    if (!exc && !this.journal && this.terminal !== null) {
+      // spec: kernel.unwritable-event -- a read-only replay meets the refusal the live drive met
+      try {
+        checkWritten(encodeLine(1, "EXECUTION_COMPLETED", { output: output === undefined ? null : output }));
+      } catch (e) {
+        if (!(e instanceof LoomError) || e.code !== "journal.bad-payload") throw e;
+        exc = e;
+      }
+    }
     const error = exc ? (exc instanceof StepFailed ? exc.error : errorJson(exc, "kernel.body-error"))
       : null;
     if (!this.journal) {
@@ -400,10 +419,6 @@ class Drive {
       }
       throw this.diverged({ seq: t.seq, command: t.kind === "EXECUTION_COMPLETED" ? "return" : "raise" },
         { command: exc ? "raise" : "return" });
-    }
-    if (!exc) {
-      this.append("EXECUTION_COMPLETED", { output: output === undefined ? null : output });
-      return { status: "completed", output: copy(output) };
     }
     this.append("EXECUTION_FAILED", { error });
     return { status: "failed", error };

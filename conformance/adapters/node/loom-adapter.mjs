@@ -314,7 +314,11 @@ function runScenario(c) {
     // each action is a fresh process that builds the workflow again: a resumeSchemas entry
     // outside the subset is refused here (kernel.resume-schema, argument.schema)
     if (!RAW_ACTIONS.has(a.do)) {
-      for (const [gate, schema] of Object.entries(workflow.resumeSchemas)) checkSchema(schema, `resumeSchemas[${gate}]`);
+      for (const [gate, schema] of Object.entries(workflow.resumeSchemas)) {
+        // kernel.ids: the keys are gate ids, non-empty strings
+        if (gate === "") throw new LoomError("argument.id", "resumeSchemas keys are gate ids (non-empty strings)");
+        checkSchema(schema, `resumeSchemas[${gate}]`);
+      }
     }
     switch (a.do) {
       case "start": return rt.start(a.workflow ?? workflow.name, a.input, eid);
