@@ -105,6 +105,18 @@ DEFINITIONS: list[dict[str, Any]] = [
                 [create(), {"op": "isDir", "path": "/disk/"}, {"op": "isDir", "path": "/disk"}],
                 lambda r: answers(r) == [{"error": "not-found"}, True, False],
                 directories=["/disk/"]),
+    disk_vector("path-not-normalised",
+                "A path is not normalised either: the directory of /disk//a is /disk/ (the part "
+                "before its last /), so with /disk/ listed it can be created and /disk/b "
+                "cannot.",
+                [create("/disk//a"), create("/disk/b", "g")],
+                lambda r: answers(r) == [None, {"error": "not-found"}],
+                directories=["/disk/"]),
+    disk_vector("path-without-slash",
+                "A path without a / has no directory: not found, even with / listed.",
+                [create("a"), create("/b", "g")],
+                lambda r: answers(r) == [{"error": "not-found"}, None],
+                directories=["/"]),
     disk_vector("directory-exists-not-read",
                 "A listed directory exists, but it is no file: read of it is not-found.",
                 [{"op": "exists", "path": "/disk"}, {"op": "read", "path": "/disk"}],
