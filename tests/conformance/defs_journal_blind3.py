@@ -147,6 +147,17 @@ DEFINITIONS: list[dict[str, Any]] = [
            input={"store": "files", "fsync": "never", "steps": [CREATE, torn(_STARTED_LEN)]},
            claim=lambda r: answers(r) == [None, None]
            and images(r)["written"]["/disk/e1.jsonl"] == ["loom-ref.journal", "torn"]),
+    vector("journal.disk/files-case-twin-not-found", SOD,
+           "The simulated disk is case-sensitive: open and read of E1 where only e1 exists "
+           "find nothing, journal.not-found (only a create is refused as a twin).",
+           function="journal.store-on-disk",
+           input={"store": "files", "fsync": "never",
+                  "steps": [CREATE, {"do": "append", "executionId": "e1",
+                                     "kind": "EXECUTION_STARTED", "payload": STARTED},
+                            {"do": "open", "executionId": "E1"},
+                            {"do": "read", "executionId": "E1"}]},
+           claim=lambda r: answers(r) == [None, None, {"error": "journal.not-found"},
+                                          {"error": "journal.not-found"}]),
     vector("journal.disk/log-open-held-locked", SOD,
            "On the store log an id this store created holds its writer, journaled or not: "
            "open of it is journal.locked; after a reopen, never journaled, it is not found.",
