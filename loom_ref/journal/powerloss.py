@@ -203,6 +203,17 @@ class _SimFile:
                 del self._disk._locks[self._path]
 
 
+
+def directory_of(path: str) -> str:
+    """The directory of a path on the simulated disk: the part before its last ``/``, ``/``
+    when that ``/`` is its first character, ``""`` (no directory) when it has none. Nothing
+    is normalised (``/disk//a`` is in ``/disk/``).
+
+    spec: journal.power-loss-vector -- "its directory is the part before its last ``/``, and
+    ``/`` when that ``/`` is the path's first character"."""
+    i = path.rfind("/")
+    return "" if i < 0 else (path[:i] or "/")
+
 class SimulatedDisk:
     """A disk in memory that records every write and fsync (module rules).
 
@@ -245,7 +256,7 @@ class SimulatedDisk:
         self.observer = observer
         self.tear_at = spread_tear if tear_at is None else tear_at
         if planted is not None and not (isinstance(planted, Mapping) and all(
-                isinstance(k, str) and os.path.dirname(k) in dirs and isinstance(v, str)
+                isinstance(k, str) and directory_of(k) in dirs and isinstance(v, str)
                 for k, v in planted.items())):
             raise InvalidArgument(f"planted must map paths in the disk's directories to kinds, "
                                   f"got {planted!r}")
@@ -274,7 +285,7 @@ class SimulatedDisk:
     def create(self, path: str) -> _SimFile:
         if path in self._files or path in self.planted:
             raise FileExistsError(path)
-        if os.path.dirname(path) not in self.directories:
+        if directory_of(path) not in self.directories:
             raise FileNotFoundError(path)
         inode = self._files[path] = _Inode()
         self._moment(f"create {path}")
@@ -308,11 +319,11 @@ class SimulatedDisk:
         if path not in self.directories:
             raise FileNotFoundError(path)
         return sorted(os.path.basename(n) for n in [*self._files, *self.planted]
-                      if os.path.dirname(n) == path)
+                      if directory_of(n) == path)
 
     def sync_dir(self, path: str) -> None:
         if path not in self.directories:
             raise FileNotFoundError(path)
-        self._durable_names |= {n for n in self._files if os.path.dirname(n) == path}
+        self._durable_names |= {n for n in self._files if directory_of(n) == path}
         self.dir_syncs += 1
         self._moment(f"fsync directory {path}")

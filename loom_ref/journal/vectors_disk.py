@@ -42,7 +42,6 @@ be ASCII, so that every character is one byte in every language.
 from __future__ import annotations
 
 import json
-import os
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
@@ -54,7 +53,7 @@ from loom_ref.journal.filestore import FileStore
 from loom_ref.journal.fs import FileHandle
 from loom_ref.journal.ids import check_execution_id
 from loom_ref.journal.logstore import LogStore
-from loom_ref.journal.powerloss import DiskImage, SimulatedDisk
+from loom_ref.journal.powerloss import DiskImage, SimulatedDisk, directory_of
 from loom_ref.journal.store import LineJournal
 
 __all__ = ["VECTOR_FUNCTIONS", "journal_power_loss", "journal_store_on_disk"]
@@ -351,7 +350,7 @@ def journal_store_on_disk(input: Any) -> dict[str, Any]:
     planted = _obj(data.get("planted", {}), "planted")
     kinds = {}
     for path, what in planted.items():  # spec: journal.regular-files
-        if not isinstance(what, str) or what not in _PLANTED or os.path.dirname(path) != "/disk":
+        if not isinstance(what, str) or what not in _PLANTED or directory_of(path) != "/disk":
             raise InvalidArgument(f"planted maps a path in /disk to one of {sorted(_PLANTED)}")
         kinds[path] = _PLANTED[what]
     fs = _RecordingDisk(SimulatedDisk(planted=kinds))

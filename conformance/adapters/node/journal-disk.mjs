@@ -4,7 +4,7 @@
 
 import {
   LoomError, checkPayload, checkWritten, crc32, encodeHeader, encodeLine, isExecutionId,
-  parseJournal, parseLog,
+  parseJournal, parseLog, tornExecution,
 } from "./journal.mjs";
 import {
   OsError, SimulatedDisk, bad, dirname, isObject, latin1, powerLoss,
@@ -244,6 +244,9 @@ class LogStore {
       .map(([k, v]) => [k, v.map((e) => e.kind)]));
     // journal.log-torn-tail: the execution the torn bytes name is told, until a writer opens it
     this.tornExecution = parsed.torn ? parsed.torn.executionId : null;
+    // journal.store-on-disk-vector: an execution a torn write of this store named (its read
+    // tells the torn tail too, journal.disk/log-read-after-torn)
+    this.tornWritten = null;
     this.unwritten = new Set();
     this.dirSynced = false; // journal.dir-sync: once per store
   }
@@ -260,7 +263,8 @@ class LogStore {
   }
   read(eid) {
     if (!this.known.has(eid)) throw new LoomError("journal.not-found", `no journal ${eid}`);
-    return { kinds: [...this.known.get(eid)], torn: eid === this.tornExecution };
+    const torn = eid === this.tornExecution || eid === this.tornWritten;
+    return { kinds: [...this.known.get(eid)], torn };
   }
   open(eid) {
     const info = this.read(eid);
@@ -289,7 +293,10 @@ class LogStore {
       }
     }
     this.unwritten.delete(eid);
-    if (!bytes.subarray(-1).equals(Buffer.from("\n"))) this.close(); // a torn write
+    if (!bytes.subarray(-1).equals(Buffer.from("\n"))) { // a torn write
+      if (tornExecution(bytes) === eid) this.tornWritten = eid;
+      this.close();
+    }
     else this.known.get(eid).push(JSON.parse(bytes.toString("utf8")).kind);
   }
   dropTorn() {

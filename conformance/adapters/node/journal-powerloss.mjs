@@ -7,7 +7,12 @@ import { LoomError } from "./journal.mjs";
 export const bad = (message) => new LoomError("argument.invalid", message);
 export const isObject = (v) => v !== null && typeof v === "object" && !Array.isArray(v);
 export const latin1 = (buf) => Buffer.from(buf).toString("latin1");
-export const dirname = (p) => p.slice(0, Math.max(p.lastIndexOf("/"), 0)) || "/";
+// journal.power-loss-vector: the part before the last "/", "/" when that is the first
+// character, none ("") without a "/"; nothing normalised
+export const dirname = (p) => {
+  const i = p.lastIndexOf("/");
+  return i < 0 ? "" : p.slice(0, i) || "/";
+};
 export class OsError extends Error {
   constructor(kind) {
     super(kind);

@@ -219,9 +219,9 @@ export function parseJournal(buf) {
 }
 
 // journal.log-torn-tail: torn bytes name an execution if they get as far as a complete
-// `{"executionId":"<id>"` (the id a complete JSON string), else null.
+// `{"executionId":"<id>"`, the id by the whole rule of 1.1 (so `CON` names none), else null.
 const LOG_EVENT_OPENER = '{"executionId":"';
-function tornExecution(bytes) {
+export function tornExecution(bytes) {
   let text;
   try {
     text = dec.decode(bytes);
@@ -233,11 +233,9 @@ function tornExecution(bytes) {
     if (text[i] === "\\") {
       i++;
     } else if (text[i] === '"') {
-      try {
-        return JSON.parse(text.slice(LOG_EVENT_OPENER.length - 1, i + 1));
-      } catch {
-        return null;
-      }
+      // an execution id by the whole rule of 1.1 (reserved names included), written as itself
+      const id = text.slice(LOG_EVENT_OPENER.length, i);
+      return isExecutionId(id) ? id : null;
     }
   }
   return null;

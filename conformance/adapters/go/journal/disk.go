@@ -3,6 +3,7 @@ package journal
 import (
 	"bytes"
 	"path"
+	"strings"
 )
 
 // The simulated disk of journal.power-loss-model (spec/journal.md §1.8, "The power-loss
@@ -89,7 +90,7 @@ func (d *Disk) newFile(p string) error {
 	if _, ok := d.files[p]; ok {
 		return diskError(errExists)
 	}
-	if !d.dirs[path.Dir(p)] || d.dirs[p] {
+	if !d.dirs[dirOf(p)] || d.dirs[p] {
 		return diskError(errNotFound)
 	}
 	d.files[p] = &simFile{durable: []byte{}, data: []byte{}}
@@ -172,7 +173,7 @@ func (d *Disk) FsyncDir(p string) error {
 		return diskError(errNotFound)
 	}
 	for fp, f := range d.files {
-		if path.Dir(fp) == p {
+		if dirOf(fp) == p {
 			f.nameDurable = true
 		}
 	}
@@ -234,7 +235,7 @@ func (d *Disk) Exists(p string) bool {
 func (d *Disk) Names(dir string) []string {
 	var out []string
 	for p := range d.files {
-		if path.Dir(p) == dir {
+		if dirOf(p) == dir {
 			out = append(out, path.Base(p))
 		}
 	}
@@ -327,4 +328,18 @@ func (d *Disk) variantOf(f *simFile, variant string) []byte {
 	default: // written
 		return replay(f.ops)
 	}
+}
+
+// dirOf is a path's directory on the simulated disk (journal.power-loss-vector): the part
+// before its last "/", "/" when that is its first character, "" (none) without a "/";
+// nothing is normalised, so "/disk//a" is in "/disk/".
+func dirOf(p string) string {
+	i := strings.LastIndex(p, "/")
+	if i < 0 {
+		return ""
+	}
+	if i == 0 {
+		return "/"
+	}
+	return p[:i]
 }
