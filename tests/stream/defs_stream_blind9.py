@@ -122,6 +122,10 @@ OPENAI: list[Row] = [
      + _calls({"index": 0, "function": {"arguments": "}"}}, finish="tool_calls"),
      [bs(0, "tool-call"), tc(0, "c", "{"), tc(0, "c", "", "f"), tc(0, "c", "}"),
       be(0, call("c", "f", "{}")), fin("tool-calls")]),
+    ("choice-index-minus-zero-is-zero", "stream.openai.payload",
+     "a choice whose index is written -0 is choice 0: it is read",
+     'data: {"choices":[{"index":-0,"delta":{"content":"a"},"finish_reason":"stop"}]}\n\n',
+     [*A, fin("stop")]),
     ("arguments-false-and-zero-restringified", "stream.openai.restringify-form",
      "function.arguments of false and of 0 are JSON values but not strings: re-stringified "
      "as \"false\" and \"0\"",
