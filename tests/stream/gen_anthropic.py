@@ -699,7 +699,6 @@ REQUIRES = {"input-sse-lone-surrogate": ["text.lone-surrogates"]}
 
 def cases() -> list[J]:
     from .defs_stream_blind5 import anthropic_rows  # the fresh blind reading's (issue 29)
-
     from .defs_stream_blind9 import anthropic_rows as second_rows  # the second fresh reading's
 
     more_map, more_request = anthropic_rows()
