@@ -61,14 +61,16 @@ EDGE: list[tuple[str, str, str, str]] = [
     # refusal order: the workflow's name after the journal (an unknown workflow over an
     # existing execution is execution-exists, and an unknown one writes a header)
     (_K + "runtime.py",
-     "        wf = self.workflow(workflow)  # spec: kernel.start -- an unknown workflow is refused\n"
+     "        wf = self.workflow(workflow)  # spec: kernel.start -- an unknown workflow is "
+     "refused\n"
      "        try:\n"
      "            journal = self.store.create(execution_id)\n"
      "        except JournalExistsError:\n"
      "            journal = self._open(execution_id)\n"
      "            if journal.events:  # spec: kernel.start -- an existing execution is refused\n"
      "                journal.close()\n"
-     "                raise ExecutionExistsError(f\"execution {execution_id!r} has already started\",\n"
+     "                raise ExecutionExistsError(f\"execution {execution_id!r} has already "
+     "started\",\n"
      "                                           execution_id=execution_id) from None\n"
      "        try:\n",
      "        try:\n"
@@ -77,7 +79,8 @@ EDGE: list[tuple[str, str, str, str]] = [
      "            journal = self._open(execution_id)\n"
      "            if journal.events:  # spec: kernel.start -- an existing execution is refused\n"
      "                journal.close()\n"
-     "                raise ExecutionExistsError(f\"execution {execution_id!r} has already started\",\n"
+     "                raise ExecutionExistsError(f\"execution {execution_id!r} has already "
+     "started\",\n"
      "                                           execution_id=execution_id) from None\n"
      "        wf = self.workflow(workflow)\n"
      "        try:\n",
@@ -317,7 +320,8 @@ EDGE: list[tuple[str, str, str, str]] = [
     # the boundary before a card looks one character back only (a digit and a separator
     # before it no longer stop the match)
     (_G + "pii.py",
-     "before = _digit(text, start - 1) or (_separator(text, start - 1) and _digit(text, start - 2))",
+     "before = _digit(text, start - 1) or (_separator(text, start - 1) and "
+     "_digit(text, start - 2))",
      "before = _digit(text, start - 1)",
      "validators.pii-card"),
     # tail scan: a match ending exactly where the delta begins is reported
