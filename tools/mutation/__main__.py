@@ -23,6 +23,13 @@ The semantic mutants (``tools/mutation/semantic.py``: hand-written changes, each
 rule of the seeds, named by its spec anchor) are scored alone, in about two minutes, with
 ``python -m tools.mutation --semantic --no-random --jobs 1``.
 
+The edge mutants (``tools/mutation/edge.py``, issue 30: hand-written changes, each breaking
+one rule of ``spec/`` at its boundary -- a threshold off by one, two checks in the other
+order, two spellings with their precedence reversed, empty taken as non-empty, only the first
+of several handled -- written without seeing the suite's cases and fixed before they were
+first scored) are scored alone, with the suite alone, by
+``python -m tools.mutation --edge --no-random --jobs 1 --timeout 90``.
+
 Other runs:
 
     python -m tools.mutation --layer kernel --sample 20          # one layer, a quick look
@@ -57,7 +64,7 @@ import time
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 
-from .population import LAYERS, Reviewed, layer_of, population, sample, semantic
+from .population import LAYERS, Reviewed, edge, layer_of, population, sample, semantic
 from .report import Row, record, render
 from .run import Scratch, tracked_files
 from .sites import Mutant, apply
@@ -83,8 +90,10 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--every-line", action="store_true", help="draw from every line, "
                    "reached or not, Python-only or not (the old population)")
     p.add_argument("--semantic", action="store_true", help="score the semantic mutants too")
+    p.add_argument("--edge", action="store_true", help="score the edge mutants too "
+                   "(tools/mutation/edge.py: hand-written changes at the boundary of a rule)")
     p.add_argument("--no-random", action="store_true", help="no random mutants (with "
-                   "--semantic: only the semantic ones)")
+                   "--semantic or --edge: only the hand-written ones)")
     p.add_argument("--mutant", action="append", metavar="ID", help="score this mutant "
                    "(repeatable; an id as the table prints it)")
     p.add_argument("--again", metavar="ROWS", help="score again the mutants of an earlier "
@@ -126,21 +135,22 @@ def _chosen(args: argparse.Namespace) -> list[tuple[str, str, Mutant]]:
         everything = [(layer, m) for layer in layers for m in population(ROOT, layer)]
         wanted = args.mutant or [args.show]
         by_id = {m.id: (layer, m) for layer, m in everything}
-        if any(i not in by_id for i in wanted):  # the semantic mutants only when needed
+        if any(i not in by_id for i in wanted):  # the hand-written mutants only when needed
             by_id.update({m.id: (layer, m) for layer in layers
-                          for m in semantic(ROOT, layer)})
+                          for m in [*semantic(ROOT, layer), *edge(ROOT, layer)]})
         missing = [i for i in wanted if i not in by_id]
         if missing:
             raise SystemExit(f"no such mutant: {', '.join(missing)}")
-        return [(by_id[i][0], "semantic" if by_id[i][1].op == "semantic" else "random",
-                 by_id[i][1]) for i in wanted]
+        return [(by_id[i][0], by_id[i][1].op if by_id[i][1].op in ("semantic", "edge")
+                 else "random", by_id[i][1]) for i in wanted]
     out: list[tuple[str, str, Mutant]] = []
     if args.again:
         with open(args.again, encoding="utf-8") as f:
             earlier = [json.loads(line) for line in f if line.strip()]
         for layer in layers:
             mine = {r["key"]: r for r in earlier if r["layer"] == layer}
-            candidates = [*population(ROOT, layer), *semantic(ROOT, layer)]
+            candidates = [*population(ROOT, layer), *semantic(ROOT, layer),
+                          *edge(ROOT, layer)]
             found = {m.key: m for m in candidates if m.key in mine}
             for key, row in mine.items():
                 if key in found:
@@ -158,6 +168,8 @@ def _chosen(args: argparse.Namespace) -> list[tuple[str, str, Mutant]]:
             out += [(layer, "random", m) for m in sample(pool, args.sample, args.seed)]
         if args.semantic:
             out += [(layer, "semantic", m) for m in semantic(ROOT, layer)]
+        if args.edge:
+            out += [(layer, "edge", m) for m in edge(ROOT, layer)]
     return out
 
 
@@ -234,7 +246,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"{len(chosen)} mutants")
         return 0
     reviewed = Reviewed()
-    for entry in reviewed.stale(m for _, _, m in chosen if m.op != "semantic"):
+    for entry in reviewed.stale(m for _, _, m in chosen if m.op not in ("semantic", "edge")):
         if not args.sample:  # a sample cannot tell a stale entry from one not drawn
             print(f"warning: reviewed {entry['kind']} entry {entry['key']} ({entry['file']}: "
                   f"{entry['change']}) matches no mutant", file=sys.stderr)

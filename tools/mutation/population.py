@@ -1,6 +1,6 @@
 """Which mutants a run scores: the population of a layer (or file, or function), the seeded
-sample drawn from it, the semantic mutants, and the reviewed lists (equivalent, beyond the
-protocol)."""
+sample drawn from it, the semantic and edge mutants, and the reviewed lists (equivalent,
+beyond the protocol)."""
 
 from __future__ import annotations
 
@@ -10,10 +10,11 @@ import os
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
+from .edge import edge_mutants
 from .semantic import semantic_mutants
 from .sites import Mutant, mutants_of
 
-__all__ = ["LAYERS", "Reviewed", "layer_of", "population", "sample"]
+__all__ = ["LAYERS", "Reviewed", "edge", "layer_of", "population", "sample", "semantic"]
 
 LAYERS = ("kernel", "journal", "effects", "governance", "stream", "agent")
 
@@ -76,6 +77,11 @@ def sample(mutants: Sequence[Mutant], n: int | None, seed: int) -> list[Mutant]:
 def semantic(root: str, layer: str) -> list[Mutant]:
     """The hand-written semantic mutants of ``layer``."""
     return [m for m in semantic_mutants(root) if layer_of(m.file) == layer]
+
+
+def edge(root: str, layer: str) -> list[Mutant]:
+    """The hand-written edge mutants of ``layer`` (issue 30: ``tools/mutation/edge.py``)."""
+    return [m for m in edge_mutants(root) if layer_of(m.file) == layer]
 
 
 class Reviewed:
