@@ -461,18 +461,22 @@ func opaqueCheck(cfg *loopConfig) *kErr {
 // instruction of the workflow: it runs the whole loop inside the call, its model and tool
 // calls transient calls of the world.
 func installAgentStep(w *world, wf *workflow) {
-	for _, item := range wf.body {
-		ins, _ := item.(map[string]any)
+	walkBody(wf.body, func(ins map[string]any) {
 		if str(ins["op"]) != "agent_loop" || ins["opaque"] != true {
-			continue
+			return
 		}
 		cfgJSON, _ := ins["config"].(map[string]any)
 		w.effects["agent_step"] = &scriptedEffect{builtin: func(rt *runtime, input any) (any, *kErr) {
+			// spec: agent.step-input -- the call's input is {"input": ...}, refused before
+			// the loop runs otherwise
+			in, ok := input.(map[string]any)
+			if !ok || len(in) != 1 || !has(in, "input") {
+				return nil, kfail("argument.invalid", "the agent_step input must be {input: ...}")
+			}
 			cfg, err := buildConfig(cfgJSON)
 			if err != nil {
 				return nil, err
 			}
-			in, _ := input.(map[string]any)
 			l := &agentLoop{ctx: &opaqueCtx{rt: rt}, cfg: cfg}
 			out, lerr := l.run(in["input"])
 			if lerr != nil {
@@ -484,7 +488,7 @@ func installAgentStep(w *world, wf *workflow) {
 			}
 			return out, nil
 		}}
-	}
+	})
 }
 
 // opaqueCtx is the loop's context inside agent_step: transient calls through the host, a

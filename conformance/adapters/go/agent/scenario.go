@@ -74,15 +74,20 @@ func RunScenario(c map[string]any) (any, error) {
 			alwaysReplay = v == true
 		}
 	}
-	for _, item := range wf.body {
-		ins, _ := item.(map[string]any)
+	var unsupported error
+	walkBody(wf.body, func(ins map[string]any) {
 		switch str(ins["op"]) {
-		case "agent_loop", "return", "set", "raise":
+		case "agent_loop", "execute", "try", "return", "set", "raise":
 		default:
 			// Only the instructions the agent cases use are interpreted; any other case is
 			// an unsupported construct (INTERPRETING.md section 4: errored).
-			return nil, fmt.Errorf("unsupported body instruction %v", ins["op"])
+			if unsupported == nil {
+				unsupported = fmt.Errorf("unsupported body instruction %v", ins["op"])
+			}
 		}
+	})
+	if unsupported != nil {
+		return nil, unsupported
 	}
 	if err := opaqueCaseCheck(wf); err != nil {
 		return nil, err
@@ -282,34 +287,86 @@ func runDrive(rt *runtime) (obs map[string]any) {
 	return map[string]any{"result": map[string]any{"status": "completed", "output": out}}
 }
 
-type returnSignal struct{ value any }
+// walkBody calls visit on every instruction of body, those nested in a try included.
+func walkBody(body []any, visit func(ins map[string]any)) {
+	for _, item := range body {
+		ins, _ := item.(map[string]any)
+		visit(ins)
+		if str(ins["op"]) == "try" {
+			inner, _ := ins["body"].([]any)
+			walkBody(inner, visit)
+			catch, _ := ins["catch"].(map[string]any)
+			handler, _ := catch["body"].([]any)
+			walkBody(handler, visit)
+		}
+	}
+}
 
 // runBody interprets the body instructions the agent cases use (INTERPRETING.md section 5).
 func (d *drive) runBody(body []any) (out any, err error) {
+	out, _, err = d.block(body)
+	return out, err
+}
+
+// block runs a list of instructions; returned is true when a `return` ended it.
+func (d *drive) block(body []any) (out any, returned bool, err error) {
 	for _, item := range body {
 		ins, _ := item.(map[string]any)
 		switch str(ins["op"]) {
 		case "return":
-			return d.eval(ins["value"]), nil
+			return d.eval(ins["value"]), true, nil
 		case "set":
 			d.vars[str(ins["var"])] = d.eval(ins["value"])
 		case "raise":
-			return nil, &kErr{Code: str(ins["code"]), Message: str(ins["message"])}
+			return nil, false, &kErr{Code: str(ins["code"]), Message: str(ins["message"])}
+		case "execute":
+			out, err := d.Execute(str(ins["tool"]), d.eval(ins["input"]), str(ins["stepId"]))
+			if err != nil {
+				return nil, false, err
+			}
+			if as, ok := ins["as"].(string); ok {
+				d.vars[as] = out
+			}
+		case "try":
+			// An error raised into the body runs the catch body with `as` bound to
+			// {"code": <its code>} (null for a scripted error without one); a divergence
+			// or a park unwinds the drive as a panic, so it is never caught here.
+			inner, _ := ins["body"].([]any)
+			out, returned, err := d.block(inner)
+			ke, caught := err.(*kErr)
+			if !caught {
+				if err != nil || returned {
+					return out, returned, err
+				}
+				continue
+			}
+			catch, _ := ins["catch"].(map[string]any)
+			if as, ok := catch["as"].(string); ok {
+				var code any = ke.Code
+				if ke.Code == "" {
+					code = nil
+				}
+				d.vars[as] = map[string]any{"code": code}
+			}
+			handler, _ := catch["body"].([]any)
+			if out, returned, err := d.block(handler); err != nil || returned {
+				return out, returned, err
+			}
 		case "agent_loop":
 			cfg, _ := ins["config"].(map[string]any)
 			opaque, _ := ins["opaque"].(bool)
 			answer, err := agentInstruction(d, cfg, d.eval(ins["input"]), opaque)
 			if err != nil {
-				return nil, err
+				return nil, false, err
 			}
 			if as, ok := ins["as"].(string); ok {
 				d.vars[as] = answer
 			}
 		default:
-			return nil, kfail("conformance.bad-case-file", "instruction %v is not supported", ins["op"])
+			return nil, false, kfail("conformance.bad-case-file", "instruction %v is not supported", ins["op"])
 		}
 	}
-	return nil, nil
+	return nil, false, nil
 }
 
 // eval evaluates the expressions the agent cases use: $var, $input, $get, $literal.
@@ -372,17 +429,17 @@ func getPath(v any, path []any) any {
 // "takes no skills, recall or router" (INTERPRETING.md section 5a), so such a case is not
 // interpretable (errored), as the reference answers it.
 func opaqueCaseCheck(wf *workflow) error {
-	for _, item := range wf.body {
-		ins, _ := item.(map[string]any)
+	var refused error
+	walkBody(wf.body, func(ins map[string]any) {
 		if str(ins["op"]) != "agent_loop" || ins["opaque"] != true {
-			continue
+			return
 		}
 		cfg, _ := ins["config"].(map[string]any)
 		for _, k := range []string{"skills", "recall", "router"} {
 			if _, ok := cfg[k]; ok {
-				return fmt.Errorf("cannot interpret the case: an opaque agent_loop takes no skills, recall or router")
+				refused = fmt.Errorf("cannot interpret the case: an opaque agent_loop takes no skills, recall or router")
 			}
 		}
-	}
-	return nil
+	})
+	return refused
 }

@@ -154,6 +154,9 @@ func (rt *Runtime) run(d *driver, wf *Workflow) (*Result, error) {
 	if d.cursor < len(d.records) {
 		return d.settle(d.diverge(d.expectedAt(), map[string]any{"command": actual, "id": nil, "toolId": nil}))
 	}
+	if berr == nil {
+		berr = outputRefusal(out)
+	}
 	if d.w == nil {
 		// A read-only replay reports where the history ends (kernel.replay-readonly): a
 		// history without an end is running; a finished one must end as the body did:
@@ -169,15 +172,11 @@ func (rt *Runtime) run(d *driver, wf *Workflow) (*Result, error) {
 		return d.historyResult()
 	}
 	if berr == nil {
-		if err := checkJSON(out); err != nil {
-			berr = NewError("journal.bad-payload", "the body's output is not a JSON value: "+err.Error())
-		} else {
-			if err := d.append("EXECUTION_COMPLETED", map[string]any{"output": out}); err != nil {
-				return nil, unhalt(err)
-			}
-			o, _ := roundTrip(out)
-			return d.report(&Result{Status: "completed", Output: o}), nil
+		if err := d.append("EXECUTION_COMPLETED", map[string]any{"output": out}); err != nil {
+			return nil, unhalt(err)
 		}
+		o, _ := roundTrip(out)
+		return d.report(&Result{Status: "completed", Output: o}), nil
 	}
 	// kernel.body-failure: a LoomError keeps its code, an uncaught StepFailedError carries
 	// the step's error, anything else is kernel.body-error.
@@ -186,6 +185,20 @@ func (rt *Runtime) run(d *driver, wf *Workflow) (*Result, error) {
 		return nil, unhalt(err)
 	}
 	return d.report(&Result{Status: "failed", Error: ej}), nil
+}
+
+// outputRefusal is the error the writer would refuse the body's EXECUTION_COMPLETED with
+// (not JSON, or past the nesting limit), or nil: such an output fails the execution with
+// it, and a read-only replay meets the same refusal (kernel.unwritable-event).
+func outputRefusal(out any) error {
+	if err := checkJSON(out); err != nil {
+		return NewError("journal.bad-payload", "the body's output is not a JSON value: "+err.Error())
+	}
+	_, err := eventLine(Event{Seq: 1, Kind: "EXECUTION_COMPLETED", Payload: map[string]any{"output": out}})
+	if e, ok := err.(*Error); ok && e.Code == "journal.bad-payload" {
+		return e
+	}
+	return nil
 }
 
 func (d *driver) settle(h *halt) (*Result, error) {

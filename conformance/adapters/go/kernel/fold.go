@@ -48,26 +48,19 @@ func (st *State) Apply(ev Event) error {
 	switch ev.Kind {
 	case "STEP_STARTED":
 		st.Steps[stepID] = "started"
-	case "STEP_COMPLETED", "STEP_FAILED":
-		s, known := st.Steps[stepID]
-		if !known || s == "completed" || s == "failed" {
-			return illegal(st, ev, ": the step has not started or has an outcome")
+	case "STEP_COMPLETED", "STEP_FAILED", "STEP_IN_DOUBT":
+		// journal.transitions: only an outcome of a step that never started is illegal; an
+		// outcome of a step that has one, and in doubt an outcome of another started step
+		// (the execution runs again), are allowed.
+		if _, started := st.Steps[stepID]; !started {
+			return illegal(st, ev, ": the step has not started")
 		}
-		if st.Status == "in-doubt" && stepID != st.InDoubtStep {
-			return illegal(st, ev, ": not the step in doubt")
-		}
-		if ev.Kind == "STEP_COMPLETED" {
-			st.Steps[stepID] = "completed"
-		} else {
-			st.Steps[stepID] = "failed"
-		}
+		st.Steps[stepID] = map[string]string{"STEP_COMPLETED": "completed",
+			"STEP_FAILED": "failed", "STEP_IN_DOUBT": "in-doubt"}[ev.Kind]
 		st.InDoubtStep = ""
-	case "STEP_IN_DOUBT":
-		if st.Steps[stepID] != "started" {
-			return illegal(st, ev, ": the step has not started or has an outcome")
+		if ev.Kind == "STEP_IN_DOUBT" {
+			st.InDoubtStep = stepID
 		}
-		st.Steps[stepID] = "in-doubt"
-		st.InDoubtStep = stepID
 	case "EXECUTION_SUSPENDED":
 		st.WaitingOn = gateID
 		st.PendingResume = false

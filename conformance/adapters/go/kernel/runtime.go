@@ -26,9 +26,13 @@ type Workflow struct {
 }
 
 // NewWorkflow builds a workflow; a resume schema outside the subset is argument.schema
-// (fail closed, when the workflow is built).
+// (fail closed, when the workflow is built), and a key that is no gate id (the empty
+// string) is argument.id (kernel.ids).
 func NewWorkflow(name string, body Body, resumeSchemas map[string]any) (*Workflow, error) {
 	wf := &Workflow{Name: name, Body: body, ResumeSchemas: map[string]*Schema{}}
+	if _, ok := resumeSchemas[""]; ok {
+		return nil, badID("a resumeSchemas key (a gate id)")
+	}
 	for gate, raw := range resumeSchemas {
 		s, err := CompileSchema(raw)
 		if err != nil {
