@@ -32,7 +32,7 @@ PROVIDERS = ("loom_ref.journal.vectors", "loom_ref.journal.vectors_disk",
 #: Modules that may expose ``VECTOR_REFUSALS: dict[str, Callable[[input], frozenset[str]]]``:
 #: for a function whose spec lets an input with several problems be refused for any of them,
 #: every refusal code an input deserves (``conformance/INTERPRETING.md`` section 14).
-REFUSAL_PROVIDERS = ("loom_ref.governance.refusals",)
+REFUSAL_PROVIDERS = ("loom_ref.governance.refusals", "loom_ref.effects.refusals")
 
 
 def load_functions(providers: tuple[str, ...] = PROVIDERS

@@ -106,3 +106,36 @@ def test_no_case_pins_one_of_two_deserved_refusals() -> None:
     two = [(c.id, sorted(input_refusals(str(c.data["function"]), c.data["input"])))
            for c in pinned if len(input_refusals(str(c.data["function"]), c.data["input"])) > 1]
     assert two == []
+
+
+def test_the_streaming_vectors_read_validators_with_the_same_oracle() -> None:
+    # spec: deltas.vector-run -- "which one is implementation-defined ... a differential
+    # comparison MUST NOT count two such refusals of one input as a disagreement"; found by
+    # the fuzzer (seed 5): deltaWindow null beside a deny pattern outside the dialect
+    from loom_ref.effects.refusals import VECTOR_REFUSALS as STREAMING
+
+    both = {"attempts": [{"deltas": ["a"]}], "deltaWindow": None,
+            "validators": [deny("a.b"), deny("s3cr3t")]}
+    regex_only = {"attempts": [{"deltas": ["a"]}], "validators": [deny("a.b")]}
+    redact = {"attempts": [{"deltas": ["a"]}], "redact": [deny("(")], "sequence": 1}
+    assert STREAMING["deltas.run"](both) == {PATTERN, INVALID}
+    assert STREAMING["deltas.run"](regex_only) == {PATTERN}
+    assert STREAMING["deltas.run"](redact) == {PATTERN, INVALID}
+    assert STREAMING["deltas.llm"]({"scripts": [], "validators": [deny("(")]}) == {
+        PATTERN, INVALID}
+    assert disagreement("deltas.run", _reply(INVALID), _reply(PATTERN), SCHEMAS, both) == []
+    assert disagreement("deltas.run", _reply(PATTERN), _reply(INVALID), SCHEMAS,
+                        regex_only) != []
+
+
+def test_answers_past_two_to_the_53_are_not_compared() -> None:
+    # INTERPRETING.md section 14, numbers past 2^53: found by the fuzzer (seed 5), a sum of
+    # drawn token counts exact in Python and rounded in JavaScript
+    def result(n: int) -> dict[str, Any]:
+        return {"seq": 1, "observations": {"result": {"billedInputTokens": n}}}
+
+    past = 2 ** 53 + 19
+    assert disagreement("stream.usage_billed", result(past), result(past + 1), SCHEMAS) == []
+    assert disagreement("stream.usage_billed", result(2 ** 53), result(2 ** 53 - 1),
+                        SCHEMAS) != []
+    assert disagreement("stream.usage_billed", result(5), result(6), SCHEMAS) != []
