@@ -212,6 +212,7 @@ def definitions() -> Iterator[dict[str, Any]]:
         defs_agent,
         defs_agent_reach,
         defs_agent_truncation,
+        defs_edge_kja,
         defs_journal,
         defs_journal_blind,
         defs_journal_blind2,
@@ -237,7 +238,7 @@ def definitions() -> Iterator[dict[str, Any]]:
                    defs_kernel_report, defs_kernel_schema, defs_kernel_blind, defs_kernel_blind2,
                    defs_kernel_reach,
                    defs_agent, defs_agent_reach,
-                   defs_agent_truncation):
+                   defs_agent_truncation, defs_edge_kja):
         yield from module.DEFINITIONS
 
 

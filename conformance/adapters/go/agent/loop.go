@@ -444,10 +444,12 @@ func (l *agentLoop) run(input any) (any, error) {
 				calls = append(calls, b)
 			}
 		}
+		// the message enters the transcript in every turn, the answer's too, and is counted
+		// (agent.model-response, agent.warn-transcript)
+		l.push(MessageJSON(msg))
 		if len(calls) == 0 {
 			return map[string]any{"text": messageText(msg, ""), "message": MessageJSON(msg), "turns": l.turns}, nil
 		}
-		l.push(MessageJSON(msg))
 		results := []any{}
 		for j, call := range calls {
 			res, err := l.toolCall(i, int64(j), call)
