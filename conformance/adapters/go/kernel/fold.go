@@ -49,12 +49,10 @@ func (st *State) Apply(ev Event) error {
 	case "STEP_STARTED":
 		st.Steps[stepID] = "started"
 	case "STEP_COMPLETED", "STEP_FAILED":
-		s, known := st.Steps[stepID]
-		if !known || s == "completed" || s == "failed" {
-			return illegal(st, ev, ": the step has not started or has an outcome")
-		}
-		if st.Status == "in-doubt" && stepID != st.InDoubtStep {
-			return illegal(st, ev, ": not the step in doubt")
+		// journal.transitions: only an outcome of a step that never started is illegal; a
+		// second outcome, and in doubt an outcome of another started step, are allowed
+		if _, known := st.Steps[stepID]; !known {
+			return illegal(st, ev, ": the step has not started")
 		}
 		if ev.Kind == "STEP_COMPLETED" {
 			st.Steps[stepID] = "completed"
@@ -63,8 +61,8 @@ func (st *State) Apply(ev Event) error {
 		}
 		st.InDoubtStep = ""
 	case "STEP_IN_DOUBT":
-		if st.Steps[stepID] != "started" {
-			return illegal(st, ev, ": the step has not started or has an outcome")
+		if _, known := st.Steps[stepID]; !known {
+			return illegal(st, ev, ": the step has not started")
 		}
 		st.Steps[stepID] = "in-doubt"
 		st.InDoubtStep = stepID
