@@ -97,7 +97,7 @@ DEFINITIONS: list[dict[str, Any]] = [
              claims=[{"result": done({"code": "argument.id"}),
                       "events": ["EXECUTION_STARTED", "EXECUTION_COMPLETED"]}]),
     # -- P12: the latest of two outcomes is served ----------------------------------------
-    scenario("kernel.replay/two-outcomes-latest", "kernel.replay-serve",
+    scenario("kernel.replay/two-outcomes-latest", "kernel.latest-outcome",
              "A step whose STEP_STARTED is followed by two outcomes (the transition table "
              "allows an outcome after an outcome) is served the latest: recover and a "
              "read-only replay return the second output and call nothing.",
@@ -125,7 +125,7 @@ DEFINITIONS: list[dict[str, Any]] = [
                      {"result": {"status": "in-doubt", "inDoubtStep": "a#1"}, "calls": [],
                       "events": ["STEP_IN_DOUBT"], "warnings": ["kernel.in-doubt"]}]),
     # -- P14: a decision recorded under another id is a hole: the decider runs first -------
-    scenario("kernel.decide/other-id-runs-decider", "kernel.decider-throws",
+    scenario("kernel.decide/other-id-runs-decider", "kernel.replay-compare",
              "A decide that meets a DECISION_RECORDED with another id meets a decision with "
              "no record: its decider runs (traced) before anything is compared, and then the "
              "drive diverges (kernel.nondeterminism).",
@@ -140,7 +140,7 @@ DEFINITIONS: list[dict[str, Any]] = [
                      {"raised": "kernel.nondeterminism", "deciders": ["d"],
                       "events": ["EXECUTION_FAILED"]}]),
     # -- P32: the case's workflow is built by start whatever start names ------------------
-    scenario("kernel.gates/bad-workflow-schema-start-other", "kernel.resume-schema",
+    scenario("kernel.gates/bad-workflow-schema-start-other", "kernel.schema-subset",
              "start naming another workflow (its workflow member) still builds the case's "
              "workflow first: a resumeSchemas entry outside the subset is refused with "
              "argument.schema, and nothing is written.",
