@@ -35,6 +35,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from collections.abc import Callable, Generator, Mapping, Sequence
 from typing import Any
 
@@ -63,6 +64,7 @@ __all__ = ["OBSERVABLE", "RuntimeFactory", "ScenarioRun", "error_observation", "
 #: ``factory(store=, effects=, workflows=, on_warn=)`` -> a runtime with loom_ref's API.
 RuntimeFactory = Callable[..., Any]
 
+_CRC_END = re.compile(rb',"crc":"[0-9a-f]{8}"\}\Z')  # INTERPRETING.md 6, corrupt
 TORN_BYTES = 17  # shorter than any line: the crc suffix alone is 18 bytes
 _RAW = frozenset({"tear", "appendBytes", "corrupt", "holdWriter", "releaseWriter"})
 _REPLAY_AFTER = frozenset({EventKind.STEP_COMPLETED, EventKind.STEP_FAILED,
@@ -375,6 +377,8 @@ class ScenarioRun:
             lines = bytes(data).split(b"\n")
             n = action["line"] - 1
             line = lines[n]
+            if _CRC_END.search(line) is None:  # a torn tail, an empty last line: no crc
+                raise ScenarioBug(f"corrupt line {action['line']}: the line has no crc member")
             digits = b"ffffffff" if line[-10:-2] == b"00000000" else b"00000000"
             lines[n] = line[:-10] + digits + line[-2:]
             data[:] = b"\n".join(lines)

@@ -74,7 +74,7 @@ def index_history(events: Sequence[Event]) -> tuple[list[Recorded], Event | None
             if kind is K.STEP_IN_DOUBT:
                 step.marked_in_doubt = True
             else:
-                step.outcome = ev
+                step.outcome = ev  # spec: kernel.latest-outcome (a later one replaces it)
         elif kind is K.DECISION_RECORDED:
             records.append(Recorded(kind="decide", id=p["decisionId"], seq=ev.seq, start=ev))
         elif kind is K.STREAM_APPENDED:

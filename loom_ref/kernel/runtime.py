@@ -286,7 +286,9 @@ class Runtime:
                 f"({parsed.torn.size} bytes); treated as not written"
             )
         events = parsed.events
-        if not events or events[0].kind is not K.EXECUTION_STARTED:
+        # spec: kernel.journal-checked -- folded before anything else, so a journal whose
+        # first event is not EXECUTION_STARTED is illegal, not "never started"
+        if fold(events).status is Status.NOT_STARTED:  # spec: kernel.missing-execution
             raise NotStartedError(f"execution {execution_id!r} never started")
         result = _replay(self.workflow(events[0].payload["workflow"]), events,
                          effects=self.effects, on_warn=self.on_warn)
@@ -312,7 +314,7 @@ def replay(workflow: Workflow, events: Sequence[Event], *, effects: EffectHost |
     if on_warn is not None and not callable(on_warn):
         raise InvalidArgument("on_warn must be callable")
     events = check_events(events)  # a caller's events: checked as a reader checks a journal's
-    if not events or events[0].kind is not K.EXECUTION_STARTED:
+    if fold(events).status is Status.NOT_STARTED:  # spec: kernel.journal-checked first
         raise NotStartedError("the events hold no EXECUTION_STARTED")
     return _replay(workflow, events, effects=effects, on_warn=on_warn)
 

@@ -222,6 +222,7 @@ def definitions() -> Iterator[dict[str, Any]]:
         defs_journal_hostile,
         defs_kernel_blind,
         defs_kernel_blind2,
+        defs_kernel_blind3,
         defs_kernel_gates,
         defs_kernel_reach,
         defs_kernel_recover,
@@ -236,6 +237,7 @@ def definitions() -> Iterator[dict[str, Any]]:
                    defs_kernel_steps,
                    defs_kernel_gates, defs_kernel_replay, defs_kernel_recover,
                    defs_kernel_report, defs_kernel_schema, defs_kernel_blind, defs_kernel_blind2,
+                   defs_kernel_blind3,
                    defs_kernel_reach,
                    defs_agent, defs_agent_reach,
                    defs_agent_truncation, defs_edge_kja):

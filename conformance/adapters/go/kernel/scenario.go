@@ -103,6 +103,24 @@ func (w *world) host(o *obs, failing bool) *Registry {
 	return reg
 }
 
+// replayHost is a read-only replay's effect host (INTERPRETING.md section 6, replay): it
+// takes every call, whatever the tool (registered or not, whatever its modes), traces it
+// and refuses it with conformance.called-on-replay; no host refusal comes first.
+type replayHost struct{ o *obs }
+
+func (h replayHost) Invoke(call EffectCall) (any, error) {
+	h.o.add("call", map[string]any{"tool": call.ToolID, "stepId": call.StepID,
+		"idempotencyKey": call.IdempotencyKey, "input": call.Input})
+	return nil, NewError("conformance.called-on-replay", "a read-only replay called "+call.ToolID)
+}
+
+func (h replayHost) InvokeTransientCall(call EffectCall) (any, error) {
+	h.o.add("transient", map[string]any{"tool": call.ToolID, "input": call.Input})
+	return nil, NewError("conformance.called-on-replay", "a read-only replay called "+call.ToolID)
+}
+
+func (h replayHost) IsIdempotent(string) bool { return false }
+
 func toAnyMap(m map[string]map[string]any) map[string]any {
 	out := map[string]any{}
 	for k, v := range m {

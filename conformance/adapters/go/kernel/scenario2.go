@@ -134,7 +134,11 @@ func runAction(a map[string]any, do string, w *world, o *obs, store *MemStore, w
 	if err != nil {
 		return nil, err
 	}
-	rt := NewRuntime(store, w.host(o, do == "replay"), wf)
+	var host EffectHost = w.host(o, false)
+	if do == "replay" {
+		host = replayHost{o} // every call, registered or not, traced and refused
+	}
+	rt := NewRuntime(store, host, wf)
 	rt.AlwaysReplay = alwaysReplay
 	rt.OnWarn = func(code, _ string) { o.warnings = append(o.warnings, code) }
 	rt.OnEvent = func(ev Event) {
