@@ -111,12 +111,16 @@ SCRIPTED_FAILURE = "effect.scripted-failure"
 _TOP = frozenset(
     {
         "toolId", "mode", "attempts", "retry", "validators", "deltaWindow", "holdBack",
-        "secondSafety", "maxStreamTokens", "inspectsOutput", "redact", "perCall", "configured", "late",
+        "secondSafety", "maxStreamTokens", "inspectsOutput", "redact", "perCall", "configured",
+        "late",
         "kill", "input", "rewrite", "order", "scope", "rateLimit", "deny", "refuse", "modes",
         "overBudget", "aborted", "sequence",
     }
 )
-_CHAIN = ("retry", "redact", "safety", "secondSafety", "budget", "inspector", "rewrite", "rateLimit", "refuse")
+_CHAIN = (
+    "retry", "redact", "safety", "secondSafety", "budget", "inspector", "rewrite", "rateLimit",
+    "refuse",
+)
 _SOURCES = ("call", "execution")
 _ATTEMPT = frozenset({"deltas", "end", "usage", "outcome", "output", "catchSever"})
 _SINK_MODES = ("collect", "raise", "none")
