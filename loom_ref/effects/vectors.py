@@ -20,6 +20,7 @@ Input (every key but ``attempts`` optional)::
                    "outcome": "return" | "raise", "output": <json>, "catchSever": false}],
      "retry": <max attempts, default len(attempts)>,
      "validators": [<validator>], "deltaWindow": 4096, "holdBack": false,
+     "secondSafety": [<validator>],
      "maxStreamTokens": <n>, "inspectsOutput": false, "redact": [<validator>] | false,
      "perCall": "collect" | "raise" | "none", "configured": "collect" | "raise" | "none",
      "late": [<str>], "kill": <reason>, "input": <json>,
@@ -32,8 +33,10 @@ Input (every key but ``attempts`` optional)::
 ``kill`` engages the runtime's kill switch for the tool before the call (a refused call).
 ``rewrite`` adds a middleware that rewrites a ``str`` output after ``next``, marked
 ``inspects_output`` or not; ``order`` reorders the chain (names ``retry``, ``redact``,
-``safety``, ``budget``, ``inspector``, ``rewrite``, ``rateLimit``); ``rateLimit`` adds a
-``RateLimitMiddleware``; ``"redact": false`` a redaction middleware with no redactor; a
+``safety``, ``secondSafety``, ``budget``, ``inspector``, ``rewrite``, ``rateLimit``);
+``rateLimit`` adds a ``RateLimitMiddleware``; ``secondSafety`` a second safety middleware over
+its validators, with the same ``deltaWindow`` and ``holdBack``, right after ``safety`` (so
+several hold-back guards compose); ``"redact": false`` a redaction middleware with no redactor; a
 ``{"write": v}`` entry has the effect write the non-string ``v`` to ``ctx.on_delta``; with
 ``scope`` the call goes through a ``DecideScope`` (execution ``x1``), and ``{"abort": reason,
 "source": "execution"}`` aborts the execution's cancel signal instead of the caller's.
@@ -108,12 +111,16 @@ SCRIPTED_FAILURE = "effect.scripted-failure"
 _TOP = frozenset(
     {
         "toolId", "mode", "attempts", "retry", "validators", "deltaWindow", "holdBack",
-        "maxStreamTokens", "inspectsOutput", "redact", "perCall", "configured", "late",
+        "secondSafety", "maxStreamTokens", "inspectsOutput", "redact", "perCall", "configured",
+        "late",
         "kill", "input", "rewrite", "order", "scope", "rateLimit", "deny", "refuse", "modes",
         "overBudget", "aborted", "sequence",
     }
 )
-_CHAIN = ("retry", "redact", "safety", "budget", "inspector", "rewrite", "rateLimit", "refuse")
+_CHAIN = (
+    "retry", "redact", "safety", "secondSafety", "budget", "inspector", "rewrite", "rateLimit",
+    "refuse",
+)
 _SOURCES = ("call", "execution")
 _ATTEMPT = frozenset({"deltas", "end", "usage", "outcome", "output", "catchSever"})
 _SINK_MODES = ("collect", "raise", "none")
@@ -267,6 +274,15 @@ def _middleware(data: Mapping[str, Any], retry: int) -> list[Middleware]:
     if "validators" in data:  # present, even empty: configured (spec: deltas.vector-run)
         chain["safety"] = safety_middleware(
             [decode_validator(v) for v in validators],
+            delta_window=delta_window,
+            hold_back=_bool(data, "holdBack", False),
+        )
+    if "secondSafety" in data:  # several hold-back guards compose (spec: deltas.hold-back)
+        second = data["secondSafety"]
+        if not isinstance(second, list):
+            raise InvalidArgument('"secondSafety" must be a list of validators')
+        chain["secondSafety"] = safety_middleware(
+            [decode_validator(v) for v in second],
             delta_window=delta_window,
             hold_back=_bool(data, "holdBack", False),
         )

@@ -399,6 +399,14 @@ case("deltas.holdback", "flush-on-success", anchor="deltas.hold-back",
             "holdBack": True},
      intent={"perCall": [t("hell"), t("o world"), done()], "outcome": ok("hello world")},
      tier="may")
+case("deltas.holdback", "two-guards-narrowest-release", anchor="deltas.hold-back",
+     description="Extension: with two hold-back guards (KEY, 8 wide, holds 7; a second safety "
+     "middleware whose rule is 3 wide holds 2), only the text EVERY guard has released is "
+     "delivered: the wider guard decides, exactly as flush-on-success with KEY alone.",
+     input={"attempts": [{"deltas": ["hello ", "world"]}], "validators": [KEY],
+            "secondSafety": [{"kind": "deny", "patterns": ["xyz"]}], "holdBack": True},
+     intent={"perCall": [t("hell"), t("o world"), done()], "outcome": ok("hello world")},
+     tier="may")
 case("deltas.holdback", "drop-on-sever", anchor="deltas.hold-back",
      description="Extension: no sink sees the first character of a match; the held text is "
      "dropped on the sever.",

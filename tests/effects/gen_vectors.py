@@ -405,6 +405,13 @@ case("effects.middleware", "rate-limit-refill", anchor="effects.rate-limit",
              {"outcome": err("effect.rate-limited", retryAfter=0.5), "trace": []}, {},
              {"outcome": err("effect.rate-limited", retryAfter=0.25), "trace": []}, {},
              {"outcome": out("ok"), "attempts": [1]}])
+case("effects.middleware", "rate-limit-refill-capped", anchor="effects.rate-limit",
+     description="The bucket never holds more than its capacity: idle for 10 s at rate 1, a "
+     "bucket of capacity 1 holds 1 token, not 10, so the second call after the pause is "
+     "refused (retryAfter 1).",
+     input=route([eff(OK)], [T(), {"advance": 10}, T(), T()], middleware=[RL(1, 1)]),
+     intent=[{"outcome": out("ok")}, {}, {"outcome": out("ok")},
+             {"outcome": err("effect.rate-limited", retryAfter=1.0), "trace": []}])
 case("effects.middleware", "rate-limit-per-tool", anchor="effects.rate-limit",
      description="By default the bucket is the tool's: another principal shares it.",
      input=route([eff(OK)], [T(principal="a"), T(principal="b")], middleware=[RL(1, 0)]),
@@ -508,6 +515,11 @@ case("effects.metering", "estimate", anchor="effects.metering-admission",
      input=route([eff({"usage": {"units": 3}, **OK})], [T(), T()],
                  meter={"budget": 5, "estimate": 3}),
      intent=[{"outcome": out("ok")}, {"outcome": err("effect.over-budget")}])
+case("effects.metering", "budget-last-unit", anchor="effects.metering-admission",
+     description="The last unit of the budget is admitted: spent + estimate equal to the "
+     "budget (0 + 1 <= 1) admits the call; the next (1 + 1) is refused.",
+     input=route([eff({"usage": {"units": 1}, **OK})], [T(), T()], meter={"budget": 1}),
+     intent=[{"outcome": out("ok")}, {"outcome": err("effect.over-budget"), "trace": []}])
 case("effects.metering", "over-budget-between-retries", anchor="effects.metering-admission",
      description="Admission runs per attempt: a failed attempt's spend refuses the next.",
      input=route([eff({"usage": {"units": 3}, **FLAKY}, OK)], [D()], meter={"budget": 3},
@@ -561,6 +573,14 @@ case("effects.signals", "aborted-before", anchor="effects.signal-abort",
      input=route([eff(OK)], [T(aborted="user cancelled")], meter={"budget": 10},
                  middleware=[RETRY()]),
      intent=[{"outcome": err("effect.aborted", reason="user cancelled"), "trace": []}])
+case("effects.signals", "aborted-not-counted", anchor="effects.retry-attempts",
+     description="An attempt refused by the signal (stage 7) invokes nothing and is not "
+     "counted: the middleware around reads attempt 0 after it.",
+     input=route([eff(OK)], [T(aborted="user cancelled")], middleware=[PROBE("outer")]),
+     intent=[{"outcome": err("effect.aborted", reason="user cancelled"), "trace": [
+         {"enter": "outer", "attempt": 0, "input": 1},
+         {"leave": "outer", "attempt": 0, "error": "effect.aborted"},
+     ]}])
 case("effects.signals", "aborted-during-success", anchor="effects.signal-abort",
      description="An abort while the effect ran rejects even a returned value; the attempt "
      "that ran is recorded.",

@@ -112,6 +112,10 @@ def register(case: Callable[..., None]) -> None:
     refused("reason-repeat-under-zero-count", "(?:a{1001}){0}b", "repeat", "a single count "
             "above 1000 is out even under {0}: engines refuse the count before they look "
             "around it.", anchor="patterns.limits")
+    refused("reason-repeat-maximum-under-zero-count", "(?:a{0,1001}){0}b", "repeat", "a "
+            "single count's maximum above 1000 is out even under {0} and with a minimum of 0: "
+            "each count of {n,m} is held to 1000, the maximum as well as the minimum.",
+            anchor="patterns.limits")
     refused("reason-size-counts-maximum", "x[a-z]{1,1000}" * 10, "size", "{1,1000} counts its "
             "maximum for the expanded size: ten times 1001 is 10010, above 10000.",
             anchor="patterns.limits")

@@ -307,6 +307,14 @@ pii_case(
     {"ok": True},
 )
 pii_case(
+    "card-20-digits-luhn-valid",
+    "validators.pii-card",
+    "A run of 20 digits that passes Luhn as a whole (41111111111111111115) is still not a card: "
+    "a card has at most 19 digits, and the run is maximal, so no 13-19 digit part of it is one.",
+    "41111111111111111115",
+    {"ok": True},
+)
+pii_case(
     "card-run-is-maximal",
     "validators.pii-card",
     "A valid card followed by ' 22' is one 18-digit run, which fails Luhn.",
@@ -1381,6 +1389,11 @@ run_case("guards.holdback", "pii-needs-window-345", "guards.hold-back-width",
          "narrower than it: argument.invalid.",
          {"validators": [PII], "holdBack": True, "window": 344, "deltas": ["a"]},
          {"error": "argument.invalid"}, tier="may")
+run_case("guards.holdback", "pii-window-345-accepted", "guards.hold-back-width",
+         "Extension: a window exactly as wide as the widest rule (pii's email, 345) is not "
+         "narrower than it, so the guard is made: the accept side of pii-needs-window-345.",
+         {"validators": [PII], "holdBack": True, "window": 345, "deltas": ["ab"]},
+         {**NOT_REPORTED, "delivered": [""], "flushed": "ab"}, tier="may")
 run_case("guards.holdback", "zero-count-is-bounded", "validators.width",
          "Extension: a {0} makes its operand 0 wide whatever it is, so (?:a+){0}b is bounded (1 "
          "wide) and hold-back holds nothing back for it.",

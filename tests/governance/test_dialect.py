@@ -84,6 +84,17 @@ def test_outside_the_dialect(pattern: str, why: str) -> None:
     assert reason(pattern) == why
 
 
+def test_a_count_maximum_above_the_limit_is_met_while_reading_the_count() -> None:
+    # spec: patterns.limits, patterns.reasons -- loom-ref reports the first problem it meets,
+    # left to right: a maximum above 1000 is met while the count is read, before the quantifier
+    # that follows it (or the operand's emptiness) is judged. Which reason a pattern with
+    # several problems gets is implementation-defined, so only this test pins it.
+    assert reason("a{0,1001}{2}") == "repeat"
+    assert reason("(?:b?){0,1001}") == "repeat"
+    with pytest.raises(PatternError, match="a count above 1000"):
+        check_pattern("(?:a{0,1001}){0}b")
+
+
 def test_the_limits_are_exact() -> None:
     assert reason("a" * MAX_LENGTH) is None
     assert reason(f"a{{{MAX_REPEAT}}}") is None

@@ -194,6 +194,11 @@ CHECKER: list[tuple[str, str, str, list[J], Any]] = [
      [*HELLO, be(0, text("Hello")), fin("stop")], [v("block-end-closes-open-block", 4)]),
     ("open-block-at-stop", "stream.open-blocks-at-finish", "an open text block at finish stop",
      [bs(0, "text"), td(0, "x"), fin("stop")], [v("open-blocks-at-finish", 2)]),
+    ("two-open-blocks-at-stop", "stream.open-blocks-at-finish",
+     "two blocks (a reasoning and a text block) still open at finish stop: reported, once, at "
+     "the finish chunk",
+     [bs(0, "reasoning"), bs(1, "text"), td(1, "x"), fin("stop")],
+     [v("open-blocks-at-finish", 3)]),
     ("open-tool-call-at-max-tokens", "stream.open-blocks-at-finish",
      "an adapter closes every block before max-tokens",
      [bs(0, "tool-call"), tc(0, "c", "{"), fin("max-tokens")], [v("open-blocks-at-finish", 2)]),
@@ -851,6 +856,19 @@ OPENAI: list[tuple[str, str, str, Any, Any]] = [
      "DeepSeek's prompt_cache_hit_tokens is subtracted out too",
      sse(delta("stop", content="Hi"), provider_usage(100, 5, prompt_cache_hit_tokens=90)),
      [*HI, usage(10, 5, cacheReadTokens=90), fin("stop")]),
+    ("both-cache-spellings-cached-tokens-wins", "stream.openai.disjoint-usage",
+     "prompt_tokens_details.cached_tokens and DeepSeek's prompt_cache_hit_tokens both "
+     "reported: prompt_cache_hit_tokens is read only when cached_tokens is not reported, so "
+     "cached_tokens (40) is subtracted and written, not the 90",
+     sse(delta("stop", content="Hi"), provider_usage(
+         100, 5, prompt_tokens_details={"cached_tokens": 40}, prompt_cache_hit_tokens=90)),
+     [*HI, usage(60, 5, cacheReadTokens=40), fin("stop")]),
+    ("every-prompt-token-cached", "stream.openai.usage-checked",
+     "a cached count equal to prompt_tokens is not above it: every prompt token cached is "
+     "consistent, inputTokens 0 (the accept side of inconsistent-usage-absent)",
+     sse(delta("stop", content="Hi"), provider_usage(
+         10, 3, prompt_tokens_details={"cached_tokens": 10})),
+     [*HI, usage(0, 3, cacheReadTokens=10), fin("stop")]),
     ("inconsistent-usage-absent", "stream.openai.usage-checked",
      "cached above prompt is inconsistent: no usage chunk rather than a wrong count",
      sse(delta("stop", content="Hi"), provider_usage(

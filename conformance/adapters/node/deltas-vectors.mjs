@@ -70,10 +70,10 @@ function outcomeOf(run, extra = () => ({})) {
 
 // -- deltas.run (§3a.9) ---------------------------------------------------------------------
 const RUN_KEYS = ["attempts", "input", "scope", "toolId", "mode", "retry", "redact", "validators",
-  "deltaWindow", "holdBack", "maxStreamTokens", "inspectsOutput", "rewrite", "order", "perCall",
+  "deltaWindow", "holdBack", "secondSafety", "maxStreamTokens", "inspectsOutput", "rewrite", "order", "perCall",
   "configured", "late", "kill", "rateLimit", "deny", "refuse", "modes", "overBudget", "aborted", "sequence"];
 const ATTEMPT_KEYS = ["deltas", "end", "usage", "outcome", "output", "catchSever"];
-const CHAIN = ["retry", "redact", "safety", "budget", "inspector", "rewrite", "rateLimit", "refuse"];
+const CHAIN = ["retry", "redact", "safety", "secondSafety", "budget", "inspector", "rewrite", "rateLimit", "refuse"];
 
 function decodeAttempt(a, scoped) {
   keysOf(a, ATTEMPT_KEYS, "attempt");
@@ -148,6 +148,11 @@ function runVector(input) {
     const vs = want(opt(input.validators, []), "array", "validators").map(buildValidator);
     const holdBack = want(opt(input.holdBack, false), "boolean", "holdBack");
     built.safety = safetyMiddleware(vs, { deltaWindow: posInt(opt(input.deltaWindow, 4096), "deltaWindow"), holdBack });
+  }
+  if ("secondSafety" in input) { // several hold-back guards compose (#deltas.hold-back)
+    const vs = want(input.secondSafety, "array", "secondSafety").map(buildValidator);
+    const holdBack = want(opt(input.holdBack, false), "boolean", "holdBack");
+    built.secondSafety = safetyMiddleware(vs, { deltaWindow: posInt(opt(input.deltaWindow, 4096), "deltaWindow"), holdBack });
   }
   if ("maxStreamTokens" in input) {
     const n = input.maxStreamTokens;

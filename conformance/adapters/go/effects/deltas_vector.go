@@ -114,7 +114,7 @@ func (c *collector) result() any {
 
 func deltasRunVector(input any) (any, error) {
 	in := object(input, "input", "attempts", "input", "scope", "toolId", "mode", "retry", "redact", "validators",
-		"deltaWindow", "holdBack", "maxStreamTokens", "inspectsOutput", "rewrite", "rateLimit", "order",
+		"deltaWindow", "holdBack", "secondSafety", "maxStreamTokens", "inspectsOutput", "rewrite", "rateLimit", "order",
 		"perCall", "configured", "late", "kill", "deny", "refuse", "overBudget", "aborted", "modes", "sequence")
 	if _, ok := in["attempts"]; !ok {
 		bad("missing attempts")
@@ -243,6 +243,14 @@ func deltasRunVector(input any) (any, error) {
 		}
 		named["safety"] = mw
 		names = append(names, "safety")
+	}
+	if vv, ok := in["secondSafety"]; ok { // several hold-back guards compose (#deltas.hold-back)
+		mw, err := safetyMiddleware(parseValidators(vv, "secondSafety"), int(window), holdBack)
+		if err != nil {
+			return nil, err
+		}
+		named["secondSafety"] = mw
+		names = append(names, "secondSafety")
 	}
 	if _, ok := in["maxStreamTokens"]; ok {
 		n := reqInt(in, "maxStreamTokens", "input")
