@@ -47,12 +47,12 @@ SEMANTIC: list[tuple[str, str, str, str]] = [
      "kernel.replay-serve"),
     # ADR 0119 decision 8: "nothing is recorded because the decider threw".
     ("loom_ref/kernel/driver.py",
-     "            except Exception as exc:  # spec: kernel.decider-throws\n"
-     "                return None, exc\n",
-     "            except Exception as exc:  # spec: kernel.decider-throws\n"
+     "            except Exception as exc:  # spec: kernel.decider-throws, kernel.decider-errors\n"
+     "                return None, exc  # (as raised: an error without a code stays without one)\n",
+     "            except Exception as exc:  # spec: kernel.decider-throws, kernel.decider-errors\n"
      '                self.append(K.DECISION_RECORDED, {"decisionId": cmd.decision_id,'
      ' "choice": None})\n'
-     "                return None, exc\n",
+     "                return None, exc  # (as raised: an error without a code stays without one)\n",
      "kernel.decider-throws"),
     # ADR 0087 D2: the id sequence is a pure function of logged inputs; a body that ends while
     # its journal still holds commands diverged.
@@ -139,9 +139,9 @@ SEMANTIC: list[tuple[str, str, str, str]] = [
     # ADR 0119 decision 12 (round 1's bug): under an uncovered inspectsOutput middleware
     # "NEITHER sink receives anything" -- not only the per-call sink is refused.
     ("loom_ref/effects/runtime.py",
-     "                self.on_warn(STREAMING_DISABLED)\n            ctx.on_delta = SILENT\n",
-     "                self.on_warn(STREAMING_DISABLED)\n"
-     "            ctx.on_delta = SILENT if configured is None else DeltaChannel(\n"
+     "            if tape is None:\n                ctx.on_delta = SILENT\n",
+     "            if tape is None:\n"
+     "                ctx.on_delta = SILENT if configured is None else DeltaChannel(\n"
      "                tool_id=call.tool_id, signal=signal, per_call=None,"
      " configured=configured,\n"
      "                factories=(), on_warn=self.on_warn)\n",
