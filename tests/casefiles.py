@@ -168,6 +168,8 @@ WEAKER: dict[str, str] = {
     "stream.checker/block-end-wrong-type": "reporting the finish after a first violation, and "
                                            "a wrong-type block-end leaving its block open, are "
                                            "loom-ref's (stream.checker.every-violation)",
+    "stream.openai/trailing-cr-ends-line": "a CR as the body's last character ending its "
+    "line is loom-ref's reading; dsh-llm's SSE reader drops that event (upstream run)",
     "stream.openai/content-filter-is-error": _LEFT_OPEN,
     "stream.openai/deepseek-reasoner-usage": _CLOSE_ORDER,
     "stream.openai/in-band-error": _LEFT_OPEN + "; the error itself is seed 001's: "
