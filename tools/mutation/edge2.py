@@ -26,7 +26,9 @@ Independent is not disjoint: once the table was fixed (and committed, before any
 comparison by program of the two tables (which the writer had not read) found that 11 of its
 67 entries are the very change an entry of the first set makes (the same file, old and new
 text). They stay, since nothing is dropped after the fact; the issue's figure is given both
-over all 67 and over the 56 that the first set does not hold (``CHANGELOG.md``).
+over all 67 and over the 56 that the first set does not hold (``CHANGELOG.md``). One
+survivor was judged equivalent after its score (the ``stream.openai.empty-response`` entry:
+``self._error is None`` is implied by the rest of that test); it stays too.
 
 Each entry names the file, the exact text it replaces (which must occur there exactly once,
 so the table cannot drift silently from the code), the new text, and the rule it breaks (a
