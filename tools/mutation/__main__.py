@@ -28,7 +28,11 @@ one rule of ``spec/`` at its boundary -- a threshold off by one, two checks in t
 order, two spellings with their precedence reversed, empty taken as non-empty, only the first
 of several handled -- written without seeing the suite's cases and fixed before they were
 first scored) are scored alone, with the suite alone, by
-``python -m tools.mutation --edge --no-random --jobs 1 --timeout 90``.
+``python -m tools.mutation --edge --no-random --jobs 1 --timeout 90``. The cases were then
+strengthened against that set, so it no longer measures anything; ``--edge2`` scores a second,
+independent set (``tools/mutation/edge2.py``, operator ``edge2``: written by a second reader
+who had seen neither the cases nor the first set, fixed before it was first scored), alone,
+by ``python -m tools.mutation --edge2 --no-random --jobs 1 --timeout 90``.
 
 Other runs:
 
@@ -64,7 +68,16 @@ import time
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 
-from .population import LAYERS, Reviewed, edge, layer_of, population, sample, semantic
+from .population import (
+    LAYERS,
+    Reviewed,
+    edge,
+    edge2,
+    layer_of,
+    population,
+    sample,
+    semantic,
+)
 from .report import Row, record, render
 from .run import Scratch, tracked_files
 from .sites import Mutant, apply
@@ -92,8 +105,11 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--semantic", action="store_true", help="score the semantic mutants too")
     p.add_argument("--edge", action="store_true", help="score the edge mutants too "
                    "(tools/mutation/edge.py: hand-written changes at the boundary of a rule)")
+    p.add_argument("--edge2", action="store_true", help="score the second set of edge "
+                   "mutants too (tools/mutation/edge2.py: written without seeing the cases or "
+                   "the first set)")
     p.add_argument("--no-random", action="store_true", help="no random mutants (with "
-                   "--semantic or --edge: only the hand-written ones)")
+                   "--semantic, --edge or --edge2: only the hand-written ones)")
     p.add_argument("--mutant", action="append", metavar="ID", help="score this mutant "
                    "(repeatable; an id as the table prints it)")
     p.add_argument("--again", metavar="ROWS", help="score again the mutants of an earlier "
@@ -137,11 +153,12 @@ def _chosen(args: argparse.Namespace) -> list[tuple[str, str, Mutant]]:
         by_id = {m.id: (layer, m) for layer, m in everything}
         if any(i not in by_id for i in wanted):  # the hand-written mutants only when needed
             by_id.update({m.id: (layer, m) for layer in layers
-                          for m in [*semantic(ROOT, layer), *edge(ROOT, layer)]})
+                          for m in [*semantic(ROOT, layer), *edge(ROOT, layer),
+                                    *edge2(ROOT, layer)]})
         missing = [i for i in wanted if i not in by_id]
         if missing:
             raise SystemExit(f"no such mutant: {', '.join(missing)}")
-        return [(by_id[i][0], by_id[i][1].op if by_id[i][1].op in ("semantic", "edge")
+        return [(by_id[i][0], by_id[i][1].op if by_id[i][1].op in ("semantic", "edge", "edge2")
                  else "random", by_id[i][1]) for i in wanted]
     out: list[tuple[str, str, Mutant]] = []
     if args.again:
@@ -150,7 +167,7 @@ def _chosen(args: argparse.Namespace) -> list[tuple[str, str, Mutant]]:
         for layer in layers:
             mine = {r["key"]: r for r in earlier if r["layer"] == layer}
             candidates = [*population(ROOT, layer), *semantic(ROOT, layer),
-                          *edge(ROOT, layer)]
+                          *edge(ROOT, layer), *edge2(ROOT, layer)]
             found = {m.key: m for m in candidates if m.key in mine}
             for key, row in mine.items():
                 if key in found:
@@ -170,6 +187,8 @@ def _chosen(args: argparse.Namespace) -> list[tuple[str, str, Mutant]]:
             out += [(layer, "semantic", m) for m in semantic(ROOT, layer)]
         if args.edge:
             out += [(layer, "edge", m) for m in edge(ROOT, layer)]
+        if args.edge2:
+            out += [(layer, "edge2", m) for m in edge2(ROOT, layer)]
     return out
 
 
@@ -246,7 +265,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"{len(chosen)} mutants")
         return 0
     reviewed = Reviewed()
-    for entry in reviewed.stale(m for _, _, m in chosen if m.op not in ("semantic", "edge")):
+    hand_written = ("semantic", "edge", "edge2")
+    for entry in reviewed.stale(m for _, _, m in chosen if m.op not in hand_written):
         if not args.sample:  # a sample cannot tell a stale entry from one not drawn
             print(f"warning: reviewed {entry['kind']} entry {entry['key']} ({entry['file']}: "
                   f"{entry['change']}) matches no mutant", file=sys.stderr)

@@ -1,5 +1,5 @@
 """Which mutants a run scores: the population of a layer (or file, or function), the seeded
-sample drawn from it, the semantic and edge mutants, and the reviewed lists (equivalent,
+sample drawn from it, the semantic and edge mutants (both sets), and the reviewed lists (equivalent,
 beyond the protocol)."""
 
 from __future__ import annotations
@@ -11,10 +11,11 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from .edge import edge_mutants
+from .edge2 import edge2_mutants
 from .semantic import semantic_mutants
 from .sites import Mutant, mutants_of
 
-__all__ = ["LAYERS", "Reviewed", "edge", "layer_of", "population", "sample", "semantic"]
+__all__ = ["LAYERS", "Reviewed", "edge", "edge2", "layer_of", "population", "sample", "semantic"]
 
 LAYERS = ("kernel", "journal", "effects", "governance", "stream", "agent")
 
@@ -82,6 +83,12 @@ def semantic(root: str, layer: str) -> list[Mutant]:
 def edge(root: str, layer: str) -> list[Mutant]:
     """The hand-written edge mutants of ``layer`` (issue 30: ``tools/mutation/edge.py``)."""
     return [m for m in edge_mutants(root) if layer_of(m.file) == layer]
+
+
+def edge2(root: str, layer: str) -> list[Mutant]:
+    """The second set of hand-written edge mutants of ``layer`` (issue 30:
+    ``tools/mutation/edge2.py``, written without seeing the cases or the first set)."""
+    return [m for m in edge2_mutants(root) if layer_of(m.file) == layer]
 
 
 class Reviewed:
