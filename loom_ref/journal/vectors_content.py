@@ -37,7 +37,8 @@ _KINDS = {k.value: k for k in EventKind}
 
 def _events(value: Any, what: str) -> list[tuple[EventKind, Any]]:
     if not isinstance(value, list) or not all(
-            isinstance(e, Mapping) and e.get("kind") in _KINDS for e in value):
+            isinstance(e, Mapping) and isinstance(e.get("kind"), str) and e["kind"] in _KINDS
+            for e in value):
         raise InvalidArgument(f"{what} must be an array of {{kind, payload}} objects, each "
                               f"kind an event kind's name")
     return [(_KINDS[e["kind"]], e.get("payload")) for e in value]

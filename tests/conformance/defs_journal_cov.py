@@ -428,6 +428,17 @@ DEFINITIONS += [
     _bad_input("appends-unknown-kind",
                "An append whose kind names no event kind is argument.invalid.",
                {"appends": [{"kind": "EXECUTION_BEGUN", "payload": {}}]}),
+    _bad_input("appends-kind-not-a-string",
+               "An append whose kind is not a string (an array here) names no event kind: "
+               "argument.invalid, like an unknown name.",
+               {"appends": [{"kind": [], "payload": {}}]}),
+    _bad_input("stored-unknown-kind-before-anything",
+               "Every item is checked as input before anything is written: a good first "
+               "event and a second with an unknown kind are argument.invalid, not "
+               "journal.bad-payload.",
+               {"stored": [{"kind": "EXECUTION_STARTED", "payload": {
+                   "executionId": "e1", "workflow": "w", "input": None}},
+                   {"kind": "EXECUTION_BEGUN", "payload": {}}]}),
 ]
 
 # -- a journal whose header names another execution -------------------------------------------

@@ -488,6 +488,13 @@ case("effects.metering", "durable-record", anchor="effects.metering-record",
      intent=[{"outcome": out("ok"), "trace": [
          X(1, "durable", key="k1"),
          {"record": REC({"inputTokens": 3, "outputTokens": 4}, "durable")}]}])
+case("effects.metering", "zero-count-recorded", anchor="effects.usage",
+     description="A usage count of 0 is an integer >= 0: it is recorded, not refused.",
+     input=route([eff({"usage": {"inputTokens": 0, "outputTokens": 4}, **OK})], [D()],
+                 meter={"budget": 100}),
+     intent=[{"outcome": out("ok"), "trace": [
+         X(1, "durable", key="k1"),
+         {"record": REC({"inputTokens": 0, "outputTokens": 4}, "durable")}]}])
 case("effects.metering", "transient-advisory", anchor="effects.metering-record",
      description="A transient attempt's record is advisory (and still charged).",
      input=route([eff({"usage": {"outputTokens": 2}, **OK})], [T()], meter={"budget": 100}),

@@ -205,6 +205,11 @@ def anthropic_rows() -> tuple[list[Row], list[Row]]:
          req([hi], tools=[]),
          sent({"model": "claude-x", "max_tokens": 4096, "stream": True,
                "messages": [hi_sent]})),
+        ("request-tools-null", "stream.vectors.input-order",
+         "tools null is a value, not an absence: not-a-list (only maxTokens and temperature "
+         "read null as absent)",
+         {**req([hi]), "request": {**req([hi])["request"], "tools": None}},
+         ("error", "stream.wire.not-a-list")),
         ("request-no-messages", "stream.anthropic.request",
          "a request with no message sends messages [] (the adapter does not judge it)",
          req([]), sent({"model": "claude-x", "max_tokens": 4096, "stream": True,

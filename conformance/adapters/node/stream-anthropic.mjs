@@ -217,7 +217,8 @@ function decodeMessage(value, path) {
 function requestOf(value) {
   const data = inputObject(value, "$.request", ["model", "messages"], ["tools", "maxTokens", "temperature"]);
   const messages = list(data.messages, "$.request.messages").map((m, i) => decodeMessage(m, `$.request.messages[${i}]`));
-  const tools = list(data.tools ?? [], "$.request.tools").map((t, i) => {
+  // null is a value, not an absence: tools: null is not-a-list (spec: stream.vectors.input-order)
+  const tools = list(data.tools === undefined ? [] : data.tools, "$.request.tools").map((t, i) => {
     const tool = inputObject(t, `$.request.tools[${i}]`, ["name"], ["description", "parameters"]);
     const { name, description = "", parameters = {} } = tool;
     if (typeof name !== "string" || name === "") throw invalid("a tool's name is a non-empty string");
