@@ -1449,6 +1449,11 @@ case("deltas.input", "order-duplicate", anchor="deltas.vector-run",
      "malformed input.",
      input={"attempts": [{"deltas": ["a"]}], "validators": [], "order": ["safety", "safety"]},
      intent={"error": "argument.invalid"})
+case("deltas.input", "second-safety-not-a-list", anchor="deltas.vector-run",
+     description="secondSafety is a list of validators: an object is malformed input.",
+     input={"attempts": [{"deltas": ["a"]}], "validators": [],
+            "secondSafety": {"kind": "deny", "patterns": ["xyz"]}},
+     intent={"error": "argument.invalid"})
 case("deltas.window", "durable-abort", anchor="deltas.cancellation",
      description="An abort entry aborts a durable call's signal too: nothing is delivered "
      "after it, and the call fails effect.aborted with the reason.",
