@@ -1,6 +1,8 @@
-"""The edge-mutant table (``tools/mutation/edge.py``, issue 30) stays true to the code and
-the spec: every entry names a change that still applies exactly once, changes something, still
-compiles, and breaks a rule the spec has an anchor for; every layer has at least ten."""
+"""The edge-mutant tables (``tools/mutation/edge.py`` and the second, independent
+``tools/mutation/edge2.py``, issue 30) stay true to the code and the spec: every entry names a
+change that still applies exactly once, changes something, still compiles, and breaks a rule
+the spec has an anchor for; every layer has at least ten, spread over several rules; and the
+run selects each table alone (``--edge``, ``--edge2``)."""
 
 from __future__ import annotations
 
@@ -8,6 +10,7 @@ import collections
 import os
 import re
 import sys
+from collections.abc import Callable
 
 import pytest
 
@@ -15,9 +18,19 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 if ROOT not in sys.path:
     sys.path.insert(0, ROOT)
 
+from tools.mutation.__main__ import _chosen, _parser  # noqa: E402
 from tools.mutation.edge import EDGE, edge_mutants  # noqa: E402
-from tools.mutation.population import LAYERS, edge, layer_of  # noqa: E402
-from tools.mutation.sites import apply  # noqa: E402
+from tools.mutation.edge2 import EDGE2, edge2_mutants  # noqa: E402
+from tools.mutation.population import LAYERS, edge, edge2, layer_of  # noqa: E402
+from tools.mutation.sites import Mutant, apply  # noqa: E402
+
+Table = list[tuple[str, str, str, str]]
+#: operator -> (its table, the table as mutants, the mutants of one layer)
+TABLES: dict[str, tuple[Table, Callable[[str], list[Mutant]],
+                        Callable[[str, str], list[Mutant]]]] = {
+    "edge": (EDGE, edge_mutants, edge),
+    "edge2": (EDGE2, edge2_mutants, edge2),
+}
 
 
 def _anchors() -> set[str]:
@@ -30,10 +43,12 @@ def _anchors() -> set[str]:
     return found
 
 
-def test_every_entry_applies_once_and_changes_the_code() -> None:
-    mutants = edge_mutants(ROOT)
-    assert len(mutants) == len(EDGE)  # none stale: each old text occurs exactly once
-    for (rel, old, new, _rule), m in zip(EDGE, mutants, strict=True):
+@pytest.mark.parametrize("op", TABLES)
+def test_every_entry_applies_once_and_changes_the_code(op: str) -> None:
+    table, mutants_of, _layer = TABLES[op]
+    mutants = mutants_of(ROOT)
+    assert len(mutants) == len(table)  # none stale: each old text occurs exactly once
+    for (rel, old, new, _rule), m in zip(table, mutants, strict=True):
         assert old != new, rel
         with open(os.path.join(ROOT, rel), encoding="utf-8") as f:
             source = f.read()
@@ -44,24 +59,39 @@ def test_every_entry_applies_once_and_changes_the_code() -> None:
         compile(mutated, rel, "exec")  # a mutant that does not compile measures nothing
 
 
-def test_entries_are_distinct_and_in_a_layer() -> None:
-    keys = [(rel, old) for rel, old, _new, _rule in EDGE]
+@pytest.mark.parametrize("op", TABLES)
+def test_entries_are_distinct_and_in_a_layer(op: str) -> None:
+    table, mutants_of, _layer = TABLES[op]
+    keys = [(rel, old) for rel, old, _new, _rule in table]
     assert len(set(keys)) == len(keys)
-    assert len({m.id for m in edge_mutants(ROOT)}) == len(EDGE)
-    for rel, _old, _new, _rule in EDGE:
+    assert len({m.id for m in mutants_of(ROOT)}) == len(table)
+    assert all(m.op == op for m in mutants_of(ROOT))
+    for rel, _old, _new, _rule in table:
         assert layer_of(rel) in LAYERS
 
 
-def test_every_rule_is_a_spec_anchor() -> None:
+@pytest.mark.parametrize("op", TABLES)
+def test_every_rule_is_a_spec_anchor(op: str) -> None:
     anchors = _anchors()
-    missing = sorted({rule for _rel, _old, _new, rule in EDGE if rule not in anchors})
+    missing = sorted({rule for _rel, _old, _new, rule in TABLES[op][0] if rule not in anchors})
     assert missing == []
 
 
+@pytest.mark.parametrize("op", TABLES)
 @pytest.mark.parametrize("layer", LAYERS)
-def test_at_least_ten_per_layer_over_several_rules(layer: str) -> None:
-    mine = edge(ROOT, layer)
+def test_at_least_ten_per_layer_over_several_rules(op: str, layer: str) -> None:
+    mine = TABLES[op][2](ROOT, layer)
     assert len(mine) >= 10
-    assert all(m.op == "edge" and m.rule for m in mine)
+    assert all(m.op == op and m.rule for m in mine)
     rules = collections.Counter(m.rule for m in mine)
     assert len(rules) >= 5  # spread over rules, not ten variations of one line
+
+
+@pytest.mark.parametrize("op", TABLES)
+def test_the_run_selects_a_table_alone(op: str) -> None:
+    table, mutants_of, _layer = TABLES[op]
+    chosen = _chosen(_parser().parse_args([f"--{op}", "--no-random"]))
+    assert len(chosen) == len(table)
+    assert {kind for _layer, kind, _m in chosen} == {op}
+    assert sorted(m.id for _layer, _kind, m in chosen) == sorted(
+        m.id for m in mutants_of(ROOT))

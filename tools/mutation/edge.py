@@ -24,10 +24,7 @@ spec anchor). Score them alone, with the suite alone:
 
 from __future__ import annotations
 
-import os
-import sys
-
-from .semantic import _locate
+from .semantic import table_mutants
 from .sites import Mutant
 
 __all__ = ["EDGE", "edge_mutants"]
@@ -462,19 +459,4 @@ EDGE: list[tuple[str, str, str, str]] = [
 def edge_mutants(root: str) -> list[Mutant]:
     """The table as mutants of the files under ``root`` (a stale entry is reported and left
     out, so the others are still scored)."""
-    out = []
-    for rel, old, new, rule in EDGE:
-        with open(os.path.join(root, rel), encoding="utf-8") as f:
-            source = f.read()
-        try:
-            line, col, end_line, end_col = _locate(source, old, rel)
-        except ValueError as exc:  # the code moved on: report it, score the others
-            print(f"warning: stale edge {exc}", file=sys.stderr)
-            continue
-        first = old.strip().splitlines()[0] if old.strip() else old
-        out.append(Mutant(file=rel, line=line, col=col, end_line=end_line, end_col=end_col,
-                          op="edge", change=f"{rule}: {first[:50]!r} -> {new.strip()[:40]!r}",
-                          function="<edge>",
-                          source_line=source.splitlines()[line - 1].strip(),
-                          replacement=new, rule=rule))
-    return out
+    return table_mutants(root, EDGE, "edge")

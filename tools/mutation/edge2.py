@@ -40,10 +40,7 @@ alone:
 
 from __future__ import annotations
 
-import os
-import sys
-
-from .semantic import _locate
+from .semantic import table_mutants
 from .sites import Mutant
 
 __all__ = ["EDGE2", "edge2_mutants"]
@@ -490,20 +487,5 @@ EDGE2: list[tuple[str, str, str, str]] = [
 def edge2_mutants(root: str) -> list[Mutant]:
     """The table as mutants of the files under ``root`` (operator ``edge2``); an entry whose
     old text no longer occurs exactly once is reported and left out (the pytest
-    ``tests/test_mutation_edge2.py`` fails on it)."""
-    out = []
-    for rel, old, new, rule in EDGE2:
-        with open(os.path.join(root, rel), encoding="utf-8") as f:
-            source = f.read()
-        try:
-            line, col, end_line, end_col = _locate(source, old, rel)
-        except ValueError as exc:  # the code moved on: report it, score the others
-            print(f"warning: stale edge2 entry: {exc}", file=sys.stderr)
-            continue
-        first = old.strip().splitlines()[0] if old.strip() else old
-        out.append(Mutant(file=rel, line=line, col=col, end_line=end_line, end_col=end_col,
-                          op="edge2", change=f"{rule}: {first[:50]!r} -> {new.strip()[:40]!r}",
-                          function="<edge2>",
-                          source_line=source.splitlines()[line - 1].strip(),
-                          replacement=new, rule=rule))
-    return out
+    ``tests/test_mutation_edge.py`` fails on it)."""
+    return table_mutants(root, EDGE2, "edge2")

@@ -12,7 +12,7 @@ import sys
 
 from .sites import Mutant
 
-__all__ = ["SEMANTIC", "semantic_mutants"]
+__all__ = ["SEMANTIC", "semantic_mutants", "table_mutants"]
 
 #: (file, old text, new text, rule broken). Each entry is one plausible mistake of another
 #: implementer; the comment beside it quotes the seed decision the rule comes from (seed 000:
@@ -309,21 +309,28 @@ def _locate(source: str, old: str, rel: str) -> tuple[int, int, int, int]:
     return line, col, end_line, end_col
 
 
-def semantic_mutants(root: str) -> list[Mutant]:
-    """The table as mutants of the files under ``root``."""
+def table_mutants(root: str, table: list[tuple[str, str, str, str]], op: str) -> list[Mutant]:
+    """A hand-written table ((file, old text, new text, rule) entries) as mutants of the files
+    under ``root``, with the operator ``op``; an entry whose old text no longer occurs exactly
+    once is reported and left out, so the others are still scored."""
     out = []
-    for rel, old, new, rule in SEMANTIC:
+    for rel, old, new, rule in table:
         with open(os.path.join(root, rel), encoding="utf-8") as f:
             source = f.read()
         try:
             line, col, end_line, end_col = _locate(source, old, rel)
         except ValueError as exc:  # the code moved on: report it, score the others
-            print(f"warning: stale {exc}", file=sys.stderr)
+            print(f"warning: stale {op} entry: {exc}", file=sys.stderr)
             continue
         first = old.strip().splitlines()[0] if old.strip() else old
         out.append(Mutant(file=rel, line=line, col=col, end_line=end_line, end_col=end_col,
-                          op="semantic", change=f"{rule}: {first[:50]!r} -> {new.strip()[:40]!r}",
-                          function="<semantic>",
+                          op=op, change=f"{rule}: {first[:50]!r} -> {new.strip()[:40]!r}",
+                          function=f"<{op}>",
                           source_line=source.splitlines()[line - 1].strip(),
                           replacement=new, rule=rule))
     return out
+
+
+def semantic_mutants(root: str) -> list[Mutant]:
+    """The table as mutants of the files under ``root``."""
+    return table_mutants(root, SEMANTIC, "semantic")
