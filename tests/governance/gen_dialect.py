@@ -182,6 +182,20 @@ def register(case: Callable[..., None]) -> None:
          "[a&-&] holds no two equal adjacent & ~ |: the range &-& lies between a and the end, "
          "so the class is in the dialect.", {"patterns": ["[a&-&]"]}, "x&",
          {**VIOLATION, "span": [1, 2]})
+    # issue 29, the governance chapter's fresh (fourth) blind reading: open points pinned
+    refused("reason-syntax-reversed-range-escaped-end", "[a-\\-]", "syntax", "an escaped "
+            "range end is the character it stands for: a-\\- runs from a down to -, reversed.")
+    deny("class-range-from-escaped-dash", "patterns.grammar",
+         "An escaped range start is the character it stands for: [\\--a] is the range from - "
+         "to a, in the dialect, and matches _ (U+005F lies between).", {"patterns": ["[\\--a]"]},
+         "x_", {**VIOLATION, "span": [1, 2]})
+    refused("reason-escape-beside-set-character", "[a\\&&]", "escape", "an escaped character "
+            "is never one of two equal consecutive & ~ |: the one problem is the escape \\&, "
+            "outside the class grammar.", anchor="patterns.grammar")
+    deny("class-escaped-bar-beside-bar", "patterns.grammar",
+         "An escaped character is never one of two equal consecutive & ~ |: [\\||] (an escaped "
+         "| then |) is in the dialect.", {"patterns": ["[\\||]"]}, "x|",
+         {**VIOLATION, "span": [1, 2]})
     deny("nesting-at-limit-with-class", "patterns.limits",
          "A class is not a group: 32 nested groups around a class are in the dialect.",
          {"patterns": ["(" * 32 + "[a]" + ")" * 32]}, "x", {"ok": True})

@@ -1419,6 +1419,32 @@ deny_case("max-width-below-minimum-width", "maxWidth bounds only unbounded rules
           "maxWidth 1 is accepted, and its output form still scans the whole text.",
           {"patterns": ["a[0-9]*b"], "maxWidth": 1}, "xa12b",
           {**DENY_VIOLATION, "rule": "a[0-9]*b", "span": [1, 5]}, anchor="validators.width")
+# issue 29, the governance chapter's fresh (fourth) blind reading: open points pinned
+check_case("input-key-before-value", "validators.input-walk",
+           "A mapping key is checked before its value: the key's ssn is reported, not the "
+           "value's email, both at the member's pointer.",
+           PII, "input", {"123-45-6789": "bob@example.com"},
+           {**VIOLATION, "validator": "pii", "phase": "input", "rule": "ssn", "span": [0, 11],
+            "path": "/123-45-6789"})
+steps_case("empty-delta-counts", "guards.running-text",
+           "Every delta handed to check counts in delta_index, an empty delta included: \"\" "
+           "then an ssn severs at index 1.", {"validators": [PII], "steps": ["", "123-45-6789"]},
+           [{"delivered": ""}, {"severed": {"code": SEVERED, "rule": "ssn", "deltaIndex": 1,
+                                            "repeated": False}}])
+deny_case("tainted-key-is-a-rule-name", "$tainted is decoded only in the members that say so "
+          "(request, taint.unwrap's and validators.check's value): in a deny validator's "
+          "patterns it is plain data, a rule named $tainted.",
+          {"patterns": {"$tainted": "secret"}}, "a secret",
+          {**DENY_VIOLATION, "rule": "$tainted", "span": [2, 8]}, anchor=V)
+deny_case("empty-pattern-refused", "The empty pattern is in the dialect but matches only "
+          "empty text: refused, argument.invalid.", {"patterns": {"empty": ""}}, "x",
+          {"error": "argument.invalid"}, anchor="validators.rule-nonempty")
+deny_case("empty-group-refused", "() is in the dialect but matches only empty text: refused, "
+          "argument.invalid.", {"patterns": {"g": "()"}}, "x",
+          {"error": "argument.invalid"}, anchor="validators.rule-nonempty")
+deny_case("zero-count-refused", "x{0} is in the dialect (x cannot match empty) but matches "
+          "only empty text: refused, argument.invalid.", {"patterns": {"z": "x{0}"}}, "x",
+          {"error": "argument.invalid"}, anchor="validators.rule-nonempty")
 run_case("guards.delta", "validators-in-list-order", "guards.chain-order",
          "Several validators in one guard are checked in list order: when two reject the same "
          "delta, the first in the list is the sever's (rule b, not a).",
