@@ -29,10 +29,15 @@ def obj(value: object, what: str, allowed: frozenset[str]) -> Mapping[str, Any]:
     return value
 
 
-def modes(value: object, what: str) -> frozenset[Mode]:
-    """A list of modes (``"durable"``, ``"transient"``; absent, i.e. ``None``: both)."""
-    if value is None:
+def modes(data: Mapping[str, Any], key: str, what: str) -> frozenset[Mode]:
+    """``data[key]`` as a list of modes (``"durable"``, ``"transient"``; absent: both).
+
+    A ``null`` is not absent: "an optional member given as null MUST be read as a value of
+    the wrong type" (``errors.vector-null``), so it is refused like any other non-list.
+    """
+    if key not in data:
         return ALL_MODES
+    value = data[key]
     if not isinstance(value, list) or not value or any(m not in ("durable", "transient")
                                                         for m in value):
         raise InvalidArgument(f'{what} must be a non-empty list of "durable" / "transient"')

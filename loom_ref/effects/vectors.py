@@ -346,7 +346,7 @@ def vector_deltas_run(data: object) -> dict[str, Any]:
     per_call = _sink(per_call_mode, per_call_seen, "perCall", sequence)
     configured = _sink(data.get("configured", "none"), configured_seen, "configured", sequence)
     show_sequence = _bool(data, "sequence", False)
-    effect_modes = modes(data.get("modes"), '"modes"')
+    effect_modes = modes(data, "modes", '"modes"')
     deny = None if "deny" not in data else _Denier(reason_of(data["deny"], '"deny"'))
     over_budget = (None if "overBudget" not in data
                    else _Denier(reason_of(data["overBudget"], '"overBudget"')))

@@ -315,7 +315,7 @@ def build_effect(value: object, i: int, world: World) -> Effect:
 
     # Effect refuses a tool id that is not a non-empty string (effects.route-vector)
     tool_id: Any = data.get("toolId")
-    return Effect(tool_id=tool_id, execute=execute, modes=modes(data.get("modes"), "modes"),
+    return Effect(tool_id=tool_id, execute=execute, modes=modes(data, "modes", "modes"),
                   idempotent=boolean(data, "idempotent", False))
 
 
@@ -325,4 +325,4 @@ def build_grant(value: object, i: int) -> Grant:
     principal: Any = data.get("principal")
     tool_id: Any = data.get("toolId")
     return Grant(principal=principal, tool_id=tool_id,
-                 modes=modes(data.get("modes"), f"grants[{i}].modes"))
+                 modes=modes(data, "modes", f"grants[{i}].modes"))

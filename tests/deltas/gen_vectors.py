@@ -1496,6 +1496,14 @@ llm("model-null", anchor="deltas.llm-input",
             "adapter": {"calls": 0, "pulled": 0, "models": []}})
 
 
+# -- issue 29, the second fresh blind reading (spec/blind/effects-deltas.md) ---------------------
+
+case("deltas.input", "modes-null", anchor="deltas.vector-run",
+     description="modes may be absent (both modes), not null: a null optional member is a "
+     "value of the wrong type (errors.vector-null), so the input is malformed.",
+     input={"attempts": [{"deltas": ["a"]}], "modes": None},
+     intent={"error": "argument.invalid"})
+
 def check_intent(c: Case, expect: dict[str, Any]) -> None:
     intent, where = c["intent"], f"{c['group']}/{c['name']}"
     if "error" in intent:

@@ -1149,6 +1149,33 @@ case("effects.signals", "abort-never-run", anchor="effects.route-vector",
      intent=[{"outcome": err("effect.mode-refused"), "trace": []}])
 
 
+# -- issue 29, the second fresh blind reading (spec/blind/effects-deltas.md) ---------------------
+
+case("effects.route", "malformed-effect-modes-null", anchor="effects.route-vector",
+     description="An effect's modes may be absent (both modes), not null: a null optional "
+     "member is a value of the wrong type (errors.vector-null), so the input is malformed.",
+     input=route([eff(OK, modes=None)], [T()]),
+     intent={"error": "argument.invalid"})
+case("effects.route", "malformed-grant-modes-null", anchor="effects.route-vector",
+     description="A grant's modes may be absent (both modes), not null: a null modes is "
+     "malformed input.",
+     input=route([eff(OK)], [T()], grants=[{"principal": "p", "toolId": "t", "modes": None}]),
+     intent={"error": "argument.invalid"})
+case("effects.context", "attempt-advance-not-slept", anchor="effects.route-vector",
+     description="An attempt's advance moves the clock without sleeping: it traces no sleep "
+     "entry, and the next call's effect reads the later time.",
+     input=route([eff({"advance": 5, "return": "ok"})], [T(), T()]),
+     intent=[{"outcome": out("ok"), "trace": [X(1)]},
+             {"outcome": out("ok"), "trace": [X(1, now=5.0)]}])
+case("effects.retry", "middleware-refusal-not-retried", anchor="effects.refusal-never-retried",
+     function="deltas.run",
+     description="A middleware's refusal (deltas.run's refuse, an EffectRefusal) inside a "
+     "retry of three attempts is final: the rate limit between them lets the first attempt "
+     "through, and a retried second attempt would have been rate-limited instead.",
+     input={"attempts": [{"deltas": ["a"]}] * 3, "rateLimit": {"capacity": 1, "rate": 0},
+            "refuse": "not now"},
+     intent={"executions": 0, "perCall": [], "outcome": {"ok": False, "code": "effect.refused"}})
+
 # -- machinery ------------------------------------------------------------------------------------
 
 def _project(step: dict[str, Any], key: str) -> Any:
