@@ -1,8 +1,9 @@
-"""The edge-mutant tables (``tools/mutation/edge.py`` and the second, independent
-``tools/mutation/edge2.py``, issue 30) stay true to the code and the spec: every entry names a
-change that still applies exactly once, changes something, still compiles, and breaks a rule
-the spec has an anchor for; every layer has at least ten, spread over several rules; and the
-run selects each table alone (``--edge``, ``--edge2``)."""
+"""The edge-mutant tables (``tools/mutation/edge.py`` and the second and third, independent
+``tools/mutation/edge2.py`` and ``tools/mutation/edge3.py``, issue 30) stay true to the code
+and the spec: every entry names a change that still applies exactly once, changes something,
+still compiles, and breaks a rule the spec has an anchor for; every layer has at least ten,
+spread over several rules; and the run selects each table alone (``--edge``, ``--edge2``,
+``--edge3``)."""
 
 from __future__ import annotations
 
@@ -21,7 +22,8 @@ if ROOT not in sys.path:
 from tools.mutation.__main__ import _chosen, _parser  # noqa: E402
 from tools.mutation.edge import EDGE, edge_mutants  # noqa: E402
 from tools.mutation.edge2 import EDGE2, edge2_mutants  # noqa: E402
-from tools.mutation.population import LAYERS, edge, edge2, layer_of  # noqa: E402
+from tools.mutation.edge3 import EDGE3, edge3_mutants  # noqa: E402
+from tools.mutation.population import LAYERS, edge, edge2, edge3, layer_of  # noqa: E402
 from tools.mutation.sites import Mutant, apply  # noqa: E402
 
 Table = list[tuple[str, str, str, str]]
@@ -30,6 +32,7 @@ TABLES: dict[str, tuple[Table, Callable[[str], list[Mutant]],
                         Callable[[str, str], list[Mutant]]]] = {
     "edge": (EDGE, edge_mutants, edge),
     "edge2": (EDGE2, edge2_mutants, edge2),
+    "edge3": (EDGE3, edge3_mutants, edge3),
 }
 
 

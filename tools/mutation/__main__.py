@@ -32,7 +32,10 @@ first scored) are scored alone, with the suite alone, by
 strengthened against that set, so it no longer measures anything; ``--edge2`` scores a second,
 independent set (``tools/mutation/edge2.py``, operator ``edge2``: written by a second reader
 who had seen neither the cases nor the first set, fixed before it was first scored), alone,
-by ``python -m tools.mutation --edge2 --no-random --jobs 1 --timeout 90``.
+by ``python -m tools.mutation --edge2 --no-random --jobs 1 --timeout 90``. ``--edge3`` scores a
+third (``tools/mutation/edge3.py``, operator ``edge3``: written by a third reader who had seen
+neither the cases nor the entries of the first two sets, fixed before it was first scored),
+alone, by ``python -m tools.mutation --edge3 --no-random --jobs 1 --timeout 90``.
 
 Other runs:
 
@@ -73,6 +76,7 @@ from .population import (
     Reviewed,
     edge,
     edge2,
+    edge3,
     layer_of,
     population,
     sample,
@@ -108,8 +112,11 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--edge2", action="store_true", help="score the second set of edge "
                    "mutants too (tools/mutation/edge2.py: written without seeing the cases or "
                    "the first set)")
+    p.add_argument("--edge3", action="store_true", help="score the third set of edge "
+                   "mutants too (tools/mutation/edge3.py: written without seeing the cases or "
+                   "the first two sets)")
     p.add_argument("--no-random", action="store_true", help="no random mutants (with "
-                   "--semantic, --edge or --edge2: only the hand-written ones)")
+                   "--semantic, --edge, --edge2 or --edge3: only the hand-written ones)")
     p.add_argument("--mutant", action="append", metavar="ID", help="score this mutant "
                    "(repeatable; an id as the table prints it)")
     p.add_argument("--again", metavar="ROWS", help="score again the mutants of an earlier "
@@ -154,11 +161,12 @@ def _chosen(args: argparse.Namespace) -> list[tuple[str, str, Mutant]]:
         if any(i not in by_id for i in wanted):  # the hand-written mutants only when needed
             by_id.update({m.id: (layer, m) for layer in layers
                           for m in [*semantic(ROOT, layer), *edge(ROOT, layer),
-                                    *edge2(ROOT, layer)]})
+                                    *edge2(ROOT, layer), *edge3(ROOT, layer)]})
         missing = [i for i in wanted if i not in by_id]
         if missing:
             raise SystemExit(f"no such mutant: {', '.join(missing)}")
-        return [(by_id[i][0], by_id[i][1].op if by_id[i][1].op in ("semantic", "edge", "edge2")
+        return [(by_id[i][0], by_id[i][1].op if by_id[i][1].op in ("semantic", "edge", "edge2",
+                                                              "edge3")
                  else "random", by_id[i][1]) for i in wanted]
     out: list[tuple[str, str, Mutant]] = []
     if args.again:
@@ -167,7 +175,7 @@ def _chosen(args: argparse.Namespace) -> list[tuple[str, str, Mutant]]:
         for layer in layers:
             mine = {r["key"]: r for r in earlier if r["layer"] == layer}
             candidates = [*population(ROOT, layer), *semantic(ROOT, layer),
-                          *edge(ROOT, layer), *edge2(ROOT, layer)]
+                          *edge(ROOT, layer), *edge2(ROOT, layer), *edge3(ROOT, layer)]
             found = {m.key: m for m in candidates if m.key in mine}
             for key, row in mine.items():
                 if key in found:
@@ -189,6 +197,8 @@ def _chosen(args: argparse.Namespace) -> list[tuple[str, str, Mutant]]:
             out += [(layer, "edge", m) for m in edge(ROOT, layer)]
         if args.edge2:
             out += [(layer, "edge2", m) for m in edge2(ROOT, layer)]
+        if args.edge3:
+            out += [(layer, "edge3", m) for m in edge3(ROOT, layer)]
     return out
 
 
@@ -265,7 +275,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"{len(chosen)} mutants")
         return 0
     reviewed = Reviewed()
-    hand_written = ("semantic", "edge", "edge2")
+    hand_written = ("semantic", "edge", "edge2", "edge3")
     for entry in reviewed.stale(m for _, _, m in chosen if m.op not in hand_written):
         if not args.sample:  # a sample cannot tell a stale entry from one not drawn
             print(f"warning: reviewed {entry['kind']} entry {entry['key']} ({entry['file']}: "

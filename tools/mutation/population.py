@@ -12,10 +12,12 @@ from typing import Any
 
 from .edge import edge_mutants
 from .edge2 import edge2_mutants
+from .edge3 import edge3_mutants
 from .semantic import semantic_mutants
 from .sites import Mutant, mutants_of
 
-__all__ = ["LAYERS", "Reviewed", "edge", "edge2", "layer_of", "population", "sample", "semantic"]
+__all__ = ["LAYERS", "Reviewed", "edge", "edge2", "edge3", "layer_of", "population", "sample",
+           "semantic"]
 
 LAYERS = ("kernel", "journal", "effects", "governance", "stream", "agent")
 
@@ -89,6 +91,12 @@ def edge2(root: str, layer: str) -> list[Mutant]:
     """The second set of hand-written edge mutants of ``layer`` (issue 30:
     ``tools/mutation/edge2.py``, written without seeing the cases or the first set)."""
     return [m for m in edge2_mutants(root) if layer_of(m.file) == layer]
+
+
+def edge3(root: str, layer: str) -> list[Mutant]:
+    """The third set of hand-written edge mutants of ``layer`` (issue 30:
+    ``tools/mutation/edge3.py``, written without seeing the cases or the first two sets)."""
+    return [m for m in edge3_mutants(root) if layer_of(m.file) == layer]
 
 
 class Reviewed:

@@ -40,14 +40,15 @@ def _score(counts: Mapping[str, int], *, reach: bool = False) -> str:
 
 
 def render(rows: list[Row], out: TextIO, *, pytest: bool) -> None:
-    """The per-layer table (random, semantic, edge and edge2 mutants apart), then every
+    """The per-layer table (random, semantic, edge, edge2 and edge3 mutants
+    apart), then every
     survivor and every mutant only pytest killed, by file and line."""
     header = (f"{'layer':<11} {'kind':<9} {'mutants':>7} {'suite':>6} {'pytest':>6} "
               f"{'survived':>8} {'equiv':>6} {'beyond':>6} {'suite score':>11} {'in reach':>8}")
     out.write(header + "\n" + "-" * len(header) + "\n")
     layers = list(dict.fromkeys(r["layer"] for r in rows))
     for layer in layers:
-        for kind in ("random", "semantic", "edge", "edge2"):
+        for kind in ("random", "semantic", "edge", "edge2", "edge3"):
             mine = [r for r in rows if r["layer"] == layer and r["kind"] == kind]
             if not mine:
                 continue
