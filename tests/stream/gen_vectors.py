@@ -812,6 +812,8 @@ NUMBERS = ('{"n":1.50,"e":1E2,"s":1e-5,"t":1e-7,"z":-0,"b":1e21,"u":"\u00e9\u00e
            '"x":[true,null,"a\\"b"]}')
 NUMBERS_TEXT = ('{"n":1.5,"e":100,"s":0.00001,"t":1e-7,"z":0,"b":1e+21,"u":"\u00e9\u00e9",'
                 '"x":[true,null,"a\\"b"]}')
+#: 1e20, -1e20 and 1e21 as JSON.stringify writes them: digits up to 21, an exponent from 22.
+FIXED_21_TEXT = '{"a":100000000000000000000,"b":-100000000000000000000,"c":1e+21}'
 OPENAI: list[tuple[str, str, str, Any, Any]] = [
     ("usage-after-finish-reason", "stream.openai.defer-usage-and-finish",
      "the usage-only chunk after the finish_reason chunk is emitted before finish",
@@ -1143,6 +1145,21 @@ OPENAI: list[tuple[str, str, str, Any, Any]] = [
      sse(delta("stop", content="Hi"), provider_usage(
          5, 2, prompt_tokens_details={"cached_tokens": "3"})),
      [*HI, usage(5, 2), fin("stop")]),
+    # issue 30: the second edge set's survivors (tools/mutation/edge2.py)
+    ("restringified-fixed-form-to-21-digits", "stream.openai.restringify-form",
+     "a number is written in full up to 21 digits and with an exponent from 22: 1e20 is "
+     "100000000000000000000 (21 digits), 1e21 is 1e+21, as JSON.stringify writes them",
+     'data: {"choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"id":"a","function":'
+     '{"name":"f","arguments":{"a":1e20,"b":-1e20,"c":1e21}}}]}}]}\n\n' + sse(delta("tool_calls")),
+     [bs(0, "tool-call"), tc(0, "a", FIXED_21_TEXT, "f"), be(0, call("a", "f", FIXED_21_TEXT)),
+      fin("tool-calls")]),
+    ("resent-other-name-keeps-the-first", "stream.openai.tool-call-identity",
+     "a later fragment of a call naming it again with another name (g after f) changes "
+     "nothing: the call keeps its first name, and that delta carries no name",
+     sse(delta(tool_calls=[tool(0, "a", "f", '{"x"')]),
+         delta(tool_calls=[tool(0, "a", "g", ":1}")]), delta("tool_calls")),
+     [bs(0, "tool-call"), tc(0, "a", '{"x"', "f"), tc(0, "a", ":1}"),
+      be(0, call("a", "f", '{"x":1}')), fin("tool-calls")]),
 ]
 
 # --- stream.openai (stream.openai_fold) ------------------------------------------------------
