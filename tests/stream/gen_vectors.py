@@ -1162,6 +1162,28 @@ OPENAI: list[tuple[str, str, str, Any, Any]] = [
       be(0, call("a", "f", '{"x":1}')), fin("tool-calls")]),
 ]
 
+# --- stream.openai (stream.sse_data) ---------------------------------------------------------
+# The decoding alone (spec: stream.vectors.sse-data): what no mapping shows, since every data
+# is JSON there and JSON's reading ignores the spaces that begin a line.
+SSE_DATA: list[tuple[str, str, str, Any, Any]] = [
+    ("sse-one-space-removed", "stream.openai.sse",
+     "exactly one space after a field's colon is removed, not every one: no space leaves the "
+     "value as it is, one is removed, of two and of three one stays removed and the rest kept",
+     "data:a\n\ndata: b\n\ndata:  c\n\ndata:   d\ndata:  e\n\n",
+     ["a", "b", " c", "  d\n e"]),
+    ("sse-data-decoded", "stream.openai.sse",
+     "the decoding's other rules, seen without a mapping: a comment and the event, id and "
+     "unknown fields add nothing, a data line without a colon is an empty value, [DONE] is an "
+     "event like another, lines end at LF, CRLF and CR (a CRLF cut between two pieces is one), "
+     "and the partial event at the end is discarded",
+     [": hi\nevent: x\nid: 7\nretry: 5\nfoo: 1\ndata: a\r",
+      "\ndata\r\r\ndata: [DONE]\r\rdata: b\n", "data: c"],
+     ["a\n", "[DONE]"]),
+    ("sse-data-empty-body", "stream.vectors.sse-data",
+     "a body with no event dispatches none: the data list is empty",
+     "", []),
+]
+
 # --- stream.openai (stream.openai_fold) ------------------------------------------------------
 # The mapping observed without its representation: the chunks behind the consumer wrapper,
 # folded (spec: stream.vectors.openai-fold). The core cases of the mapping are these.
@@ -1487,6 +1509,9 @@ def cases() -> list[J]:
         built.append(_vector("stream.openai", name, anchor, description, "stream.openai_map",
                              dict(body) if isinstance(body, RawInput) else {"sse": body},
                              _expect(expected, lambda e: {"chunks": e})))
+    for name, anchor, description, body, expected in SSE_DATA:
+        built.append(_vector("stream.openai", name, anchor, description, "stream.sse_data",
+                             {"sse": body}, _expect(expected, lambda e: {"data": e})))
     for name, anchor, description, body, expected in OPENAI_FOLD:
         built.append(_vector("stream.openai", name, anchor, description, "stream.openai_fold",
                              {"sse": body}, _expect(expected, lambda e: e)))
