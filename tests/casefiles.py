@@ -220,6 +220,13 @@ WEAKER: dict[str, str] = {
         "which message of a routed turn is read is loom-ref's",
     "agent.router/route-choice": "recording a selector's Choice as it is is loom-ref's",
     "agent.summary/compaction-before-route": "compacting before the route decision is loom-ref's",
+    "guards.steps/reset-restarts-budget-delta-index":
+        "the sever's delta_index, counted from the last reset, is loom-ref's detail (the seed "
+        "resets the running text; ADR 0119 #11), and the counter ceil(len / 4) is loom-ref's",
+    "stream.openai/resent-other-name-keeps-the-first":
+        "keeping a call's first name is loom-ref's (stream.tool-call-identity-stable); "
+        "dsh-llm's translate.ts assigns block.name from every fragment that names the call, "
+        "so there the last name wins",
 }
 
 #: Readings of text that are loom-ref's (INTERPRETING.md section 15): a case that needs one

@@ -25,6 +25,9 @@ fold, or, strict, for the first contract violation).
   chunks read behind the consumer wrapper (a raise becomes a terminal ``finish``) and folded by
   the tolerant assembler: the mapping observed without its representation (spec:
   stream.vectors.openai-fold).
+- ``stream.sse_data``: ``{"sse"}`` → ``{"data": [<each dispatched event's data>]}``: the
+  server-sent events of the same body, before any mapping reads them (spec:
+  stream.vectors.sse-data).
 - ``stream.openai_request``: ``{"request"}`` → ``{"body"}``: the JSON body the OpenAI-compatible
   adapter posts for a request (spec: stream.openai.request).
 - ``stream.anthropic_map``, ``stream.anthropic_request``: :mod:`loom_ref.stream.vectors_anthropic`.
@@ -52,6 +55,7 @@ from loom_ref.stream.identity import AppIdentity, attribution_headers
 from loom_ref.stream.openai_compat import build_chat_body
 from loom_ref.stream.openai_mapping import map_event_stream
 from loom_ref.stream.scripted import Script, ScriptedAdapter
+from loom_ref.stream.sse import SseDecoder
 from loom_ref.stream.vector_input import input_count, input_fields, lowercase_names
 from loom_ref.stream.vectors_anthropic import (
     anthropic_map_vector,
@@ -81,6 +85,7 @@ __all__ = [
     "openai_fold_vector",
     "openai_map_vector",
     "openai_request_vector",
+    "sse_data_vector",
     "usage_billed_vector",
 ]
 
@@ -197,6 +202,18 @@ def openai_map_vector(payload: object) -> dict[str, Any]:
     return {"chunks": chunks_to_json(list(map_event_stream(_sse_pieces(payload))))}
 
 
+def sse_data_vector(payload: object) -> dict[str, Any]:
+    """``stream.sse_data``: the data of each event a body's server-sent events dispatch, in
+    order, as the OpenAI-compatible mapping decodes them before it reads any (``[DONE]`` is
+    data like any other here; a partial event at the end is discarded).
+
+    spec: stream.openai.sse, stream.vectors.sse-data
+    """
+    decoder = SseDecoder()
+    return {"data": [event.data for piece in _sse_pieces(payload)
+                     for event in decoder.feed(piece)]}
+
+
 def openai_fold_vector(payload: object) -> dict[str, Any]:
     """``stream.openai_fold``: the same body's chunks behind the consumer wrapper (a raise
     becomes a terminal ``finish``, as ``consume`` and dsh-llm's ``LlmRuntime.stream()`` make
@@ -254,6 +271,7 @@ VECTOR_FUNCTIONS: dict[str, Callable[[object], dict[str, Any]]] = {
     "stream.consume": consume_vector,
     "stream.openai_map": openai_map_vector,
     "stream.openai_fold": openai_fold_vector,
+    "stream.sse_data": sse_data_vector,
     "stream.openai_request": openai_request_vector,
     "stream.anthropic_map": anthropic_map_vector,
     "stream.anthropic_request": anthropic_request_vector,

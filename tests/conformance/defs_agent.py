@@ -560,6 +560,23 @@ TOOLS = [
                   ("its message", lambda o: json.loads(turn1_results(o)[1]["content"])[
                       "error"]["message"]
                    == "more than 1 tool calls in one turn; this one was not run"))),
+    agent("agent.tools/call-limit-before-unknown-name", "agent.tool-error",
+          "The checks run in order: the call limit, then the name. A call past "
+          "maxToolCallsPerTurn that also names no tool is an agent.tool-call-limit error "
+          "result, not agent.unknown-tool.",
+          config={**BASE, "maxToolCallsPerTurn": 1},
+          effects={"llm": scripted(calling(("c0", "lookup", {"item": "tea"}),
+                                           ("c1", "teleport", {})),
+                                   said("Tea costs 10.")),
+                   "lookup": scripted(PRICE)},
+          actions=[START],
+          claims=[{"result": done(answer("Tea costs 10.", 2)),
+                   "calls": ["#turn:0", "#turn:0:tool:0", "#turn:1"]}],
+          checks=(("the second call is a call-limit error",
+                   lambda o: turn1_results(o)[0]["content"] == PRICE_CONTENT
+                   and turn1_results(o)[1].get("isError") is True
+                   and error_content("teleport", "agent.tool-call-limit")(
+                       turn1_results(o)[1]["content"])),)),
     agent("agent.tools/blank-arguments", "agent.tool-spec",
           "Arguments of whitespace only, like an empty string, are the empty object {}.",
           config=BASE,

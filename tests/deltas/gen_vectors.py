@@ -1122,6 +1122,13 @@ case("deltas.window", "late-not-guarded", anchor="deltas.writer",
      input={"attempts": [{"deltas": ["a"]}], "maxStreamTokens": 1,
             "late": ["bbbbbbbbbbbbbbbbbbbbbbbb"]},
      intent={"perCall": [t("a"), done()], "outcome": ok("a")})
+case("deltas.window", "late-after-sever-dropped", anchor="deltas.writer",
+     description="A write after the call settled is dropped even when a guard severed the "
+     "attempt: the live window (step 2) is checked before the sever (step 3), so the late "
+     "write does not raise the sever again.",
+     input={"attempts": [{"deltas": ["fine ", "s3cr3t"]}], "validators": [SECRET],
+            "late": ["more"]},
+     intent={"perCall": [t("fine ")], "outcome": err("governance.delta-severed")})
 case("deltas.input", "attempt-no-members", anchor="deltas.vector-run",
      description="Every member of an attempt is optional: no deltas, an end chunk, return.",
      input={"attempts": [{"output": "x"}]},

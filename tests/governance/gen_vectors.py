@@ -1501,6 +1501,56 @@ deny_case("regex-not-string-refused", "A regex that is not a string (a rule name
           "regex is 5) is argument.invalid.",
           {"patterns": {"k": 5}}, "5", {"error": "argument.invalid"})
 
+# ---- issue 30: the second edge set's survivors (tools/mutation/edge2.py) -------------------------
+pii_case("ssn-digit-right-after", "validators.pii-ssn",
+         "The SSN's right boundary is the character right after the match: a digit there "
+         "(123-45-67890) makes it no SSN.",
+         "id 123-45-67890", {"ok": True})
+pii_case("ssn-digit-two-after", "validators.pii-ssn",
+         "Only the character right after the match is looked at: a digit two characters "
+         "after it (a space between) leaves the SSN matched.",
+         "id 123-45-6789 0", {**PII_VIOLATION, "rule": "ssn", "span": [3, 14]})
+pii_case("ssn-digit-two-before", "validators.pii-ssn",
+         "Only the character right before the match is looked at: a digit two characters "
+         "before it (a space between) leaves the SSN matched.",
+         "0 123-45-6789", {**PII_VIOLATION, "rule": "ssn", "span": [2, 13]})
+pii_case("email-local-part-64", "validators.pii-email",
+         "A local part of exactly 64 characters is matched whole: the span starts at its "
+         "first character.",
+         "to " + "a" * 64 + "@example.com", {**PII_VIOLATION, "rule": "email", "span": [3, 79]})
+pii_case("email-local-part-65", "validators.pii-email",
+         "A run of 65 local-part characters before the @ is matched from its second "
+         "character: the leftmost match holds the last 64.",
+         "to " + "a" * 65 + "@example.com", {**PII_VIOLATION, "rule": "email", "span": [4, 80]})
+run_case("guards.holdback", "widest-rule-first", "guards.hold-back",
+         "Extension: hold-back holds back max_width - 1 characters, max_width being the widest "
+         "rule of all the validators whatever their order (a{5}, from the first, before abc): 4 "
+         "characters, not the last validator's 2.",
+         {"validators": [{"kind": "deny", "patterns": ["a{5}"]},
+                         {"kind": "deny", "patterns": ["abc"]}],
+          "holdBack": True, "deltas": ["xxxxxxx"]},
+         {**NOT_REPORTED, "delivered": ["xxx"], "flushed": "xxxx"}, tier="may")
+steps_case(
+    "reset-restarts-budget-delta-index", "guards.reset",
+    "reset zeroes a token budget's delta index with its count: the next attempt's sever counts "
+    "its deltas from the reset (deltaIndex 2 again, not 5).",
+    {"maxTokens": 2, "steps": ["abcd", "efgh", "ijkl", {"reset": True}, "abcd", "efgh",
+                               "ijkl"]},
+    [{"delivered": "abcd"}, {"delivered": "efgh"},
+     {"severed": {"code": "governance.stream-token-budget", "rule": None, "deltaIndex": 2,
+                  "repeated": False}},
+     {"reset": True}, {"delivered": "abcd"}, {"delivered": "efgh"},
+     {"severed": {"code": "governance.stream-token-budget", "rule": None, "deltaIndex": 2,
+                  "repeated": False}}],
+)
+check_case("input-key-before-its-value", "validators.input-walk",
+           "A member is walked key first, then its value: when both violate (an SSN as the "
+           "name, an email as the value), the key's violation is reported, at the member's "
+           "pointer.",
+           PII, "input", {"123-45-6789": "bob@example.com"},
+           {**VIOLATION, "validator": "pii", "phase": "input", "rule": "ssn", "span": [0, 11],
+            "path": "/123-45-6789"})
+
 gen_dialect.register(case)  # the validators.dialect group (spec: patterns.*)
 
 # ---- machinery ----------------------------------------------------------------------------

@@ -812,6 +812,8 @@ NUMBERS = ('{"n":1.50,"e":1E2,"s":1e-5,"t":1e-7,"z":-0,"b":1e21,"u":"\u00e9\u00e
            '"x":[true,null,"a\\"b"]}')
 NUMBERS_TEXT = ('{"n":1.5,"e":100,"s":0.00001,"t":1e-7,"z":0,"b":1e+21,"u":"\u00e9\u00e9",'
                 '"x":[true,null,"a\\"b"]}')
+#: 1e20, -1e20 and 1e21 as JSON.stringify writes them: digits up to 21, an exponent from 22.
+FIXED_21_TEXT = '{"a":100000000000000000000,"b":-100000000000000000000,"c":1e+21}'
 OPENAI: list[tuple[str, str, str, Any, Any]] = [
     ("usage-after-finish-reason", "stream.openai.defer-usage-and-finish",
      "the usage-only chunk after the finish_reason chunk is emitted before finish",
@@ -1143,6 +1145,43 @@ OPENAI: list[tuple[str, str, str, Any, Any]] = [
      sse(delta("stop", content="Hi"), provider_usage(
          5, 2, prompt_tokens_details={"cached_tokens": "3"})),
      [*HI, usage(5, 2), fin("stop")]),
+    # issue 30: the second edge set's survivors (tools/mutation/edge2.py)
+    ("restringified-fixed-form-to-21-digits", "stream.openai.restringify-form",
+     "a number is written in full up to 21 digits and with an exponent from 22: 1e20 is "
+     "100000000000000000000 (21 digits), 1e21 is 1e+21, as JSON.stringify writes them",
+     'data: {"choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"id":"a","function":'
+     '{"name":"f","arguments":{"a":1e20,"b":-1e20,"c":1e21}}}]}}]}\n\n' + sse(delta("tool_calls")),
+     [bs(0, "tool-call"), tc(0, "a", FIXED_21_TEXT, "f"), be(0, call("a", "f", FIXED_21_TEXT)),
+      fin("tool-calls")]),
+    ("resent-other-name-keeps-the-first", "stream.openai.tool-call-identity",
+     "a later fragment of a call naming it again with another name (g after f) changes "
+     "nothing: the call keeps its first name, and that delta carries no name",
+     sse(delta(tool_calls=[tool(0, "a", "f", '{"x"')]),
+         delta(tool_calls=[tool(0, "a", "g", ":1}")]), delta("tool_calls")),
+     [bs(0, "tool-call"), tc(0, "a", '{"x"', "f"), tc(0, "a", ":1}"),
+      be(0, call("a", "f", '{"x":1}')), fin("tool-calls")]),
+]
+
+# --- stream.openai (stream.sse_data) ---------------------------------------------------------
+# The decoding alone (spec: stream.vectors.sse-data): what no mapping shows, since every data
+# is JSON there and JSON's reading ignores the spaces that begin a line.
+SSE_DATA: list[tuple[str, str, str, Any, Any]] = [
+    ("sse-one-space-removed", "stream.openai.sse",
+     "exactly one space after a field's colon is removed, not every one: no space leaves the "
+     "value as it is, one is removed, of two and of three one stays removed and the rest kept",
+     "data:a\n\ndata: b\n\ndata:  c\n\ndata:   d\ndata:  e\n\n",
+     ["a", "b", " c", "  d\n e"]),
+    ("sse-data-decoded", "stream.openai.sse",
+     "the decoding's other rules, seen without a mapping: a comment and the event, id and "
+     "unknown fields add nothing, a data line without a colon is an empty value, [DONE] is an "
+     "event like another, lines end at LF, CRLF and CR (a CRLF cut between two pieces is one), "
+     "and the partial event at the end is discarded",
+     [": hi\nevent: x\nid: 7\nretry: 5\nfoo: 1\ndata: a\r",
+      "\ndata\r\r\ndata: [DONE]\r\rdata: b\n", "data: c"],
+     ["a\n", "[DONE]"]),
+    ("sse-data-empty-body", "stream.vectors.sse-data",
+     "a body with no event dispatches none: the data list is empty",
+     "", []),
 ]
 
 # --- stream.openai (stream.openai_fold) ------------------------------------------------------
@@ -1470,6 +1509,9 @@ def cases() -> list[J]:
         built.append(_vector("stream.openai", name, anchor, description, "stream.openai_map",
                              dict(body) if isinstance(body, RawInput) else {"sse": body},
                              _expect(expected, lambda e: {"chunks": e})))
+    for name, anchor, description, body, expected in SSE_DATA:
+        built.append(_vector("stream.openai", name, anchor, description, "stream.sse_data",
+                             {"sse": body}, _expect(expected, lambda e: {"data": e})))
     for name, anchor, description, body, expected in OPENAI_FOLD:
         built.append(_vector("stream.openai", name, anchor, description, "stream.openai_fold",
                              {"sse": body}, _expect(expected, lambda e: e)))

@@ -191,6 +191,7 @@ def vectors(value: Any) -> None:
                            "abortAfter": 1},
         "stream.openai_map": {"sse": "data: [DONE]\n\n"},
         "stream.openai_fold": {"sse": "data: [DONE]\n\n"},
+        "stream.sse_data": {"sse": "data: [DONE]\n\n"},
         "stream.attribution_headers": {"identity": {"product": "p", "version": "1",
                                                     "url": "u"}},
         "stream.anthropic_map": {"sse": "data: {}\n\n", "cuts": [2]},

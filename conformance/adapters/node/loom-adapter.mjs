@@ -14,7 +14,7 @@
 //   simulated disk), journal.store-on-disk (journal-disk.mjs: a file store and a store log
 //   written through it);
 // - stream.check, stream.assemble, stream.decode, stream.enforce (stream.mjs); stream.consume,
-//   stream.openai_map, stream.attribution_headers, stream.usage_billed (stream-io.mjs); stream.anthropic_map,
+//   stream.openai_map, stream.sse_data, stream.attribution_headers, stream.usage_billed (stream-io.mjs); stream.anthropic_map,
 //   stream.anthropic_request, stream.openai_request (stream-anthropic.mjs);
 // - taint.guard_request, taint.unwrap, validators.check, validators.check_output
 //   (governance.mjs, with dialect.mjs for the validators' portable patterns), guards.run,

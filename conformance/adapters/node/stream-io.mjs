@@ -459,6 +459,8 @@ export const STREAM_IO_VECTORS = {
   "stream.consume": consumeVector,
   "stream.openai_map": (input) => ({ chunks: mapEventStream(openaiInput(input)) }),
   "stream.openai_fold": (input) => openaiFold(openaiInput(input)),
+  // #stream.vectors.sse-data: the decoding alone, each dispatched event's data ([DONE] too)
+  "stream.sse_data": (input) => ({ data: [...sseData(openaiInput(input))] }),
   "stream.attribution_headers": (input) => ({ headers: attributionHeaders(attributionInput(input)) }),
   "stream.usage_billed": usageBilled,
 };

@@ -22,6 +22,7 @@ var Functions = map[string]protocol.Function{
 	"stream.consume":             vecConsume,
 	"stream.openai_fold":         vecOpenAIFold,
 	"stream.openai_map":          vecOpenAIMap,
+	"stream.sse_data":            vecSseData,
 	"stream.anthropic_map":       vecAnthropicMap,
 	"stream.anthropic_request":   vecAnthropicRequest,
 	"stream.openai_request":      vecOpenAIRequest,
@@ -253,6 +254,28 @@ func vecOpenAIMap(input any) (any, error) {
 		return nil, err
 	}
 	return map[string]any{"chunks": encodeChunks(chunks)}, nil
+}
+
+// vecSseData is stream.sse_data (stream.vectors.sse-data): the body's server-sent events
+// decoded as stream.openai.sse reads them, and the data of each dispatched event, in order;
+// nothing reads them as JSON and [DONE] is data like any other (the reading goes on after it).
+// A partial event at the end of the text is discarded.
+func vecSseData(input any) (any, error) {
+	pieces, err := ssePieces(input)
+	if err != nil {
+		return nil, err
+	}
+	data := []any{}
+	p := &sseParser{dispatch: func(d string) (bool, error) {
+		data = append(data, d)
+		return false, nil
+	}}
+	for _, piece := range pieces {
+		if err := p.feed(piece); err != nil {
+			return nil, err
+		}
+	}
+	return map[string]any{"data": data}, nil
 }
 
 // vecOpenAIFold is stream.openai_fold (stream.vectors.openai-fold): the mapping behind the
