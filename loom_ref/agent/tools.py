@@ -84,8 +84,15 @@ class AgentTool:
 
 def tool_result_content(name: str, result: Any) -> str:
     """``{"tool": name, "result": result}``, stringified with no whitespace: ``{"tool":`` +
-    canonical(name) + ``,"result":`` + canonical(result) + ``}`` (spec: agent.tool-result)."""
-    return f'{{"tool":{canonical_json(name)},"result":{canonical_json(result)}}}'
+    canonical(name) + ``,"result":`` + canonical(result) + ``}`` (spec: agent.tool-result).
+    The content is UTF-8 text, so a value with no canonical JSON (a string holding a lone
+    surrogate) is ``argument.invalid`` (spec: agent.canonical-json)."""
+    content = f'{{"tool":{canonical_json(name)},"result":{canonical_json(result)}}}'
+    try:
+        content.encode("utf-8")
+    except UnicodeEncodeError:
+        raise InvalidArgument("a string holds a lone surrogate, which UTF-8 cannot carry") from None
+    return content
 
 
 

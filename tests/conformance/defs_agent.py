@@ -1178,6 +1178,8 @@ DEFINITIONS: list[dict[str, Any]] = [*LOOP, *OPAQUE, *ERRORS, *TOOLS, *APPROVAL,
 # the points a blind implementation found open (issue 29), defined with the helpers above
 from .defs_agent_blind import BLIND  # noqa: E402
 from .defs_agent_blind2 import BLIND2  # noqa: E402
+from .defs_agent_blind3 import BLIND3  # noqa: E402
 
 DEFINITIONS += BLIND
 DEFINITIONS += BLIND2
+DEFINITIONS += BLIND3

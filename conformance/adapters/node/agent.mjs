@@ -140,9 +140,13 @@ export function compactionPlan(sizes, config) {
 }
 
 // -- the transcript (spec/agent.md 6.5, 6.8, 6.9) ------------------------------------------
-/** spec: agent.tool-result — "tool" first, then "result", each value canonical. */
-export const toolResultContent = (name, result) =>
-  `{"tool":${canonicalJson(name)},"result":${canonicalJson(result)}}`;
+/** spec: agent.tool-result — "tool" first, then "result", each value canonical; the content
+ * is UTF-8 text, so a lone surrogate in it is argument.invalid (#agent.canonical-json). */
+export function toolResultContent(name, result) {
+  const content = `{"tool":${canonicalJson(name)},"result":${canonicalJson(result)}}`;
+  if (!content.isWellFormed()) throw invalid("a string holds a lone surrogate, which UTF-8 cannot carry");
+  return content;
+}
 
 /** spec: agent.render-transcript — one group per message, groups separated by a blank line. */
 export function renderTranscript(messages) {
