@@ -73,13 +73,15 @@ _REPLAY_AFTER = frozenset({EventKind.STEP_COMPLETED, EventKind.STEP_FAILED,
 
 
 #: The error details an observation carries (INTERPRETING.md section 6): where a journal
-#: is bad, and why; where a pattern is outside its dialect, and which dialect.
-ERROR_DETAILS = ("line", "reason", "position", "dialect")
+#: is bad, and why; where a pattern is outside its dialect, and which dialect; the chunk a
+#: contract violation was raised at (spec: stream.assembler.strict).
+ERROR_DETAILS = ("line", "reason", "position", "dialect", "index")
 
 
 def error_observation(exc: LoomError) -> dict[str, Any]:
-    """``{"code", "line"?, "reason"?, "position"?, "dialect"?, "paths"?}`` of an error (the
-    details cases check: a journal line, a reason, a pattern error's position and dialect,
+    """``{"code", "line"?, "reason"?, "position"?, "dialect"?, "index"?, "paths"?}`` of an
+    error (the details cases check: a journal line, a reason, a pattern error's position and
+    dialect, a contract violation's chunk index,
     and for a refused resume payload the JSON Pointers of its problems, sorted and distinct:
     ``kernel.schema-problems``)."""
     out: dict[str, Any] = {"code": exc.code}

@@ -50,7 +50,8 @@ class Failure:
 
     ``code`` is loom-ref's addition (the seed leaves the failure's shape open): the consumer
     wrapper puts the raised error's stable code there, so a conformance case can match on it.
-    (spec: stream.finish.failure)
+    ``message`` is any string, ``""`` included. (spec: stream.finish.failure,
+    stream.finish.failure-form)
     """
 
     message: str = attrs.field(validator=_message)

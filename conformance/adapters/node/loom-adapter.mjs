@@ -271,7 +271,8 @@ function compile(workflow, world) {
 // -- scenarios (INTERPRETING.md section 6) --------------------------------------------------
 const errorObs = (e) => {
   const out = { code: e.code };
-  for (const k of ["line", "reason", "position", "dialect"]) if (e.details && e.details[k] !== undefined) out[k] = e.details[k];
+  // index: the chunk a contract violation was raised at (spec: stream.assembler.strict)
+  for (const k of ["line", "reason", "position", "dialect", "index"]) if (e.details && e.details[k] !== undefined) out[k] = e.details[k];
   // kernel.schema-problems: the distinct JSON Pointers of a refused payload's problems, sorted
   if (e.code === "kernel.invalid-resume" && e.details && e.details.problems) {
     out.paths = [...new Set(e.details.problems.map((p) => p.path))].sort(byCodePoint);
