@@ -18,12 +18,13 @@ function config(externalize) {
   for (const [kind, paths] of Object.entries(externalize)) {
     if (!has(REQUIRED, kind)) throw bad(`externalize names no event kind: ${kind}`);
     if (!Array.isArray(paths) || paths.length === 0) throw bad(`externalize.${kind} must be a non-empty array`);
-    out[kind] = paths.map((p) => {
+    for (const p of paths) {
       if (typeof p !== "string" || !p.split(".").every((name) => name.length > 0)) {
         throw bad(`a path is member names joined by '.', got ${JSON.stringify(p)}`);
       }
-      return p.split(".");
-    });
+    }
+    // journal.content-refs: a path listed twice for a kind is one path
+    out[kind] = [...new Set(paths)].map((p) => p.split("."));
   }
   return out;
 }
