@@ -123,7 +123,7 @@ from .defs_journal import LOG_HEADER, corrupt, header, sealed  # noqa: E402
 _CONTROLS = {**STARTED, "workflow": "a\n\u0001\"\\b"}
 #: loom-ref's spelling of EXECUTION_STARTED(_CONTROLS) as seq 1, its newline included
 _CONTROLS_LEN = len(encode_line(1, "EXECUTION_STARTED", _CONTROLS))
-assert _CONTROLS_LEN == len(encode_line(1, "EXECUTION_STARTED", STARTED)) + 13
+assert len(encode_line(1, "EXECUTION_STARTED", STARTED)) + 13 == _CONTROLS_LEN
 
 
 def _torn_controls(nbytes: int) -> list[dict[str, Any]]:
