@@ -73,11 +73,12 @@ def _check_externalize(externalize: object) -> dict[EventKind, tuple[_Path, ...]
         if isinstance(paths, str) or not isinstance(paths, Sequence) or not paths:
             raise InvalidArgument(f"externalize[{kind.value}] must be a non-empty sequence of "
                                   f"dotted paths, got {paths!r}")
-        split = []
+        split: list[_Path] = []
         for path in paths:
             if not isinstance(path, str) or not all(path.split(".")):
                 raise InvalidArgument(f"a path is member names joined by '.', got {path!r}")
-            split.append(tuple(path.split(".")))
+            if tuple(path.split(".")) not in split:  # a path listed twice is one path
+                split.append(tuple(path.split(".")))
         out[kind] = tuple(split)
     return out
 

@@ -16,7 +16,10 @@
   (``journal.content-errors``).
 
 ``externalize`` is the store's configuration (default: ``{"STEP_STARTED":
-["input.messages"]}``, ADR 0087's path); exactly one of ``appends`` and ``stored``.
+["input.messages"]}``, ADR 0087's path); exactly one of ``appends`` and ``stored``. Every
+item of either is an object, checked before anything is written (``argument.invalid``); a
+``kind`` that names no event kind is the writer's refusal as it appends that item
+(``journal.bad-payload``), as every store's writer refuses it.
 """
 
 from __future__ import annotations
@@ -26,22 +29,20 @@ from typing import Any
 
 from loom_ref.errors import InvalidArgument
 from loom_ref.journal.contentstore import AGENT_TRANSCRIPT, ContentResolvingStore
-from loom_ref.journal.events import EventKind
+from loom_ref.journal.events import kind_from_name
 from loom_ref.journal.store import MemoryStore
 
 __all__ = ["VECTOR_FUNCTIONS", "journal_content"]
 
 _EXECUTION = "e1"
-_KINDS = {k.value: k for k in EventKind}
 
 
-def _events(value: Any, what: str) -> list[tuple[EventKind, Any]]:
-    if not isinstance(value, list) or not all(
-            isinstance(e, Mapping) and isinstance(e.get("kind"), str) and e["kind"] in _KINDS
-            for e in value):
-        raise InvalidArgument(f"{what} must be an array of {{kind, payload}} objects, each "
-                              f"kind an event kind's name")
-    return [(_KINDS[e["kind"]], e.get("payload")) for e in value]
+def _events(value: Any, what: str) -> list[tuple[Any, Any]]:
+    """The ``{kind, payload}`` items of ``value``, each checked to be an object before any is
+    written (``argument.invalid``); their kinds are the writer's to check, as it appends."""
+    if not isinstance(value, list) or not all(isinstance(e, Mapping) for e in value):
+        raise InvalidArgument(f"{what} must be an array of {{kind, payload}} objects")
+    return [(e.get("kind"), e.get("payload")) for e in value]
 
 
 def journal_content(input: Any) -> dict[str, Any]:
@@ -55,12 +56,14 @@ def journal_content(input: Any) -> dict[str, Any]:
     if "appends" in input:
         journal = store.create(_EXECUTION)
         for kind, payload in _events(input["appends"], "appends"):
-            journal.append(kind, payload)
+            # spec: journal.content-vector -- a kind that is no event kind's name (absent,
+            # not a string) is the writer's refusal, journal.bad-payload, as on every store
+            journal.append(kind_from_name(kind), payload)
         return {"stored": [e.to_json() for e in memory.read(_EXECUTION).events],
                 "events": [e.to_json() for e in store.read(_EXECUTION).events]}
     raw = memory.create(_EXECUTION)
     for kind, payload in _events(input["stored"], "stored"):
-        raw.append(kind, payload)
+        raw.append(kind_from_name(kind), payload)
     raw.close()
     opened = store.open(_EXECUTION)  # as a writer (a recovery) opens it
     return {"events": [e.to_json() for e in opened.events]}

@@ -5,6 +5,7 @@ adapter and passes loom-ref, and a run is bounded and reproducible."""
 from __future__ import annotations
 
 import json
+import re
 import sys
 from collections.abc import Mapping
 from pathlib import Path
@@ -181,3 +182,49 @@ def test_the_cli_writes_drafts_and_fails_on_a_disagreement(
                  "--quiet"]) == 0
     assert main(["conformance", "fuzz", "--impl", "x", "--only", "no.such"]) == 2
     assert "selects no vector function" in capsys.readouterr().err
+
+
+class CrashingContentReference(LoomRefAdapter):
+    """A reference with a bug: ``journal.content`` raises a Python ``TypeError`` (as loom-ref
+    once did for a ``kind`` that is a list), so its reply carries a traceback."""
+
+    def run_vector(self, case: Mapping[str, Any]) -> dict[str, Any]:
+        if case.get("function") == "journal.content":
+            {}.get([])  # TypeError: unhashable type: 'list', raised inside the adapter
+        return super().run_vector(case)
+
+
+def test_a_draft_shows_no_source_of_a_failing_reference(tmp_path: Path) -> None:
+    # issue 29: a blind implementer reads drafts; the reference's traceback (loom_ref's file
+    # paths and source lines) must not reach them, only the error's type and message
+    reply = CrashingContentReference().run(
+        {"id": "x/y", "family": "vector", "function": "journal.content", "input": {}})
+    # what the runner itself reports, for loom-ref's own debugging
+    assert "Traceback" in json.dumps(reply) and "loom_ref" in json.dumps(reply)
+    fuzzer = Fuzzer(InProcessImplementation(), InProcessImplementation(
+        CrashingContentReference()), SUITE, cases(), examples=5)
+    result = fuzzer.run(["journal.content"])
+    (finding,) = result.findings
+    (path,) = write_drafts(result, str(tmp_path), {c.id: c for c in cases()})
+    text = Path(path).read_text()
+    for leak in ("Traceback", "traceback", "loom_ref", "inprocess", "File \""):
+        assert leak not in text and all(leak not in d for d in finding.differences), leak
+    assert not re.search(r"\.py\b", text)  # no module file ("patterns.python-re" is a name)
+    draft = json.loads(text)
+    assert draft["draft"]["answers"]["reference"]["errored"] == {
+        "message": "TypeError: unhashable type: 'list'"}
+    assert finding.differences == ("reference: errored: TypeError: unhashable type: 'list'",)
+
+
+def test_public_reply_keeps_the_first_line_and_no_path() -> None:
+    from loom_ref.conformance.fuzz.compare import public_reply
+
+    reply = {"seq": 3, "errored": {
+        "message": "OSError: cannot read /x/site-packages/loom_ref/journal/fs.py now\nline 2",
+        "context": {"traceback": "Traceback ..."}}}
+    assert public_reply(reply) == {"seq": 3, "errored": {
+        "message": "OSError: cannot read <source> now"}}
+    assert public_reply({"seq": 1, "crashed": "x\n  File \"/a/loom_ref/b.py\""}) == {
+        "seq": 1, "crashed": "x"}
+    ok = {"seq": 1, "observations": {"result": {"path": "/a/loom_ref.py"}}}
+    assert public_reply(ok) is ok  # an answer is the reference's answer, untouched

@@ -18,21 +18,31 @@ function config(externalize) {
   for (const [kind, paths] of Object.entries(externalize)) {
     if (!has(REQUIRED, kind)) throw bad(`externalize names no event kind: ${kind}`);
     if (!Array.isArray(paths) || paths.length === 0) throw bad(`externalize.${kind} must be a non-empty array`);
-    out[kind] = paths.map((p) => {
+    for (const p of paths) {
       if (typeof p !== "string" || !p.split(".").every((name) => name.length > 0)) {
         throw bad(`a path is member names joined by '.', got ${JSON.stringify(p)}`);
       }
-      return p.split(".");
-    });
+    }
+    // journal.content-refs: a path listed twice for a kind is one path
+    out[kind] = [...new Set(paths)].map((p) => p.split("."));
   }
   return out;
 }
 
+// spec: journal.content-vector -- every item an object, checked before anything is written
+// (argument.invalid); a kind that names no event kind (absent, not a string) is the writer's
+// refusal when that item is appended, journal.bad-payload, as on every store
 function events(value, what) {
-  if (!Array.isArray(value) || !value.every((e) => isObj(e) && has(REQUIRED, e.kind))) {
-    throw bad(`${what} must be an array of {kind, payload}, each kind an event kind's name`);
+  if (!Array.isArray(value) || !value.every(isObj)) {
+    throw bad(`${what} must be an array of {kind, payload} objects`);
   }
   return value;
+}
+
+function checkKind(kind) {
+  if (typeof kind !== "string" || !has(REQUIRED, kind)) {
+    throw new LoomError("journal.bad-payload", `unknown event kind ${JSON.stringify(kind) ?? "(absent)"}`);
+  }
 }
 
 function at(payload, path) {
@@ -67,6 +77,7 @@ function append(appends, paths) {
   // journal.started-names-header, the nesting limit), as the store underneath makes them
   const journal = new MemoryStore().create("e1");
   events(appends, "appends").forEach(({ kind, payload }, i) => {
+    checkKind(kind);
     checkPayload(kind, payload);
     let written = payload;
     const pending = new Map();
@@ -122,7 +133,10 @@ function resolve(table, ref) {
 function read(stored, paths) {
   const table = [];
   const journal = new MemoryStore().create("e1"); // the payloads written as they are
-  for (const { kind, payload } of events(stored, "stored")) journal.append(kind, payload);
+  for (const { kind, payload } of events(stored, "stored")) {
+    checkKind(kind);
+    journal.append(kind, payload);
+  }
   return stored.map(({ kind, payload }, i) => {
     let out = payload;
     for (const path of paths[kind] || []) {

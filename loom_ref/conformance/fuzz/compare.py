@@ -9,6 +9,8 @@ Rules (``conformance/INTERPRETING.md`` sections 7 and 14):
   exactly as the runner matches a case's observations (section 7).
 - A scenario's observations are compared whole, each error by its code (the kernel's error
   messages are text a case never pins: ``{"$type": "string"}``).
+- The reference's ``errored`` or ``crashed`` answer is compared, reported and written as
+  :func:`public_reply` shows it: its first line, no traceback, no path of its source.
 - Both skipping agree; one skipping does not. An ``errored`` reply, a reply that breaks the
   protocol's schema, a crash or a timeout agrees with nothing.
 - Two refusals of one input with different codes agree when both codes are among the
@@ -21,6 +23,7 @@ Rules (``conformance/INTERPRETING.md`` sections 7 and 14):
 from __future__ import annotations
 
 import functools
+import re
 from collections.abc import Mapping
 from typing import Any
 
@@ -30,7 +33,7 @@ from loom_ref.conformance.match import match
 from loom_ref.conformance.runner import expectation_of
 from loom_ref.conformance.schemas import SchemaSet, describe
 
-__all__ = ["disagreement", "either_refusal", "expect_of", "failure_of",
+__all__ = ["disagreement", "either_refusal", "expect_of", "failure_of", "public_reply",
            "scenario_disagreement", "scenario_expect_of"]
 
 _STRING = {"$type": "string"}
@@ -69,6 +72,33 @@ def _informative(value: Any, parent: str | None = None) -> Any:
     if isinstance(value, list):
         return [_informative(v, parent) for v in value]
     return value
+
+
+#: a token that names a file of the reference's source (its path, a module file, a frame)
+_SOURCE_TOKEN = re.compile(r"""[^\s'"(),]*(?:loom_ref|site-packages|\.py\b)[^\s'"(),]*""")
+
+
+def public_reply(reply: Any) -> Any:
+    """``reply`` as a fuzz report or draft case may show the reference's: an ``errored`` or
+    ``crashed`` answer keeps only its first line (the error's type and message), every token
+    naming a file of the reference's source replaced by ``<source>``, and no ``context``
+    (no traceback, no source line, no path). A blind implementer reads drafts; loom-ref's
+    source must not reach them through one (issue 29; INTERPRETING.md section 14)."""
+    if not isinstance(reply, Mapping):
+        return reply
+    if isinstance(reply.get("errored"), Mapping):
+        message = _redacted(reply["errored"].get("message"))
+        return {**{k: v for k, v in reply.items() if k != "errored"},
+                "errored": {"message": message}}
+    if "crashed" in reply:
+        return {**reply, "crashed": _redacted(reply["crashed"])}
+    return reply
+
+
+def _redacted(message: Any) -> str:
+    first = str(message if message is not None else "").strip().splitlines()
+    text = _SOURCE_TOKEN.sub("<source>", first[0] if first else "")
+    return text or "errored"
 
 
 def failure_of(reply: Any, schemas: SchemaSet) -> str | None:

@@ -17,7 +17,9 @@ Rules (``conformance/INTERPRETING.md`` section 14):
   ``expect`` is the reference's answer, under ``draft.<function>/``, carrying a ``draft``
   member with both answers, the function, the seed and the case the input grew from. The
   runner runs it (``--cases``); lint refuses it until a maintainer has decided who is right
-  and promoted it (dropped ``draft``, given it a real id and anchor).
+  and promoted it (dropped ``draft``, given it a real id and anchor). Where the reference
+  failed, the draft and the report show only the first line of its message, no traceback and
+  no path of its source (:func:`~loom_ref.conformance.fuzz.compare.public_reply`).
 """
 
 from __future__ import annotations
@@ -38,6 +40,7 @@ from loom_ref.conformance.fuzz.compare import (
     disagreement,
     expect_of,
     failure_of,
+    public_reply,
     scenario_disagreement,
     scenario_expect_of,
 )
@@ -145,6 +148,9 @@ class Fuzzer:
                 replies[side] = impl.request(message)
             except TransportError as exc:
                 replies[side] = {"crashed": exc.message}
+        # the reference's failures as a report or draft may show them: no traceback, no path
+        # of its source, which a blind implementer reading a draft must not see
+        replies["reference"] = public_reply(replies["reference"])
         return replies
 
     def vector_case(self, function: str, origin: str, value: Any) -> dict[str, Any]:

@@ -347,12 +347,16 @@ type logStore struct {
 	dirSynced bool
 	crashed   bool
 	tornAt    int // where kept torn bytes that name an execution begin; -1: none
+	// openErr is why a reopen could not open the log: that step's answer
+	// (journal.store-on-disk-vector: a store that cannot be opened answers
+	// journal.not-a-file to every step, a reopen included)
+	openErr error
 }
 
 func newLogStore(r *recorder, policy string, eager bool) *logStore {
 	s := &logStore{r: r, policy: policy, execs: map[string]*logExecution{}, tornAt: -1}
 	if eager {
-		s.ensure()
+		s.openErr = s.ensure()
 	}
 	return s
 }

@@ -177,7 +177,14 @@ func storeOnDisk(input map[string]any) (any, error) {
 	answers := []any{}
 	for _, x := range steps {
 		step := x.(map[string]any)
-		a, err := runStep(st, step, func() { st.shutdown(); st = open(true) })
+		a, err := runStep(st, step, func() error {
+			st.shutdown()
+			st = open(true)
+			if ls, ok := st.(*logStore); ok {
+				return ls.openErr
+			}
+			return nil
+		})
 		if err != nil {
 			// A journal error is the step's answer; a bad argument refuses the whole call.
 			if pe, ok := err.(*protocol.Error); ok && strings.HasPrefix(pe.Code, "journal.") {
@@ -283,11 +290,10 @@ func stepPayload(step map[string]any) (map[string]any, error) {
 	return payload, nil
 }
 
-func runStep(st journalStore, step map[string]any, reopen func()) (any, error) {
+func runStep(st journalStore, step map[string]any, reopen func() error) (any, error) {
 	do := step["do"].(string)
 	if do == "reopen" {
-		reopen()
-		return nil, nil
+		return nil, reopen()
 	}
 	id := step["executionId"].(string)
 	switch do {
