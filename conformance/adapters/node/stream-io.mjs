@@ -116,8 +116,8 @@ export function* sseData(pieces, { endsLastEvent = false } = {}) {
   let start = true;
   for (const piece of pieces) {
     pending += piece;
-    // WHATWG decodes the stream as UTF-8, which drops a leading BOM (loom_ref's decoder keeps
-    // it, a known disagreement that no case pins)
+    // WHATWG decodes the stream as UTF-8, which drops one leading BOM (stream.openai.sse:
+    // stream.openai/leading-bom and leading-bom-after-empty-piece pin it)
     if (start && pending !== "") {
       if (pending.startsWith("\uFEFF")) pending = pending.slice(1);
       start = false;
