@@ -593,6 +593,40 @@ run_case(
 )
 run_case(
     "guards.delta",
+    "default-window-exactly-4096",
+    "guards.window",
+    "The default window keeps the last 4096 characters: an a followed by 4095 x's, then b, "
+    "is severed by ax*b (the a is the window's first character).",
+    {
+        "validators": [{"kind": "deny", "patterns": {"k": "ax*b"}}],
+        "deltas": ["a" + "x" * 4095, "b"],
+    },
+    {"severedAt": 1, "code": SEVERED, "rule": "k"},
+)
+run_case(
+    "guards.delta",
+    "default-window-one-past",
+    "guards.limit-window",
+    "Limit: with the default window of 4096, an a followed by 4096 x's, then b, evades ax*b "
+    "(the a is one character before the window).",
+    {
+        "validators": [{"kind": "deny", "patterns": {"k": "ax*b"}}],
+        "deltas": ["a" + "x" * 4096, "b"],
+    },
+    {"delivered": ["a" + "x" * 4096, "b"], "severedAt": None, "code": None},
+    tier="may",
+)
+run_case(
+    "guards.delta",
+    "window-one",
+    "guards.window",
+    "A window of 1, the smallest, is accepted and keeps the last character: a then b is "
+    "severed by ab.",
+    {"validators": [{"kind": "deny", "patterns": {"k": "ab"}}], "window": 1, "deltas": ["a", "b"]},
+    {"severedAt": 1, "code": SEVERED, "rule": "k"},
+)
+run_case(
+    "guards.delta",
     "window-as-wide-as-pattern",
     "guards.window",
     "With a window as wide as the pattern the same stream is severed.",
@@ -640,6 +674,15 @@ run_case(
     "validators.fail-closed",
     "Fail-closed: a validator with no delta form cannot guard a stream.",
     {"validators": [{"kind": "pii", "delta": False}], "deltas": ["x"]},
+    {"error": "argument.invalid"},
+)
+run_case(
+    "guards.delta",
+    "output-only-validator-refused-no-deltas",
+    "validators.fail-closed",
+    "Fail-closed: a validator with no delta form is refused when the guard is built, so even "
+    "a stream of no deltas is refused.",
+    {"validators": [{"kind": "pii", "delta": False}], "deltas": []},
     {"error": "argument.invalid"},
 )
 
@@ -699,6 +742,18 @@ run_case(
     {"validators": [KEY4], "holdBack": True, "deltas": chars("my KEY-1234 ok", 2)},
     {"delivered": ["", "", "", "m", "y "], "flushed": None, "severedAt": 5, "code": SEVERED},
     tier="may",
+)
+run_case(
+    "guards.holdback",
+    "python-re-bounded-width",
+    "patterns.python-re",
+    "Extension: a python-re rule's width comes from Python's own parser, so abc is bounded "
+    "(width 3) and hold-back holds its last 2 characters.",
+    {"validators": [{"kind": "deny", "dialect": "python-re", "patterns": {"k": "abc"}}],
+     "holdBack": True, "deltas": ["0123456789"]},
+    {"delivered": ["01234567"], "flushed": "89", "severedAt": None},
+    tier="may",
+    requires=("patterns.python-re",),
 )
 run_case(
     "guards.holdback",
