@@ -951,7 +951,8 @@ run_case(
 )
 
 S = "guards.steps"
-KEY4_SEVER = {"code": SEVERED, "rule": "key", "deltaIndex": 1, "repeated": False}
+KEY4_SEVER = {"code": SEVERED, "rule": "key", "deltaIndex": 1, "repeated": False,
+              "span": [4, 12]}
 
 
 def steps_case(name: str, anchor: str, description: str, input: dict[str, Any],
@@ -982,9 +983,27 @@ steps_case(
     {"validators": [PII], "steps": ["123-45-", "6789", {"reset": True}, "6789",
                                     "x 123-45-6789"]},
     [{"delivered": "123-45-"},
-     {"severed": {"code": SEVERED, "rule": "ssn", "deltaIndex": 1, "repeated": False}},
+     {"severed": {"code": SEVERED, "rule": "ssn", "deltaIndex": 1, "repeated": False,
+                  "span": [0, 11]}},
      {"reset": True}, {"delivered": "6789"},
-     {"severed": {"code": SEVERED, "rule": "ssn", "deltaIndex": 1, "repeated": False}}],
+     {"severed": {"code": SEVERED, "rule": "ssn", "deltaIndex": 1, "repeated": False,
+                  "span": [6, 17]}}],
+)
+steps_case(
+    "sever-span-absolute", "guards.running-text",
+    "A sever's span is absolute in the attempt's text, counting what the window cut away, and "
+    "counts from the last reset: with window 3, xxxxa then b is severed by ab at [4, 6]; the "
+    "sever raised again carries the same span; after a reset, ab is severed at [0, 2].",
+    {"validators": [{"kind": "deny", "patterns": {"k": "ab"}}], "window": 3,
+     "steps": ["xxxxa", "b", "c", {"reset": True}, "ab"]},
+    [{"delivered": "xxxxa"},
+     {"severed": {"code": SEVERED, "rule": "k", "deltaIndex": 1, "repeated": False,
+                  "span": [4, 6]}},
+     {"severed": {"code": SEVERED, "rule": "k", "deltaIndex": 1, "repeated": True,
+                  "span": [4, 6]}},
+     {"reset": True},
+     {"severed": {"code": SEVERED, "rule": "k", "deltaIndex": 0, "repeated": False,
+                  "span": [0, 2]}}],
 )
 steps_case(
     "reset-clears-budget", "guards.reset",
@@ -992,7 +1011,7 @@ steps_case(
     {"maxTokens": 2, "steps": ["abcd", "efgh", "ijkl", {"reset": True}, "abcd", "efgh"]},
     [{"delivered": "abcd"}, {"delivered": "efgh"},
      {"severed": {"code": "governance.stream-token-budget", "rule": None, "deltaIndex": 2,
-                  "repeated": False}},
+                  "repeated": False, "span": None}},
      {"reset": True}, {"delivered": "abcd"}, {"delivered": "efgh"}],
 )
 steps_case(
@@ -1000,8 +1019,10 @@ steps_case(
     "A severed guard stays severed: a later clean delta raises the same sever again, marked "
     "repeated, until reset.",
     {"validators": [PII], "steps": ["123-45-6789", "clean", {"reset": True}, "clean"]},
-    [{"severed": {"code": SEVERED, "rule": "ssn", "deltaIndex": 0, "repeated": False}},
-     {"severed": {"code": SEVERED, "rule": "ssn", "deltaIndex": 0, "repeated": True}},
+    [{"severed": {"code": SEVERED, "rule": "ssn", "deltaIndex": 0, "repeated": False,
+                  "span": [0, 11]}},
+     {"severed": {"code": SEVERED, "rule": "ssn", "deltaIndex": 0, "repeated": True,
+                  "span": [0, 11]}},
      {"reset": True}, {"delivered": "clean"}],
 )
 steps_case(
@@ -1174,7 +1195,8 @@ run_case(
 )
 
 # ---- a sever severs the whole chain; inputs of the wrong type (found by the Node adapter) ----
-BUDGET_SEVER = {"code": BUDGET, "rule": None, "deltaIndex": 1, "repeated": False}
+BUDGET_SEVER = {"code": BUDGET, "rule": None, "deltaIndex": 1, "repeated": False,
+                "span": None}
 steps_case(
     "chain-severed-as-whole", "guards.chain-sever",
     "A chain in which a guard severed re-raises that sever, repeated, until reset: the budget "
@@ -1191,8 +1213,10 @@ steps_case(
     {"validators": [PII], "maxTokens": 4,
      "steps": ["ab", "123-45-6789", "0123456789abcdefg", {"reset": True}, "0123456789abcdef"]},
     [{"delivered": "ab"},
-     {"severed": {"code": SEVERED, "rule": "ssn", "deltaIndex": 1, "repeated": False}},
-     {"severed": {"code": SEVERED, "rule": "ssn", "deltaIndex": 1, "repeated": True}},
+     {"severed": {"code": SEVERED, "rule": "ssn", "deltaIndex": 1, "repeated": False,
+                  "span": [2, 13]}},
+     {"severed": {"code": SEVERED, "rule": "ssn", "deltaIndex": 1, "repeated": True,
+                  "span": [2, 13]}},
      {"reset": True}, {"delivered": "0123456789abcdef"}],
 )
 steps_case(
@@ -1485,7 +1509,8 @@ steps_case("empty-delta-counts", "guards.running-text",
            "Every delta handed to check counts in delta_index, an empty delta included: \"\" "
            "then an ssn severs at index 1.", {"validators": [PII], "steps": ["", "123-45-6789"]},
            [{"delivered": ""}, {"severed": {"code": SEVERED, "rule": "ssn", "deltaIndex": 1,
-                                            "repeated": False}}])
+                                            "repeated": False,
+                                            "span": [0, 11]}}])
 deny_case("tainted-key-is-a-rule-name", "$tainted is decoded only in the members that say so "
           "(request, taint.unwrap's and validators.check's value): in a deny validator's "
           "patterns it is plain data, a rule named $tainted.",
@@ -1593,10 +1618,10 @@ steps_case(
                                "ijkl"]},
     [{"delivered": "abcd"}, {"delivered": "efgh"},
      {"severed": {"code": "governance.stream-token-budget", "rule": None, "deltaIndex": 2,
-                  "repeated": False}},
+                  "repeated": False, "span": None}},
      {"reset": True}, {"delivered": "abcd"}, {"delivered": "efgh"},
      {"severed": {"code": "governance.stream-token-budget", "rule": None, "deltaIndex": 2,
-                  "repeated": False}}],
+                  "repeated": False, "span": None}}],
 )
 check_case("input-key-before-its-value", "validators.input-walk",
            "A member is walked key first, then its value: when both violate (an SSN as the "
