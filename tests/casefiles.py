@@ -23,6 +23,9 @@ PROVENANCE = spec_provenance(str(SPEC))
 
 _SCHEMA_SUBSET = ("which schemas the kernel's subset accepts, and a gate's own schema, are "
                   "loom-ref's")
+_WINDOW_BEFORE = ("the window is the text before the delta, loom-ref's reading of the seed's "
+                  "\"the last deltaWindow chars\" (guards.running-text); read with the delta "
+                  "in it, the edge moves by the delta's length")
 _STRICT = "a refusal of a malformed argument is loom-ref's strictness, not the seed's behaviour"
 _PII = "the PII validator's patterns and its rule names are loom-ref's"
 _CANONICAL = "the exact text is loom-ref's canonical JSON (sorted keys) or a sha256 of it"
@@ -145,13 +148,20 @@ WEAKER: dict[str, str] = {
     "guards.budget/exactly-at-budget": _TOKENS,
     "guards.budget/sever-before-breach": _TOKENS,
     "guards.delta/card-split-across-deltas": _PII,
+    "guards.delta/default-window-exactly-4096": _WINDOW_BEFORE,
+    "guards.delta/default-window-one-past": _WINDOW_BEFORE,
     "guards.delta/first-delta": _PII,
     "guards.delta/no-redaction": _PII,
     "guards.delta/output-only-validator-refused": _STRICT,
+    "guards.delta/output-only-validator-refused-no-deltas": _STRICT,
     "guards.delta/prefix-delivered": _PII,
     "guards.delta/ssn-char-by-char": _PII,
+    "guards.delta/window-one": "a window is an int of at least 1 (0 refused): loom-ref's choice "
+                               "(guards.window), the seed names only the default",
     "guards.holdback/max-width-ignored-for-bounded": "hold-back is an extension",
     "guards.steps/reset-clears-running-text": _PII,
+    "guards.steps/sever-span-absolute": "a sever's span, absolute in the attempt's text, is "
+                                        "loom-ref's detail (validators.violation)",
     "guards.steps/empty-delta-counts": "counting an empty delta in delta_index is loom-ref's "
                                        "(the seed names no index), and so are the PII rules",
     "kernel.decide/decider-hole-diverges": _REPLAY,

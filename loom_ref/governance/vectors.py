@@ -353,6 +353,9 @@ def _severed(err: DeltaSevered) -> dict[str, Any]:
         "rule": None if isinstance(err, StreamTokenBudgetExceeded) else err.details["rule"],
         "deltaIndex": err.details["delta_index"],
         "repeated": bool(err.details.get("repeated", False)),
+        # spec: guards.running-text -- the span made absolute in the attempt's text (a budget
+        # sever has none)
+        "span": None if isinstance(err, StreamTokenBudgetExceeded) else list(err.details["span"]),
     }
 
 

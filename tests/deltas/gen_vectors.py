@@ -357,6 +357,13 @@ case("deltas.failclosed", "redaction-rule-order", anchor="deltas.redaction-inspe
      input={"attempts": [{"deltas": ["abcd"]}], "perCall": "none",
             "redact": [{"kind": "deny", "patterns": ["abc", "bcd"]}]},
      intent={"warnings": [], "outcome": ok("[redacted]d")})
+case("deltas.failclosed", "redaction-resumes-at-match-end", anchor="validators.rule-conditions",
+     description="A redactor lists every match of a rule, resuming after an accepted match at "
+     "its end: 'aaa' under the rule aa is '[redacted]a' (the overlapping match from the second "
+     "a is not masked).",
+     input={"attempts": [{"deltas": ["aaa"]}], "perCall": "none",
+            "redact": [{"kind": "deny", "patterns": {"r": "aa"}}]},
+     intent={"warnings": [], "outcome": ok("[redacted]a")})
 case("deltas.failclosed", "one-validator-uncovered", anchor="deltas.fail-closed",
      description="Decision 10: a safety middleware whose validators are covered only in "
      "part (one has a delta form, another an output form and none) is an uncovered output "

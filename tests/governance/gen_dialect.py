@@ -235,6 +235,12 @@ def register(case: Callable[..., None]) -> None:
     deny("class-dash-first-caret-later", "patterns.grammar",
          "In a class a - first (or last) is itself, and a ^ that is not first is itself.",
          {"patterns": ["[-^a]{3}"]}, "x-^a", {**VIOLATION, "span": [1, 4]})
+    deny("class-dash-first-ignorecase", "patterns.grammar",
+         "A - first in a class is itself under IGNORECASE too: [-q]y matches -Y.",
+         {"patterns": ["[-q]y"], "flags": ["IGNORECASE"]}, "a-Y", {**VIOLATION, "span": [1, 3]})
+    deny("class-dash-last-ignorecase", "patterns.grammar",
+         "A - last in a class is itself under IGNORECASE too: y[q-] matches Y-.",
+         {"patterns": ["y[q-]"], "flags": ["IGNORECASE"]}, "aY-", {**VIOLATION, "span": [1, 3]})
     deny("leftmost-first", S,
          "Alternation is leftmost-first, as a backtracking engine (and RE2 / Rust by default) "
          "finds it: ab|abcdef on 'abcdef' matches 'ab', not the longest alternative.",

@@ -593,6 +593,40 @@ run_case(
 )
 run_case(
     "guards.delta",
+    "default-window-exactly-4096",
+    "guards.window",
+    "The default window keeps the last 4096 characters: an a followed by 4095 x's, then b, "
+    "is severed by ax*b (the a is the window's first character).",
+    {
+        "validators": [{"kind": "deny", "patterns": {"k": "ax*b"}}],
+        "deltas": ["a" + "x" * 4095, "b"],
+    },
+    {"severedAt": 1, "code": SEVERED, "rule": "k"},
+)
+run_case(
+    "guards.delta",
+    "default-window-one-past",
+    "guards.limit-window",
+    "Limit: with the default window of 4096, an a followed by 4096 x's, then b, evades ax*b "
+    "(the a is one character before the window).",
+    {
+        "validators": [{"kind": "deny", "patterns": {"k": "ax*b"}}],
+        "deltas": ["a" + "x" * 4096, "b"],
+    },
+    {"delivered": ["a" + "x" * 4096, "b"], "severedAt": None, "code": None},
+    tier="may",
+)
+run_case(
+    "guards.delta",
+    "window-one",
+    "guards.window",
+    "A window of 1, the smallest, is accepted and keeps the last character: a then b is "
+    "severed by ab.",
+    {"validators": [{"kind": "deny", "patterns": {"k": "ab"}}], "window": 1, "deltas": ["a", "b"]},
+    {"severedAt": 1, "code": SEVERED, "rule": "k"},
+)
+run_case(
+    "guards.delta",
     "window-as-wide-as-pattern",
     "guards.window",
     "With a window as wide as the pattern the same stream is severed.",
@@ -640,6 +674,15 @@ run_case(
     "validators.fail-closed",
     "Fail-closed: a validator with no delta form cannot guard a stream.",
     {"validators": [{"kind": "pii", "delta": False}], "deltas": ["x"]},
+    {"error": "argument.invalid"},
+)
+run_case(
+    "guards.delta",
+    "output-only-validator-refused-no-deltas",
+    "validators.fail-closed",
+    "Fail-closed: a validator with no delta form is refused when the guard is built, so even "
+    "a stream of no deltas is refused.",
+    {"validators": [{"kind": "pii", "delta": False}], "deltas": []},
     {"error": "argument.invalid"},
 )
 
@@ -699,6 +742,18 @@ run_case(
     {"validators": [KEY4], "holdBack": True, "deltas": chars("my KEY-1234 ok", 2)},
     {"delivered": ["", "", "", "m", "y "], "flushed": None, "severedAt": 5, "code": SEVERED},
     tier="may",
+)
+run_case(
+    "guards.holdback",
+    "python-re-bounded-width",
+    "patterns.python-re",
+    "Extension: a python-re rule's width comes from Python's own parser, so abc is bounded "
+    "(width 3) and hold-back holds its last 2 characters.",
+    {"validators": [{"kind": "deny", "dialect": "python-re", "patterns": {"k": "abc"}}],
+     "holdBack": True, "deltas": ["0123456789"]},
+    {"delivered": ["01234567"], "flushed": "89", "severedAt": None},
+    tier="may",
+    requires=("patterns.python-re",),
 )
 run_case(
     "guards.holdback",
@@ -896,7 +951,8 @@ run_case(
 )
 
 S = "guards.steps"
-KEY4_SEVER = {"code": SEVERED, "rule": "key", "deltaIndex": 1, "repeated": False}
+KEY4_SEVER = {"code": SEVERED, "rule": "key", "deltaIndex": 1, "repeated": False,
+              "span": [4, 12]}
 
 
 def steps_case(name: str, anchor: str, description: str, input: dict[str, Any],
@@ -927,9 +983,27 @@ steps_case(
     {"validators": [PII], "steps": ["123-45-", "6789", {"reset": True}, "6789",
                                     "x 123-45-6789"]},
     [{"delivered": "123-45-"},
-     {"severed": {"code": SEVERED, "rule": "ssn", "deltaIndex": 1, "repeated": False}},
+     {"severed": {"code": SEVERED, "rule": "ssn", "deltaIndex": 1, "repeated": False,
+                  "span": [0, 11]}},
      {"reset": True}, {"delivered": "6789"},
-     {"severed": {"code": SEVERED, "rule": "ssn", "deltaIndex": 1, "repeated": False}}],
+     {"severed": {"code": SEVERED, "rule": "ssn", "deltaIndex": 1, "repeated": False,
+                  "span": [6, 17]}}],
+)
+steps_case(
+    "sever-span-absolute", "guards.running-text",
+    "A sever's span is absolute in the attempt's text, counting what the window cut away, and "
+    "counts from the last reset: with window 3, xxxxa then b is severed by ab at [4, 6]; the "
+    "sever raised again carries the same span; after a reset, ab is severed at [0, 2].",
+    {"validators": [{"kind": "deny", "patterns": {"k": "ab"}}], "window": 3,
+     "steps": ["xxxxa", "b", "c", {"reset": True}, "ab"]},
+    [{"delivered": "xxxxa"},
+     {"severed": {"code": SEVERED, "rule": "k", "deltaIndex": 1, "repeated": False,
+                  "span": [4, 6]}},
+     {"severed": {"code": SEVERED, "rule": "k", "deltaIndex": 1, "repeated": True,
+                  "span": [4, 6]}},
+     {"reset": True},
+     {"severed": {"code": SEVERED, "rule": "k", "deltaIndex": 0, "repeated": False,
+                  "span": [0, 2]}}],
 )
 steps_case(
     "reset-clears-budget", "guards.reset",
@@ -937,7 +1011,7 @@ steps_case(
     {"maxTokens": 2, "steps": ["abcd", "efgh", "ijkl", {"reset": True}, "abcd", "efgh"]},
     [{"delivered": "abcd"}, {"delivered": "efgh"},
      {"severed": {"code": "governance.stream-token-budget", "rule": None, "deltaIndex": 2,
-                  "repeated": False}},
+                  "repeated": False, "span": None}},
      {"reset": True}, {"delivered": "abcd"}, {"delivered": "efgh"}],
 )
 steps_case(
@@ -945,8 +1019,10 @@ steps_case(
     "A severed guard stays severed: a later clean delta raises the same sever again, marked "
     "repeated, until reset.",
     {"validators": [PII], "steps": ["123-45-6789", "clean", {"reset": True}, "clean"]},
-    [{"severed": {"code": SEVERED, "rule": "ssn", "deltaIndex": 0, "repeated": False}},
-     {"severed": {"code": SEVERED, "rule": "ssn", "deltaIndex": 0, "repeated": True}},
+    [{"severed": {"code": SEVERED, "rule": "ssn", "deltaIndex": 0, "repeated": False,
+                  "span": [0, 11]}},
+     {"severed": {"code": SEVERED, "rule": "ssn", "deltaIndex": 0, "repeated": True,
+                  "span": [0, 11]}},
      {"reset": True}, {"delivered": "clean"}],
 )
 steps_case(
@@ -1119,7 +1195,8 @@ run_case(
 )
 
 # ---- a sever severs the whole chain; inputs of the wrong type (found by the Node adapter) ----
-BUDGET_SEVER = {"code": BUDGET, "rule": None, "deltaIndex": 1, "repeated": False}
+BUDGET_SEVER = {"code": BUDGET, "rule": None, "deltaIndex": 1, "repeated": False,
+                "span": None}
 steps_case(
     "chain-severed-as-whole", "guards.chain-sever",
     "A chain in which a guard severed re-raises that sever, repeated, until reset: the budget "
@@ -1136,8 +1213,10 @@ steps_case(
     {"validators": [PII], "maxTokens": 4,
      "steps": ["ab", "123-45-6789", "0123456789abcdefg", {"reset": True}, "0123456789abcdef"]},
     [{"delivered": "ab"},
-     {"severed": {"code": SEVERED, "rule": "ssn", "deltaIndex": 1, "repeated": False}},
-     {"severed": {"code": SEVERED, "rule": "ssn", "deltaIndex": 1, "repeated": True}},
+     {"severed": {"code": SEVERED, "rule": "ssn", "deltaIndex": 1, "repeated": False,
+                  "span": [2, 13]}},
+     {"severed": {"code": SEVERED, "rule": "ssn", "deltaIndex": 1, "repeated": True,
+                  "span": [2, 13]}},
      {"reset": True}, {"delivered": "0123456789abcdef"}],
 )
 steps_case(
@@ -1430,7 +1509,8 @@ steps_case("empty-delta-counts", "guards.running-text",
            "Every delta handed to check counts in delta_index, an empty delta included: \"\" "
            "then an ssn severs at index 1.", {"validators": [PII], "steps": ["", "123-45-6789"]},
            [{"delivered": ""}, {"severed": {"code": SEVERED, "rule": "ssn", "deltaIndex": 1,
-                                            "repeated": False}}])
+                                            "repeated": False,
+                                            "span": [0, 11]}}])
 deny_case("tainted-key-is-a-rule-name", "$tainted is decoded only in the members that say so "
           "(request, taint.unwrap's and validators.check's value): in a deny validator's "
           "patterns it is plain data, a rule named $tainted.",
@@ -1538,10 +1618,10 @@ steps_case(
                                "ijkl"]},
     [{"delivered": "abcd"}, {"delivered": "efgh"},
      {"severed": {"code": "governance.stream-token-budget", "rule": None, "deltaIndex": 2,
-                  "repeated": False}},
+                  "repeated": False, "span": None}},
      {"reset": True}, {"delivered": "abcd"}, {"delivered": "efgh"},
      {"severed": {"code": "governance.stream-token-budget", "rule": None, "deltaIndex": 2,
-                  "repeated": False}}],
+                  "repeated": False, "span": None}}],
 )
 check_case("input-key-before-its-value", "validators.input-walk",
            "A member is walked key first, then its value: when both violate (an SSN as the "

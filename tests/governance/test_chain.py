@@ -102,7 +102,8 @@ def test_stage_severs_like_check() -> None:
 @pytest.mark.parametrize("spoil", ["stage", "reset", "commit"])
 def test_a_stale_commit_is_a_guard_state_error(spoil: str) -> None:
     for guard in (RunningTextGuard([pii_validator()]), stream_token_budget(9),
-                  GuardChain([RunningTextGuard([pii_validator()]), stream_token_budget(9)])):
+                  GuardChain([RunningTextGuard([pii_validator()]), stream_token_budget(9)]),
+                  GuardChain([])):  # the chain's own stamp: no guard of it refuses for it
         commit = guard.stage("abc")
         if spoil == "stage":
             guard.stage("def")

@@ -312,7 +312,7 @@ export const GUARD_VECTORS = {
       } catch (e) {
         if (isSever(e)) {
           return { severed: { code: e.code, rule: e.details.rule ?? null, deltaIndex: e.details.delta_index,
-            repeated: e.details.repeated } };
+            repeated: e.details.repeated, span: e.details.span ?? null } };
         }
         if (e instanceof LoomError && e.code === "governance.guard-state") return { error: { code: e.code } };
         throw e;

@@ -34,10 +34,15 @@ func parseSteps(raw any, holdBack bool) ([]step, error) {
 	return out, nil
 }
 
-// severOutcome is {"severed": {code, rule, deltaIndex, repeated}}.
+// severOutcome is {"severed": {code, rule, deltaIndex, repeated, span}}: span is the
+// sever's span in the attempt's text, null for a budget sever ({#guards.running-text}).
 func severOutcome(sv *Sever, repeated bool) map[string]any {
+	span, ok := sv.Details["span"]
+	if !ok {
+		span = nil
+	}
 	return map[string]any{"severed": map[string]any{"code": sv.Code, "rule": rulePtr(sv.Rule),
-		"deltaIndex": sv.DeltaIndex, "repeated": repeated}}
+		"deltaIndex": sv.DeltaIndex, "repeated": repeated, "span": span}}
 }
 
 // guards.steps: the guards of guards.run driven step by step → {"outcomes": [...]}.
