@@ -700,10 +700,13 @@ REQUIRES = {"input-sse-lone-surrogate": ["text.lone-surrogates"]}
 def cases() -> list[J]:
     from .defs_stream_blind5 import anthropic_rows  # the fresh blind reading's (issue 29)
     from .defs_stream_blind9 import anthropic_rows as second_rows  # the second fresh reading's
+    from .defs_stream_blind20 import anthropic_rows as fourth_rows  # the fourth fresh reading's
 
     more_map, more_request = anthropic_rows()
     second_map, second_request = second_rows()
-    more_map, more_request = [*more_map, *second_map], [*more_request, *second_request]
+    fourth_map, fourth_request = fourth_rows()
+    more_map = [*more_map, *second_map, *fourth_map]
+    more_request = [*more_request, *second_request, *fourth_request]
     built = []
     rows = [("stream.anthropic_map", row) for row in [*CASES, *CUT_CASES, *more_map]] + [
         ("stream.anthropic_request", row) for row in [*REQUEST_CASES, *more_request]]
