@@ -101,3 +101,14 @@ def test_a_plain_callable_summarizer_must_return_a_string() -> None:
         runtime.invoke_transient("summarize", {"messages": [
             {"role": "user", "content": [{"type": "text", "text": "hi"}]}]}, principal="p")
     assert info.value.code == "argument.invalid"
+
+
+def test_recall_refuses_a_bad_limit_before_yielding() -> None:
+    # issue 30 (sample 713662): recall() checks its own recall_limit before it yields the
+    # decision; the protocol's limit comes from a Recall record, whose validator refused it
+    def decide(*_args: Any, **_kwargs: Any) -> str:
+        return "the decision"
+
+    for bad in (0, -1, True, 1.5):
+        gen = recall(decide=decide, memory=ListMemory(["a"]), query="a", recall_limit=bad)
+        assert refused(lambda gen=gen: next(gen)) == "argument.invalid"

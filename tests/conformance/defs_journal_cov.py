@@ -384,6 +384,15 @@ DEFINITIONS += [
     vector("journal.disk/ops-not-a-list", "journal.power-loss-vector",
            "ops is an array: an object is argument.invalid.", function="journal.power-loss",
            input={"ops": {"0": _F}}, claim=refused("argument.invalid"), tier="may"),
+    # issue 30: the survivors of sample 713662 -- a non-array with nothing to iterate
+    vector("journal.disk/ops-empty-object", "journal.power-loss-vector",
+           "ops is an array: an empty object, which holds no operation to refuse, is "
+           "argument.invalid all the same.", function="journal.power-loss",
+           input={"ops": {}}, claim=refused("argument.invalid"), tier="may"),
+    vector("journal.disk/ops-absent", "journal.power-loss-vector",
+           "ops is required: an input without it is argument.invalid.",
+           function="journal.power-loss", input={}, claim=refused("argument.invalid"),
+           tier="may"),
     disk_vector("unknown-op",
                 "An operation that is none of the disk's is argument.invalid, the whole call.",
                 [_F, {"op": "rename", "file": "f"}], refused("argument.invalid")),

@@ -596,6 +596,11 @@ rec("reset", anchor="deltas.record",
     description="A reset chunk is {delta: \"\", reset: true, attempt: n} with n >= 2.",
     input=reset(3), intent=reset(3))
 bad_record("empty-text", "A text chunk carries a non-empty delta.", t(""))
+# issue 30: the survivors of sample 713662 -- the delta is text (it is tainted with origin)
+bad_record("delta-not-a-string", "A chunk's delta is a string: a number is argument.invalid.",
+           {"delta": 5, "origin": ORIGIN})
+bad_record("delta-absent", "A chunk's delta is required: a record without it is "
+           "argument.invalid.", {"origin": ORIGIN})
 bad_record("reset-without-attempt", "A reset chunk needs its attempt.",
            {"delta": "", "origin": ORIGIN, "reset": True})
 bad_record("reset-attempt-one", "No reset precedes attempt 1: the attempt is >= 2.",

@@ -926,6 +926,19 @@ case("effects.middleware", "rate-limit-fractional", anchor="effects.rate-limit",
              {"outcome": err("effect.rate-limited", retryAfter=1.666667), "trace": []},
              {},
              {"outcome": err("effect.rate-limited", retryAfter=0.966667), "trace": []}])
+# issue 30: the survivors of sample 713662 -- a refused pass keeps the refill so far
+case("effects.middleware", "rate-limit-refused-pass-rebases", anchor="effects.rate-limit",
+     description="A refused pass still sets tokens and last, in doubles: at rate 0.1 the "
+     "bucket emptied at 0 gains 0.1 at each of nine refused passes a second apart, and at "
+     "the tenth second it holds 0.1 added ten times, 0.9999999999999999, not 10 * 0.1 = 1: "
+     "refused, with a retryAfter of about 1e-15 s (0 to six places).",
+     input=route([eff(OK)], [T(), *[x for _ in range(10) for x in ({"advance": 1}, T())]],
+                 middleware=[RL(1, 0.1)]),
+     intent=[{"outcome": out("ok")},
+             *[x for n in range(1, 11) for x in (
+                 {}, {"outcome": err("effect.rate-limited",
+                                     retryAfter=round((1 - 0.1 * n) / 0.1, 6) if n < 10
+                                     else 0.0), "trace": []})]])
 case("effects.metering", "step-after-crash", anchor="effects.route-vector",
      description="A crash ends its own call only: the steps after it run.",
      input=route([eff({"crash": True}), eff({"return": 2}, tool="u")], [T(), T(tool="u")],

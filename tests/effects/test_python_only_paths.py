@@ -240,3 +240,15 @@ def test_a_refused_stream_that_fails_is_taped_with_its_python_error() -> None:
     settle = refused(plain).to_json()[-1]
     assert settle["outcome"] == "failed" and settle["error"]["code"] == "argument.invalid"
     assert "details" not in settle["error"]
+
+
+def test_the_stream_budget_middleware_checks_its_arguments_when_built() -> None:
+    # issue 30 (sample 713662): refused at construction, before any call builds a guard
+    # (the protocol reads maxStreamTokens as an integer >= 0 before it builds one)
+    from loom_ref.effects import StreamBudgetMiddleware
+
+    for bad in (-1, True, 1.5, "5"):
+        with pytest.raises(InvalidArgument):
+            StreamBudgetMiddleware(bad)  # type: ignore[arg-type]
+    with pytest.raises(InvalidArgument):
+        StreamBudgetMiddleware(5, "not a counter")  # type: ignore[arg-type]

@@ -247,3 +247,21 @@ def test_the_conformance_suite_passes_on_the_store(kind: str, scratch: str) -> N
            if not (kind == "sqlite" and r.id in NO_SQLITE_FORM)]
     assert bad == []
     assert suite.count(CaseStatus.PASS) > 3000 and next(counter) > 1000
+
+
+def test_a_corrupt_row_is_named_by_the_database_and_the_execution(tmp_path: Path) -> None:
+    # issue 30 (sample 713662): SqliteStore._source -- a corrupt journal names the database
+    # file and the execution, "<path> [<id>]", since one file holds every journal; the
+    # protocol never compares a path (the store is the implementation's own), so this is
+    # a Python caller's view
+    path = tmp_path / "s.db"
+    with SqliteStore(path) as store:
+        journal = store.create("e1")
+        journal.append(K.EXECUTION_STARTED, START)
+        journal.close()
+    with closing(sqlite3.connect(path)) as db, db:
+        db.execute("UPDATE lines SET line = ? WHERE execution_id = 'e1'", (b'{"seq":1}\n',))
+    with pytest.raises(CorruptJournalError) as info, SqliteStore(path) as store:
+        store.read("e1")
+    assert info.value.details["file"] == f"{path} [e1]"
+    assert f"{path} [e1], line 2" in info.value.message

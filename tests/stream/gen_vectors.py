@@ -815,6 +815,7 @@ NUMBERS_TEXT = ('{"n":1.5,"e":100,"s":0.00001,"t":1e-7,"z":0,"b":1e+21,"u":"\u00
                 '"x":[true,null,"a\\"b"]}')
 #: 1e20, -1e20 and 1e21 as JSON.stringify writes them: digits up to 21, an exponent from 22.
 FIXED_21_TEXT = '{"a":100000000000000000000,"b":-100000000000000000000,"c":1e+21}'
+EXPONENT_FRACTION_TEXT = '{"a":1.5e+21,"b":1.25e-7,"c":-2.5e-8}'
 OPENAI: list[tuple[str, str, str, Any, Any]] = [
     ("usage-after-finish-reason", "stream.openai.defer-usage-and-finish",
      "the usage-only chunk after the finish_reason chunk is emitted before finish",
@@ -1154,6 +1155,15 @@ OPENAI: list[tuple[str, str, str, Any, Any]] = [
      '{"name":"f","arguments":{"a":1e20,"b":-1e20,"c":1e21}}}]}}]}\n\n' + sse(delta("tool_calls")),
      [bs(0, "tool-call"), tc(0, "a", FIXED_21_TEXT, "f"), be(0, call("a", "f", FIXED_21_TEXT)),
       fin("tool-calls")]),
+    # issue 30: the survivors of sample 713662 (an exponent form whose digits have a fraction)
+    ("restringified-exponent-with-fraction", "stream.openai.restringify-form",
+     "a number with an exponent and more than one digit writes its first digit, a point and "
+     "the rest: 1.5e21 is 1.5e+21, 1.25e-7 is 1.25e-7, as JSON.stringify writes them",
+     'data: {"choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"id":"a","function":'
+     '{"name":"f","arguments":{"a":15e20,"b":125e-9,"c":-0.000000025}}}]}}]}\n\n'
+     + sse(delta("tool_calls")),
+     [bs(0, "tool-call"), tc(0, "a", EXPONENT_FRACTION_TEXT, "f"),
+      be(0, call("a", "f", EXPONENT_FRACTION_TEXT)), fin("tool-calls")]),
     ("resent-other-name-keeps-the-first", "stream.openai.tool-call-identity",
      "a later fragment of a call naming it again with another name (g after f) changes "
      "nothing: the call keeps its first name, and that delta carries no name",

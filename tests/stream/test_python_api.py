@@ -198,3 +198,17 @@ def test_a_messages_mapper_fed_past_its_end_reads_nothing() -> None:
     late = {"type": "content_block_start", "index": 0,
             "content_block": {"type": "text", "text": "late"}}
     assert mapper.feed(late) == []
+
+
+def test_a_wire_error_names_the_json_type_it_got() -> None:
+    # issue 30 (sample 713662): the message names what the JSON held; the protocol compares
+    # the code alone (stream.wire.field-type, INTERPRETING.md section 15), so only a Python
+    # caller reading the message sees the type named
+    from loom_ref.stream.wire import WireError, chunk_from_json
+
+    for value, named in ((5, "number"), (1.5, "number"), (True, "boolean"), (None, "null"),
+                         ([], "array"), ({}, "object")):
+        with pytest.raises(WireError) as info:
+            chunk_from_json({"type": "text-delta", "index": 0, "text": value})
+        assert info.value.code == "stream.wire.field-type"
+        assert info.value.message.endswith(f"expected a string, got {named}")
