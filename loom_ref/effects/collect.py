@@ -5,14 +5,16 @@ Spec: ``spec/deltas.md`` § The stream collector. Rules enforced here:
 - ``deltas.collect-signal``: "collectStream also checks the signal in its loop and severs at
   the next chunk" (ADR 0119 #6): before each chunk the collector reads ``ctx.signal``; once
   it has aborted it closes the source and raises ``effect.aborted`` with the reason.
-- ``deltas.collect-text``: the text of each non-empty ``text-delta`` that the assembler
-  appended to a text block is written to ``ctx.on_delta`` as it arrives; a ``text-delta`` the
-  fold ignores (a straggler after its block ended, one into a tool-call or tool-result block)
-  or reads as reasoning (one into a reasoning block) is not, so on success the delivered text
-  rebuilds the text blocks of the returned message (ADR 0119 #11: "the reconstruction equals
-  the recorded decision"). Reasoning and tool-call deltas are NOT delivered (loom-ref
-  choice: the seed's live view is text; reasoning belongs to the returned message, and
-  delivering it would show sinks text that the reconstruction rule does not cover). A
+- ``deltas.collect-text``: the text of each non-empty ``text-delta`` or ``reasoning-delta``
+  that the assembler appended to a text block is written to ``ctx.on_delta`` as it arrives
+  (a ``reasoning-delta`` into an open text block is text of the message: the fold appends it
+  there, spec: stream.assembler.deltas-by-block-type); a delta the fold ignores (a straggler
+  after its block ended, one into a tool-call or tool-result block) or appends to a reasoning
+  block is not, so on success the delivered text rebuilds the text blocks of the returned
+  message (ADR 0119 #11: "the reconstruction equals the recorded decision"). Reasoning and
+  tool-call deltas are otherwise NOT delivered (loom-ref choice: the seed's live view is
+  text; reasoning belongs to the returned message, and delivering it would show sinks text
+  that the reconstruction rule does not cover). A
   guard's sever propagates: the collector never catches it (ADR 0119: "an effect MUST NOT
   catch it around the call").
 - ``deltas.collect-finish``: a ``finish`` of kind ``error`` raises ``effect.llm-error`` and
@@ -45,7 +47,7 @@ from loom_ref.errors import EffectError, InvalidArgument
 from loom_ref.stream.adapter import MISSING_FINISH
 from loom_ref.stream.assembler import AssembledStream, BlockAssembler
 from loom_ref.stream.blocks import BlockType
-from loom_ref.stream.chunks import FinishChunk, StreamChunk, TextDelta
+from loom_ref.stream.chunks import FinishChunk, ReasoningDelta, StreamChunk, TextDelta
 from loom_ref.stream.finish import FinishKind, FinishReason
 from loom_ref.stream.usage import TokenUsage
 from loom_ref.stream.wire import usage_to_json
@@ -109,10 +111,11 @@ def collect_stream(
             if signal.aborted:  # spec: deltas.collect-signal
                 raise AbortedError(signal.reason)
             assembler.feed(chunk)
-            if (type(chunk) is TextDelta and chunk.text
+            if ((type(chunk) is TextDelta or type(chunk) is ReasoningDelta) and chunk.text
                     and assembler.open_block_type(chunk.index) is BlockType.TEXT):
                 # spec: deltas.collect-text -- only text the fold appended to a text block
-                # (not a straggler, nor reasoning text); a sever propagates
+                # (a reasoning-delta into a text block included; not a straggler, nor text
+                # the fold makes reasoning); a sever propagates
                 write(chunk.text)
             elif isinstance(chunk, FinishChunk):
                 break

@@ -1523,6 +1523,38 @@ case("deltas.input", "modes-null", anchor="deltas.vector-run",
      input={"attempts": [{"deltas": ["a"]}], "modes": None},
      intent={"error": "argument.invalid"})
 
+# -- issue 29, the third fresh blind reading (spec/blind/effects-deltas.md) ----------------------
+
+llm("reasoning-into-text-delivered", anchor="deltas.collect-text",
+    description="A reasoning-delta into an open text block is text of the message (the fold "
+    "appends it to the text block), so it is delivered like a text-delta: the reconstruction "
+    "equals the message's text.",
+    input={"scripts": [{"chunks": [start(0), delta(0, "think", "reasoning-delta"),
+                                   delta(0, "a"), end(0, tx("thinka")), finish()]}]},
+    intent={"perCall": [pt("think"), pt("a"), pdone()], "outcome": ok(msg(tx("thinka")))})
+case("deltas.guards", "swallowed-sever-then-raise", anchor="deltas.sever-sticky",
+     description="An effect swallows a sever, then raises an error of its own: that error is "
+     "the attempt's failure; the runtime puts the sever in its place only when the effect "
+     "returns.",
+     input={"attempts": [{"catchSever": True, "deltas": ["fine ", "s3cr3t"], "end": False,
+                          "outcome": "raise"}],
+            "validators": [SECRET]},
+     intent={"perCall": [t("fine ")], "outcome": err("effect.scripted-failure")})
+case("deltas.input", "catch-sever-covers-end", anchor="deltas.vector-run",
+     description="catchSever swallows every exception from the channel, the end chunk's "
+     "write included: the sever it raises again is swallowed too, so the scripted raise is "
+     "the call's failure.",
+     input={"attempts": [{"catchSever": True, "deltas": ["s3cr3t"], "outcome": "raise"}],
+            "validators": [SECRET]},
+     intent={"perCall": [], "outcome": err("effect.scripted-failure")})
+llm("raise-after-null", anchor="deltas.vector-llm",
+    description="A script's raiseAfter is an integer >= 0 when present: null is malformed "
+    "(errors.vector-null; stream.consume's own counts read null as absent, deltas.llm's "
+    "scripts do not).",
+    input={"scripts": [{"chunks": text_script(["a"]), "raiseAfter": None}]},
+    intent={"error": "argument.invalid"})
+
+
 def check_intent(c: Case, expect: dict[str, Any]) -> None:
     intent, where = c["intent"], f"{c['group']}/{c['name']}"
     if "error" in intent:

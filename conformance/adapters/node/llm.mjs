@@ -104,9 +104,10 @@ export function collectStream(chunks, ctx, { configured = null } = {}) {
       const r = source.next();
       if (r.done) break;
       assembler.feed(r.value);
-      // spec: deltas.collect-text -- only text the fold appended to a text block (no straggler,
-      // no text-delta into a reasoning, tool-call or tool-result block)
-      if (r.value.type === "text-delta" && r.value.text !== ""
+      // spec: deltas.collect-text -- only text the fold appended to a text block (a
+      // reasoning-delta into an open text block included; no straggler, no delta into a
+      // reasoning, tool-call or tool-result block)
+      if ((r.value.type === "text-delta" || r.value.type === "reasoning-delta") && r.value.text !== ""
           && assembler.openBlockType(r.value.index) === "text") {
         if (ctx.onDelta) ctx.onDelta(r.value.text);
         else direct(chunk({ delta: r.value.text }), false);

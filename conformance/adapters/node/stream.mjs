@@ -361,7 +361,8 @@ export class BlockAssembler {
   }
 
   // The type of the open block at `index` (seen, not yet ended), or null: right after a
-  // text-delta was fed, "text" here means its text went into a text block (deltas.collect-text).
+  // text or reasoning delta was fed, "text" here means its text went into a text block
+  // (deltas.collect-text).
   openBlockType(index) {
     const slot = this.slots.get(index);
     return slot && !slot.ended ? slot.type : null;

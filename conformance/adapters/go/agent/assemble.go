@@ -17,7 +17,7 @@ type assembler struct {
 	usage  *Usage
 	finish *Reason
 	failed *protocol.Error
-	// appended: the last chunk fed was a text-delta appended to a text block
+	// appended: the last chunk fed was a text or reasoning delta appended to a text block
 	// (deltas.collect-text: only such text is delivered).
 	appended bool
 }
@@ -85,7 +85,7 @@ func (a *assembler) feed(c *Chunk) *protocol.Error {
 		b := a.open(i, strings.TrimSuffix(c.Type, "-delta"))
 		if b.typ == "text" || b.typ == "reasoning" {
 			b.text.WriteString(c.Text)
-			a.appended = b.typ == "text" && c.Type == "text-delta"
+			a.appended = b.typ == "text"
 		}
 	case "tool-call-delta":
 		s, ok := c.ArgumentsDelta.(string)

@@ -205,7 +205,7 @@ func (ch *channel) succeeded() {
 }
 
 // collectStream folds the consumed stream with the assembler, writes the text of each
-// text-delta the fold appended to a text block (deltas.collect-text), turns a failed finish
+// text or reasoning delta the fold appended to a text block (deltas.collect-text), turns a failed finish
 // into effect.llm-error / effect.llm-aborted (deltas.collect-finish) and, after a successful
 // finish, writes the end chunk with the stream's usage.
 func collectStream(chunks []*Chunk, ch *channel) (*Message, *Reason, *protocol.Error) {
@@ -214,8 +214,9 @@ func collectStream(chunks []*Chunk, ch *channel) (*Message, *Reason, *protocol.E
 		if err := a.feed(c); err != nil {
 			return nil, nil, err
 		}
-		// Only text the fold appended to a text block is delivered: not a text-delta into a
-		// reasoning, tool-call or tool-result block, nor a straggler (deltas.collect-text).
+		// Only text the fold appended to a text block is delivered (a reasoning-delta into a
+		// text block included): not a delta into a reasoning, tool-call or tool-result block,
+		// nor a straggler (deltas.collect-text).
 		if a.appended {
 			ch.write(c.Text)
 		}

@@ -77,9 +77,9 @@ func collectStream(c *consumer, ctx *Ctx, w DeltaWriter) (any, error) {
 		if err := asm.feed(ch); err != nil {
 			return nil, err
 		}
-		// The text of a non-empty text-delta the fold appended to a text block is written; one
-		// into a reasoning, tool-call or tool-result block, or a straggler after its block's
-		// block-end, is not ({#deltas.collect-text}).
+		// The text of a non-empty text or reasoning delta the fold appended to a text block is
+		// written; one into a reasoning, tool-call or tool-result block, or a straggler after
+		// its block's block-end, is not ({#deltas.collect-text}).
 		if asm.appended && ch.Text != "" {
 			if err := w.Write(ch.Text); err != nil {
 				return nil, err // a sever propagates: the collector never catches it

@@ -298,7 +298,7 @@ type assembler struct {
 	usage  *Usage
 	finish *Finish
 	failed *LoomError
-	// appended: the last chunk fed was a text-delta appended to a text block
+	// appended: the last chunk fed was a text or reasoning delta appended to a text block
 	// ({#deltas.collect-text}: only such text is delivered).
 	appended bool
 }
@@ -362,7 +362,7 @@ func (a *assembler) feed(c *Chunk) error {
 		}
 		if b.typ == "text" || b.typ == "reasoning" {
 			b.text = append(b.text, c.Text...)
-			a.appended = b.typ == "text" && c.Type == "text-delta"
+			a.appended = b.typ == "text"
 		}
 	case "tool-call-delta":
 		s, isStr := c.ArgsDelta.(string)
