@@ -219,6 +219,10 @@ WEAKER: dict[str, str] = {
     "agent.choices/skills-choice-not-a-list": _STRICT,
     "agent.choices/skills-query-messages": "how the skills query is built is loom-ref's",
     "agent.errors/compaction-after-messages-one": "keepRecent's bounds and default are loom-ref's",
+    "agent.errors/claim-check-flag-one":
+        "what counts as an envelope (the JSON true) is loom-ref's test",
+    "agent.errors/claim-check-flag-without-ref":
+        "what counts as an envelope (the flag alone, no ref needed) is loom-ref's test",
     "agent.loop/opaque-durable-only-tool":
         "error results for calls that did not run are loom-ref's",
     "agent.loop/opaque-needs-approval-empty": "refusing these options on agent_step is loom-ref's",

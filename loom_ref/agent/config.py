@@ -7,7 +7,8 @@ Spec: ``spec/agent.md`` § Configuration.
   required. None, or both, raises :class:`~loom_ref.agent.errors.ModelAccessError` when the
   config is built -- ADR 0087 D6: *"an absent model access is refused up front rather than
   running zero turns and returning an empty answer."*
-- ``agent.max-iterations``: at most ``max_iterations`` model calls (turns) per run; a run
+- ``agent.max-iterations``: at most ``max_iterations`` turns per run (a routed turn with its
+  elevations is one); a run
   that would need another ends with ``agent.max-iterations``.
 - ``agent.compaction-guard`` is enforced by :class:`~loom_ref.agent.compaction.Compaction`.
 - ``agent.warn-transcript``: ``warn_transcript_bytes`` (default 256 KiB; ``False`` disables)

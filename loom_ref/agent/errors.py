@@ -47,7 +47,7 @@ class AgentStepConfigError(InvalidArgument):
 
 
 class MaxIterationsError(KernelError):
-    """The loop made ``max_iterations`` model calls without a final answer
+    """The loop made ``max_iterations`` turns without a final answer
     (spec: agent.max-iterations)."""
 
     code = "agent.max-iterations"

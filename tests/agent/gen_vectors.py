@@ -21,7 +21,13 @@ from typing import Any
 
 from .. import vectorkit
 from ..vectorkit import ROOT, VECTOR_FUNCTIONS, canonical, compute
-from . import gen_vectors_blind, gen_vectors_blind2, gen_vectors_blind3, gen_vectors_reach
+from . import (
+    gen_vectors_blind,
+    gen_vectors_blind2,
+    gen_vectors_blind3,
+    gen_vectors_blind4,
+    gen_vectors_reach,
+)
 
 __all__ = ["CASES", "GROUPS", "ROOT", "VECTOR_FUNCTIONS", "canonical", "case_file", "compute",
            "write_all"]
@@ -525,6 +531,7 @@ case("agent.summarizer", "failed-summary", anchor="agent.summarizer",
 CASES.extend(gen_vectors_blind.CASES)  # the points a blind implementation found (issue 29)
 CASES.extend(gen_vectors_blind2.CASES)  # and a fresh blind reading's
 CASES.extend(gen_vectors_blind3.CASES)  # and a second fresh reading's
+CASES.extend(gen_vectors_blind4.CASES)  # and a third fresh reading's
 CASES.extend(gen_vectors_reach.CASES)  # what the suite did not reach (issue 30)
 
 # ---- machinery ----------------------------------------------------------------------------

@@ -30,7 +30,8 @@
 import { LoomError, allJsonValues, checkSchema } from "./journal.mjs";
 import { Ctx } from "./kernel.mjs";
 import {
-  WHITESPACE, canonicalJson, chunkDeltas, compactionPlan, toolResultContent, utf8Length,
+  WHITESPACE, canonicalJson, chunkDeltas, compactionPlan, compareCodePoints, toolResultContent,
+  utf8Length,
 } from "./agent.mjs";
 import { decodeMessage } from "./agent-model.mjs";
 import { decodeReason } from "./stream.mjs";
@@ -373,7 +374,7 @@ function* toolCall(ctx, cfg, i, j, call) {
 function* choices(ctx, cfg, query, world) {
   let skills = [];
   if (cfg.skills) { // spec: agent.skills
-    const names = Object.keys(cfg.skills.library).sort();
+    const names = Object.keys(cfg.skills.library).sort(compareCodePoints); // agent.skills: by code point
     skills = yield ctx.decide("#skills", world.decider(cfg.skills.decider, "#skills"),
       { context: { query }, alternatives: names });
     if (!Array.isArray(skills)) throw fail("agent.unknown-skill", "the skill selection is not a list of names");
