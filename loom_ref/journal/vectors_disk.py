@@ -12,7 +12,9 @@ what a store does to a disk (``spec/journal.md`` section 1.8).
   "readAll", "file", "text"? | "size"?}`` or ``{"op": "read" | "exists" | "isDir" |
   "fsyncDir", "path"}``; ``file`` names a handle an earlier op bound with ``as``. An answer
   is ``null``, a boolean (``lock``, ``exists``, ``isDir``), the bytes read, or ``{"error":
-  "exists" | "not-found" | "closed"}``.
+  "exists" | "not-found" | "closed"}``. A listed directory's path holds no file: ``create``
+  of it is ``exists`` (so is ``open`` with ``create``), and an ``image`` file there is
+  ``argument.invalid``.
 - ``journal.store-on-disk``: ``{"store": "files" | "log", "fsync": <policy>, "planted"?:
   {path: "symlink" | "fifo"}, "steps": [step, ...]}`` runs a file store (``/disk``) or a
   store log (``/disk/store.log``) on a fresh simulated disk, which with ``planted`` also
@@ -194,6 +196,8 @@ def journal_power_loss(input: Any) -> dict[str, Any]:
         disk = SimulatedDisk(directories=directories)
     else:  # a disk booted from what a power loss left: everything on it durable
         files = _obj(image, "image")
+        if any(path in directories for path in files):  # spec: journal.power-loss-vector
+            raise InvalidArgument("an image holds no file at a listed directory's path")
         disk = SimulatedDisk(image=DiskImage(
             files={_str(k, "an image path"): _ascii(v, f"image[{k!r}]") for k, v in files.items()},
             directories=frozenset(directories), variant="given", moment=0))

@@ -228,3 +228,46 @@ def test_public_reply_keeps_the_first_line_and_no_path() -> None:
         "seq": 1, "crashed": "x"}
     ok = {"seq": 1, "observations": {"result": {"path": "/a/loom_ref.py"}}}
     assert public_reply(ok) is ok  # an answer is the reference's answer, untouched
+
+
+def test_a_torn_append_whose_bound_depends_on_a_numbers_spelling_is_not_drawn() -> None:
+    """journal.store-on-disk-vector leaves the spelling of numbers other than integers within
+    2**53 to each writer, so the fuzzer draws no tornAppend whose payload holds one."""
+    from loom_ref.conformance.fuzz.mutations import Corpus, inputs, spelling_open
+
+    def torn(**step: Any) -> dict[str, Any]:
+        return {"store": "files", "fsync": "never", "steps": [
+            {"do": "create", "executionId": "e1"},
+            {"do": "tornAppend", "executionId": "e1", "kind": "EXECUTION_STARTED", "bytes": 9,
+             **step}]}
+
+    fn = "journal.store-on-disk"
+    started = {"executionId": "e1", "workflow": "w"}
+    for payload in ({**started, "input": 0.5}, {**started, "input": [{"a": 1e-7}]},
+                    {**started, "input": 2**53 + 1}):
+        assert spelling_open(fn, torn(payload=payload)), payload
+    for text in ('{"executionId":"e1","workflow":"w","input":1E5}',
+                 '{"executionId":"e1","workflow":"w","input":-0}',
+                 '{"executionId":"e1","workflow":"w","input":1.0}'):
+        assert spelling_open(fn, torn(payloadText=text)), text
+    for payload in ({**started, "input": [2**53, -(2**53), 0, -1]}, {**started, "input": "1.5"},
+                    {**started, "input": True}):
+        assert not spelling_open(fn, torn(payload=payload)), payload
+    assert not spelling_open(fn, torn(payloadText='{"input":[1,-2],"x":"1.5e3"}'))
+    assert not spelling_open(fn, torn(payloadText="{not json 1.5"))
+    # an append that is not torn, and another function, are drawn as they are
+    step = {"do": "append", "executionId": "e1", "kind": "EXECUTION_STARTED",
+            "payload": {**started, "input": 0.5}}
+    assert not spelling_open(fn, {"store": "files", "fsync": "never", "steps": [step]})
+    assert not spelling_open("journal.fold", torn(payload={**started, "input": 0.5}))
+    # and the strategy never yields one
+    from hypothesis import given, settings
+
+    corpus = Corpus.of([c for c in cases() if c.data.get("function") == fn])
+
+    @settings(max_examples=150, deadline=None, derandomize=True)
+    @given(inputs(corpus, fn))
+    def drawn(pair: tuple[str, Any]) -> None:
+        assert not spelling_open(fn, pair[1])
+
+    drawn()

@@ -130,6 +130,20 @@ def test_locks_and_errors_of_the_simulated_disk() -> None:
         first.append(b"closed")
 
 
+def test_a_listed_directorys_path_holds_no_file() -> None:
+    """journal.power-loss-vector: create (and open creating) of a listed directory's path is
+    `exists`, open without creating is `not-found`, and nothing is a moment."""
+    disk = SimulatedDisk(directories=("/disk", "/disk/d"))
+    for path in ("/disk/d", "/disk"):
+        with pytest.raises(FileExistsError):
+            disk.create(path)
+        with pytest.raises(FileExistsError):
+            disk.open(path, create=True)
+        with pytest.raises(FileNotFoundError):
+            disk.open(path)
+    assert disk.moments == 0 and disk.contents() == {} and disk.is_dir("/disk/d")
+
+
 # -- the matrix -------------------------------------------------------------------------------
 
 CASES = case_scenarios()

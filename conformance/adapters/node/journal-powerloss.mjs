@@ -88,7 +88,10 @@ export class SimulatedDisk {
     this.moments += 1;
   }
   create(path) {
-    if (this.files.has(path) || this.planted.has(path)) throw new OsError("exists");
+    // a listed directory is there too, and holds no file (journal.power-loss-vector)
+    if (this.files.has(path) || this.planted.has(path) || this.directories.has(path)) {
+      throw new OsError("exists");
+    }
     if (!this.directories.has(dirname(path))) throw new OsError("not-found");
     const inode = { durable: Buffer.alloc(0), pending: [], current: Buffer.alloc(0) };
     this.files.set(path, inode);
@@ -210,6 +213,10 @@ export function powerLoss(input) {
   if (input.image !== undefined && input.image !== null) { // null is absent (journal.power-loss-model)
     if (!isObject(input.image)) throw bad("image must be a JSON object");
     image = Object.fromEntries(Object.entries(input.image).map(([k, v]) => [k, ascii(v, k)]));
+    // a listed directory's path holds no file (journal.power-loss-vector)
+    if (directories.some((d) => Object.hasOwn(image, d))) {
+      throw bad("an image holds no file at a listed directory's path");
+    }
   }
   const disk = new SimulatedDisk(directories, image);
   const handles = new Map();

@@ -15,6 +15,10 @@ Rules (``conformance/INTERPRETING.md`` section 14):
   spellings ``journal.checksum`` refuses).
 - Integral floats (``2.0`` for ``2``) and integers beyond +-2**53 are never drawn: section 7
   lets an implementation over IEEE-754 doubles read them as it can, and no case pins them.
+- A ``journal.store-on-disk`` input with a ``tornAppend`` whose payload holds a number that is
+  not a plain integer (a fraction, an exponent, ``-0``; :func:`spelling_open`) is not drawn:
+  the line length that bounds its ``bytes`` depends on how the writer spells that number,
+  which ``journal.store-on-disk-vector`` leaves implementation-defined.
 - Every input is sent in canonical member order (:func:`canonical`), as a case file holds it;
   an input holding a loop count above :data:`SLOW_COUNT` (:func:`too_slow`) is not drawn.
 
@@ -35,7 +39,7 @@ from hypothesis import strategies as st
 
 from loom_ref.conformance.case import Case, Family
 
-__all__ = ["Corpus", "canonical", "inputs", "too_slow"]
+__all__ = ["Corpus", "canonical", "inputs", "spelling_open", "too_slow"]
 
 LONG = "ab\u00e9" * 3000
 STRINGS = ["", " ", "x", "\U0001F600", "e\u0301", "\u0000", "\ufeff", "\u2028", "\\",
@@ -317,6 +321,61 @@ def too_slow(value: Any) -> bool:
                and v > SLOW_COUNT for k, v in members(value))
 
 
+_PLAIN_INT = re.compile(r"-?(0|[1-9][0-9]*)")
+
+
+def _open_number(value: Any) -> bool:
+    """Whether ``value`` holds a number whose spelling in a journal line is the writer's own
+    (``journal.store-on-disk-vector``): anything but an integer of at most 2**53."""
+    if isinstance(value, bool) or value is None or isinstance(value, str):
+        return False
+    if isinstance(value, int):
+        return abs(value) > 2**53
+    if isinstance(value, float):
+        return True
+    if isinstance(value, dict):
+        return any(_open_number(v) for v in value.values())
+    if isinstance(value, list):
+        return any(_open_number(v) for v in value)
+    return False
+
+
+def _open_text(text: str) -> bool:
+    """Whether a ``payloadText`` holds a number not written as a plain integer of at most
+    2**53 (``1.0``, ``1E5``, ``-0``); a text that is not JSON holds none."""
+    found: list[bool] = []
+
+    def number(token: str) -> int:
+        found.append(not _PLAIN_INT.fullmatch(token) or token == "-0"
+                     or abs(int(token)) > 2**53)
+        return 0
+
+    try:
+        json.loads(text, parse_int=number, parse_float=number,
+                   parse_constant=lambda token: found.append(True))
+    except (ValueError, RecursionError):
+        return False
+    return any(found)
+
+
+def spelling_open(fn: str, value: Any) -> bool:
+    """Whether ``value``, an input of ``fn``, has a ``tornAppend`` whose ``bytes`` bound
+    depends on a number's spelling, which ``journal.store-on-disk-vector`` leaves to each
+    writer: such an input is not drawn."""
+    if fn != "journal.store-on-disk" or not isinstance(value, dict):
+        return False
+    steps = value.get("steps")
+    if not isinstance(steps, list):
+        return False
+    for step in steps:
+        if not isinstance(step, dict) or step.get("do") != "tornAppend":
+            continue
+        text = step.get("payloadText")
+        if _open_number(step.get("payload")) or (isinstance(text, str) and _open_text(text)):
+            return True
+    return False
+
+
 @st.composite
 def drawn(draw: st.DrawFn, corpus: Corpus, fn: str) -> tuple[str, Any]:
     """``(the case it came from, an input of fn)``: a real input with up to four mutations,
@@ -330,5 +389,7 @@ def drawn(draw: st.DrawFn, corpus: Corpus, fn: str) -> tuple[str, Any]:
 
 
 def inputs(corpus: Corpus, fn: str) -> st.SearchStrategy[tuple[str, Any]]:
-    """The strategy of drawn inputs of ``fn`` (never :func:`too_slow` ones)."""
-    return drawn(corpus, fn).filter(lambda pair: not too_slow(pair[1]))
+    """The strategy of drawn inputs of ``fn`` (never :func:`too_slow` or
+    :func:`spelling_open` ones)."""
+    return drawn(corpus, fn).filter(
+        lambda pair: not too_slow(pair[1]) and not spelling_open(fn, pair[1]))

@@ -87,10 +87,10 @@ func (d *Disk) newFile(p string) error {
 	if _, ok := d.planted[p]; ok {
 		return diskError(errExists) // O_CREAT|O_EXCL never follows a link: something is there
 	}
-	if _, ok := d.files[p]; ok {
-		return diskError(errExists)
+	if _, ok := d.files[p]; ok || d.dirs[p] {
+		return diskError(errExists) // a listed directory is there too, and holds no file
 	}
-	if !d.dirs[dirOf(p)] || d.dirs[p] {
+	if !d.dirs[dirOf(p)] {
 		return diskError(errNotFound)
 	}
 	d.files[p] = &simFile{durable: []byte{}, data: []byte{}}

@@ -47,11 +47,17 @@ func checkEvent(kind, payload any) bool {
 			return false
 		}
 	}
-	if s, ok := p["resumeSchema"]; ok && k == "EXECUTION_SUSPENDED" && !isSchema(s) {
+	if s, ok := p["resumeSchema"]; ok && k == "EXECUTION_SUSPENDED" && !IsSchema(s) {
 		return false
 	}
 	return true
 }
+
+// IsSchema reports whether v is a schema of the kernel's resume-schema subset, the whole of it
+// (journal.required-fields: `$ref`, `$defs` and the cycle rule of kernel.schema-refs included).
+// The kernel package, which imports this one, sets it to its own schema compiler when it is
+// loaded; isSchema, a reading of the keywords alone, stands in until then.
+var IsSchema = isSchema
 
 var schemaTypes = map[string]bool{"object": true, "array": true, "string": true,
 	"number": true, "integer": true, "boolean": true, "null": true}

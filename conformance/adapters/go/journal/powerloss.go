@@ -70,6 +70,11 @@ func powerLoss(input map[string]any) (any, error) {
 			}
 			image[p] = b
 		}
+		for _, dir := range dirs {
+			if _, ok := image[dir]; ok {
+				return nil, invalid("an image holds no file at a listed directory's path")
+			}
+		}
 	}
 	ops, ok := input["ops"].([]any)
 	if !ok {

@@ -468,12 +468,14 @@ func (s *logStore) open(id string) (any, error) {
 	if err := s.ensure(); err != nil {
 		return nil, err
 	}
-	if s.crashed {
-		return nil, journalError("journal.closed")
-	}
 	e, ok := s.execs[id]
 	if !ok {
 		return nil, journalError("journal.not-found")
+	}
+	// After a torn write the store takes no writer: journal.closed, held or not, before
+	// journal.locked (journal.store-on-disk-vector, journal.disk/log-open-held-after-torn).
+	if s.crashed {
+		return nil, journalError("journal.closed")
 	}
 	if e.held {
 		return nil, journalError("journal.locked")

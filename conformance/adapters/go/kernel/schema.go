@@ -7,6 +7,8 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+
+	"loomref/adapters/go/journal"
 )
 
 // Schema is a compiled resume schema of the subset of spec/kernel.md §2.4.1
@@ -50,6 +52,15 @@ var annotations = map[string]bool{"title": true, "description": true, "default":
 	"$comment": true, "$schema": true}
 
 var refForm = regexp.MustCompile(`^#/\$defs/([A-Za-z0-9_.-]+)$`)
+
+// The journal's reader and fold check an EXECUTION_SUSPENDED's resumeSchema against this very
+// subset (journal.required-fields).
+func init() {
+	journal.IsSchema = func(v any) bool {
+		_, err := CompileSchema(v)
+		return err == nil
+	}
+}
 
 func schemaErr(format string, a ...any) *Error {
 	return NewError("argument.schema", fmt.Sprintf(format, a...))
