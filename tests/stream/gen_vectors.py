@@ -1494,9 +1494,10 @@ def cases() -> list[J]:
     from .defs_stream_blind9 import vector_rows as second_rows  # the second fresh reading's
     from .defs_stream_blind15 import vector_rows as third_rows  # the third fresh reading's
     from .defs_stream_blind20 import vector_rows as fourth_rows  # the fourth fresh reading's
+    from .defs_stream_blind23 import vector_rows as fifth_rows  # the fifth fresh reading's
 
     for table, rows in [*second_rows().items(), *third_rows().items(),
-                        *fourth_rows().items()]:
+                        *fourth_rows().items(), *fifth_rows().items()]:
         more[table] = [*more.get(table, []), *rows]
     built: list[J] = []
     for group, table in (("stream.checker", [*CHECKER, *more["CHECKER"]]),
