@@ -1553,6 +1553,17 @@ llm("raise-after-null", anchor="deltas.vector-llm",
     "scripts do not).",
     input={"scripts": [{"chunks": text_script(["a"]), "raiseAfter": None}]},
     intent={"error": "argument.invalid"})
+llm("assembler-error-retried", anchor="deltas.llm-output",
+    description="The assembler's error is the attempt's ordinary failure, so a retry retries "
+    "it: the second attempt streams afresh after its reset chunk and succeeds.",
+    input={"retry": 2,
+           "scripts": [{"chunks": [start(0), delta(0, "x"),
+                                   {"type": "text-delta", "index": -1, "text": "y"},
+                                   finish()]},
+                       {"chunks": text_script(["ok"])}]},
+    intent={"perCall": [pt("x"), preset(2), pt("ok"), pdone()],
+            "adapter": {"calls": 2, "pulled": 7, "models": ["m1", "m1"]},
+            "outcome": ok(msg(tx("ok")))})
 
 
 def check_intent(c: Case, expect: dict[str, Any]) -> None:

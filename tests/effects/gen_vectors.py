@@ -1189,6 +1189,41 @@ case("effects.retry", "middleware-refusal-not-retried", anchor="effects.refusal-
             "refuse": "not now"},
      intent={"executions": 0, "perCall": [], "outcome": {"ok": False, "code": "effect.refused"}})
 
+# -- the fourth fresh blind reading (spec/blind/effects-deltas.md) -------------------------------
+
+case("effects.metering", "negative-advance-still-recorded", anchor="effects.route-vector",
+     description="An attempt whose negative advance the clock refuses ends there, after its "
+     "execute entry and its emits: it reached the effect, so its usage is recorded.",
+     input=route([eff({"usage": {"inputTokens": 2}, "emit": ["e"], "advance": -1,
+                       "return": "ok"})], [D()], meter={"budget": 10}),
+     intent=[{"outcome": err("argument.invalid"),
+              "trace": [X(1, "durable", key="k1"), {"emit": "e"},
+                        {"record": REC({"inputTokens": 2}, "durable")}]}])
+case("effects.signals", "signal-at-end-closed-scope", anchor="effects.route-vector",
+     description="A call through a closed scope is refused before the effect runs, so "
+     "signalAtEnd is null.",
+     input=route([eff(OK)], [{"scope": {"name": "s1", "executionId": "x1"}}, {"close": "s1"},
+                             S(watchSignal=True)]),
+     intent=[{}, {}, {"outcome": err("effect.aborted", reason="scope closed"), "trace": [],
+                      "signalAtEnd": None}])
+case("effects.signals", "cancel-aborted-execution-keeps-reason",
+     anchor="effects.signal-abort-once",
+     description="Cancelling an execution that is already cancelled changes nothing: a call "
+     "through its scope is refused with the first reason.",
+     input=route([eff(OK)], [{"scope": {"name": "s1", "executionId": "x1",
+                                         "executionAborted": "first"}},
+                             {"cancelExecution": {"scope": "s1", "reason": "second"}}, S()]),
+     intent=[{}, {}, {"outcome": err("effect.aborted", reason="first"), "trace": []}])
+case("effects.signals", "execution-aborted-inside-chain", anchor="effects.route-order",
+     description="A scope whose execution is already cancelled refuses the call at the signal "
+     "stage, inside the middleware chain: the probe enters and leaves with effect.aborted.",
+     input=route([eff(OK)], [{"scope": {"name": "s1", "executionId": "x1",
+                                         "executionAborted": "gone"}}, S()],
+                 middleware=[PROBE("a")]),
+     intent=[{}, {"outcome": err("effect.aborted", reason="gone"),
+                  "trace": [{"enter": "a", "attempt": 0, "input": 1},
+                            {"leave": "a", "attempt": 0, "error": "effect.aborted"}]}])
+
 # -- machinery ------------------------------------------------------------------------------------
 
 def _project(step: dict[str, Any], key: str) -> Any:
