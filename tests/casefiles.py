@@ -58,6 +58,8 @@ WEAKER: dict[str, str] = {
         "handling a turn's calls one at a time (checks, gate, step) is loom-ref's order",
     "agent.approval/unusable-call-not-parked": "error results without a step are loom-ref's",
     "agent.choices/query-newest-user": "how the recall query is built is loom-ref's",
+    "agent.choices/query-newest-user-without-text":
+        "how the recall query is built is loom-ref's",
     "agent.choices/recall-a-string": _STRICT,
     "agent.choices/recall-not-strings": _STRICT,
     "agent.choices/recall-null": _STRICT,

@@ -26,6 +26,7 @@ from . import (
     gen_vectors_blind2,
     gen_vectors_blind3,
     gen_vectors_blind4,
+    gen_vectors_blind5,
     gen_vectors_reach,
 )
 
@@ -532,6 +533,7 @@ CASES.extend(gen_vectors_blind.CASES)  # the points a blind implementation found
 CASES.extend(gen_vectors_blind2.CASES)  # and a fresh blind reading's
 CASES.extend(gen_vectors_blind3.CASES)  # and a second fresh reading's
 CASES.extend(gen_vectors_blind4.CASES)  # and a third fresh reading's
+CASES.extend(gen_vectors_blind5.CASES)  # and a fourth fresh reading's
 CASES.extend(gen_vectors_reach.CASES)  # what the suite did not reach (issue 30)
 
 # ---- machinery ----------------------------------------------------------------------------

@@ -1180,8 +1180,10 @@ from .defs_agent_blind import BLIND  # noqa: E402
 from .defs_agent_blind2 import BLIND2  # noqa: E402
 from .defs_agent_blind3 import BLIND3  # noqa: E402
 from .defs_agent_blind4 import BLIND4  # noqa: E402
+from .defs_agent_blind5 import BLIND5  # noqa: E402
 
 DEFINITIONS += BLIND
 DEFINITIONS += BLIND2
 DEFINITIONS += BLIND3
 DEFINITIONS += BLIND4
+DEFINITIONS += BLIND5

@@ -104,8 +104,10 @@ export function buildConfig(raw) {
   if (!Array.isArray(raw.tools ?? [])) throw broken("tools is a list");
   cfg.tools = (raw.tools ?? []).map((t) => {
     if (!isObject(t)) throw broken("a tool is an object");
-    const tool = { name: t.name, toolId: t.toolId ?? t.name, description: t.description ?? "", parameters: t.parameters ?? {} };
+    // a description given (null too) is a string; only an absent one is ""
+    const tool = { name: t.name, toolId: t.toolId ?? t.name, description: t.description === undefined ? "" : t.description, parameters: t.parameters ?? {} };
     if (!nonEmpty(tool.name) || !nonEmpty(tool.toolId)) throw bad("a tool's name and toolId are non-empty strings");
+    if (typeof tool.description !== "string") throw bad("a tool's description is a string");
     if (!isObject(tool.parameters)) throw bad("a tool's parameters are a JSON Schema object");
     return tool;
   });
