@@ -253,6 +253,7 @@ def test_compaction_plan_takes_thresholds_from_one_and_refuses_zero() -> None:
     plan = compaction_plan([1, 1], 2, after_messages=None, after_bytes=1, keep_recent=1)
     assert (plan.compact, plan.reason) == (True, "bytes")
     for after_messages, after_bytes in ((0, None), (None, 0)):
-        with pytest.raises(InvalidArgument):
-            compaction_plan([1, 1], 2, after_messages=after_messages, after_bytes=after_bytes,
-                            keep_recent=1)
+        for sizes in ([1, 1], []):  # refused before anything is read, an empty transcript too
+            with pytest.raises(InvalidArgument):
+                compaction_plan(sizes, sum(sizes), after_messages=after_messages,
+                                after_bytes=after_bytes, keep_recent=1)
