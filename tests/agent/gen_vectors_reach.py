@@ -103,3 +103,12 @@ case("agent.model-effect", "defaults-with-input-not-an-object", anchor="agent.mo
      "is still the call's to refuse (the outcome's argument.invalid), with no request sent.",
      input={"input": ["hi"], "chunks": CHUNKS, "maxTokens": 5},
      intent={"requests": [], "outcome": {"error": {"code": ERROR}}})
+
+
+# ---- issue 30, sample 803808: a boundary at the very start of the first delta ---------------
+case("agent.chunk-deltas", "boundary-at-first-character", anchor="agent.chunk-min-chars",
+     function="agent.chunk_deltas",
+     description="A boundary is found wherever it stands, the first character of the first "
+     "delta included: \"\\nabc\" with minChars 1 emits \"\\n\" (a boundary 1 character long, "
+     "at minChars) and the flush \"abc\".",
+     input={"deltas": ["\nabc"], "minChars": 1}, intent={"batches": ["\n", "abc"]})

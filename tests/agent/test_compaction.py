@@ -22,6 +22,7 @@ from loom_ref.agent import (
     message_bytes,
     render_transcript,
 )
+from loom_ref.agent.compaction import compaction_plan
 from loom_ref.effects import Effect, EffectRuntime
 from loom_ref.errors import InvalidArgument
 from loom_ref.journal import MemoryStore, Status
@@ -241,3 +242,18 @@ def test_summary_message_size_is_counted() -> None:
     folded = t.fold(3, summary_message("s"))
     assert len(folded) == 3 and len(t) == 3
     assert t.bytes == before - 3 * message_bytes(folded[0]) + message_bytes(summary_message("s"))
+
+
+def test_compaction_plan_takes_thresholds_from_one_and_refuses_zero() -> None:
+    # compaction_plan's own argument checks (errors.invalid-argument): thresholds are ints >= 1.
+    # Through the protocol a Compaction config refuses 0 first, and after_messages=1 always
+    # (keep_recent >= 1 must be below it), so only a Python caller reaches these values here.
+    plan = compaction_plan([1, 1], 2, after_messages=1, after_bytes=None, keep_recent=1)
+    assert (plan.compact, plan.reason, plan.keep, plan.fold) == (True, "messages", 1, 1)
+    plan = compaction_plan([1, 1], 2, after_messages=None, after_bytes=1, keep_recent=1)
+    assert (plan.compact, plan.reason) == (True, "bytes")
+    for after_messages, after_bytes in ((0, None), (None, 0)):
+        for sizes in ([1, 1], []):  # refused before anything is read, an empty transcript too
+            with pytest.raises(InvalidArgument):
+                compaction_plan(sizes, sum(sizes), after_messages=after_messages,
+                                after_bytes=after_bytes, keep_recent=1)

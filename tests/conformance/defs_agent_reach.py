@@ -9,12 +9,16 @@ from __future__ import annotations
 from typing import Any
 
 from .defs_agent import (
+    BASE,
+    PRICE,
     START,
     agent,
     answer,
+    calling,
     decider,
     decision,
     done,
+    failed,
     said,
     scripted,
     step_input,
@@ -96,3 +100,35 @@ DEFINITIONS.append(
                    == {"messages": ELEVEN[:3]}),
                   ("the kept suffix", lambda o: step_input(o, "#turn:0")["messages"]
                    == [summary_msg("S"), *ELEVEN[3:]]))))
+
+
+# issue 30, sample 803808: the transcript warning is checked after the tool results too, and
+# a transcript exactly at warnTranscriptBytes is not over it (agent.warn-transcript). The
+# transcript of one turn: the user's question (72 bytes), the model's tool call (112; 184 in
+# all), the tool results (124; 308 in all).
+_ONE_TOOL_TURN = {"llm": scripted(calling(("c0", "lookup", {"item": "tea"}))),
+                  "lookup": scripted(PRICE)}
+_REPLAY_WARNS = {"replay": "the transcript warning is a diagnostic of each drive of the body: "
+                           "a replay drives it again and warns again",
+                 "always-replay": "the transcript warning is a diagnostic of each drive of the "
+                                  "body: every replay warns again"}
+DEFINITIONS += [
+    agent("agent.loop/transcript-warning-after-tool-results", "agent.warn-transcript",
+          "The transcript is checked against warnTranscriptBytes after the tool results are "
+          "added too: at 184 (the question and the model's tool call exactly) the tool "
+          "results take it to 308, over, so the run warns agent.transcript-bytes although "
+          "maxIterations 1 ends it with agent.max-iterations before another model turn.",
+          config={**BASE, "maxIterations": 1, "warnTranscriptBytes": 184},
+          effects=_ONE_TOOL_TURN, actions=[START],
+          claims=[{"result": failed("agent.max-iterations"),
+                   "warnings": ["agent.transcript-bytes"],
+                   "calls": ["#turn:0", "#turn:0:tool:0"]}],
+          exclude=_REPLAY_WARNS),
+    agent("agent.loop/transcript-at-warn-limit", "agent.warn-transcript",
+          "A transcript of exactly warnTranscriptBytes bytes does not cross it: the same run "
+          "at 308 (the whole transcript, tool results included) gives no warning.",
+          config={**BASE, "maxIterations": 1, "warnTranscriptBytes": 308},
+          effects=_ONE_TOOL_TURN, actions=[START],
+          claims=[{"result": failed("agent.max-iterations"), "warnings": [],
+                   "calls": ["#turn:0", "#turn:0:tool:0"]}]),
+]

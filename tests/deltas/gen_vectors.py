@@ -364,6 +364,14 @@ case("deltas.failclosed", "redaction-resumes-at-match-end", anchor="validators.r
      input={"attempts": [{"deltas": ["aaa"]}], "perCall": "none",
             "redact": [{"kind": "deny", "patterns": {"r": "aa"}}]},
      intent={"warnings": [], "outcome": ok("[redacted]a")})
+case("deltas.failclosed", "redaction-one-character-at-start",
+     anchor="deltas.redaction-inspects",
+     description="A redactor masks every accepted match, a one-character match at the very "
+     "start of the output included: 'ab' under the rule a is '[redacted]b' (issue 30, sample "
+     "803808).",
+     input={"attempts": [{"deltas": ["ab"]}], "perCall": "none",
+            "redact": [{"kind": "deny", "patterns": {"r": "a"}}]},
+     intent={"warnings": [], "outcome": ok("[redacted]b")})
 case("deltas.failclosed", "one-validator-uncovered", anchor="deltas.fail-closed",
      description="Decision 10: a safety middleware whose validators are covered only in "
      "part (one has a delta form, another an output form and none) is an uncovered output "
@@ -412,6 +420,16 @@ case("deltas.holdback", "two-guards-narrowest-release", anchor="deltas.hold-back
      "delivered: the wider guard decides, exactly as flush-on-success with KEY alone.",
      input={"attempts": [{"deltas": ["hello ", "world"]}], "validators": [KEY],
             "secondSafety": [{"kind": "deny", "patterns": ["xyz"]}], "holdBack": True},
+     intent={"perCall": [t("hell"), t("o world"), done()], "outcome": ok("hello world")},
+     tier="may")
+case("deltas.holdback", "two-guards-second-wider", anchor="deltas.hold-back",
+     description="Extension: with two hold-back guards, the wider one decides whichever comes "
+     "second: validators whose rule is 3 wide (holds 2) then a second safety middleware with "
+     "KEY (8 wide, holds 7) deliver exactly as flush-on-success with KEY alone (issue 30, "
+     "sample 803808).",
+     input={"attempts": [{"deltas": ["hello ", "world"]}],
+            "validators": [{"kind": "deny", "patterns": ["xyz"]}], "secondSafety": [KEY],
+            "holdBack": True},
      intent={"perCall": [t("hell"), t("o world"), done()], "outcome": ok("hello world")},
      tier="may")
 case("deltas.holdback", "drop-on-sever", anchor="deltas.hold-back",

@@ -130,6 +130,18 @@ def register(case: Callable[..., None]) -> None:
     deny("nesting-at-limit", "patterns.limits",
          "Groups nested exactly 32 deep (the limit) are in the dialect.",
          {"patterns": ["(" * 32 + "a" + ")" * 32]}, "x", {"ok": True})
+    # issue 30 (sample 803808): the depth is the nesting, not the count of groups met so far
+    deny("siblings-are-not-depth", "patterns.limits",
+         "33 groups side by side are each 1 deep (a group at the top level is 1 deep): the "
+         "pattern is in the dialect.", {"patterns": ["(?:a)" * 33]}, "x", {"ok": True})
+    deny("nesting-at-limit-after-sibling", "patterns.limits",
+         "A closed group before 32 nested groups does not change their depth: 32 deep is in.",
+         {"patterns": ["(?:a)" + "(" * 32 + "b" + ")" * 32]}, "x", {"ok": True})
+    deny("reason-nesting-after-sibling", "patterns.limits",
+         "A closed group before 33 nested groups does not lower their depth: 33 deep is out "
+         "(reason nesting).",
+         {"patterns": ["(?:a)" + "(" * 33 + "b" + ")" * 33]}, "x",
+         {"error": "argument.pattern", "details": {"reason": "nesting"}})
     deny("size-at-limit", "patterns.limits",
          "An expanded size of exactly 10000 (ten [a-z]{1000}) is in the dialect.",
          {"patterns": ["[a-z]{1000}" * 10]}, "x", {"ok": True})
