@@ -219,6 +219,7 @@ def definitions() -> Iterator[dict[str, Any]]:
         defs_journal_blind3,
         defs_journal_blind4,
         defs_journal_blind5,
+        defs_journal_blind6,
         defs_journal_cov,
         defs_journal_disk,
         defs_journal_hostile,
@@ -236,7 +237,7 @@ def definitions() -> Iterator[dict[str, Any]]:
 
     for module in (defs_journal, defs_journal_hostile, defs_journal_disk, defs_journal_blind,
                    defs_journal_blind2, defs_journal_cov, defs_journal_blind3,
-                   defs_journal_blind4, defs_journal_blind5,
+                   defs_journal_blind4, defs_journal_blind5, defs_journal_blind6,
                    defs_kernel_steps,
                    defs_kernel_gates, defs_kernel_replay, defs_kernel_recover,
                    defs_kernel_report, defs_kernel_schema, defs_kernel_blind, defs_kernel_blind2,
