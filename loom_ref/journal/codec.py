@@ -359,7 +359,8 @@ def decode_line(line: bytes, *, surrogate_escapes: bool = True) -> dict[str, Any
     (spec: journal.line-shape)
     """
     _check_line_bytes(line)
-    if len(line) <= _SUFFIX_LEN or line[-_SUFFIX_LEN:-10] != _CRC_OPEN or line[-2:] != b'"}':
+    # the suffix alone (18 bytes) is spelled right: its CRC, over no bytes, is checked next
+    if len(line) < _SUFFIX_LEN or line[-_SUFFIX_LEN:-10] != _CRC_OPEN or line[-2:] != b'"}':
         raise MalformedLineError(_suffix_problem(line))
     # a bytes slice, not a memoryview: for lines of a few hundred bytes the copy is cheaper
     if b"%08x" % zlib.crc32(line[:-_SUFFIX_LEN]) != line[-10:-2]:

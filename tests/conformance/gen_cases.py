@@ -233,6 +233,7 @@ def definitions() -> Iterator[dict[str, Any]]:
         defs_kernel_report,
         defs_kernel_schema,
         defs_kernel_steps,
+        defs_mutation3,
     )
 
     for module in (defs_journal, defs_journal_hostile, defs_journal_disk, defs_journal_blind,
@@ -244,7 +245,7 @@ def definitions() -> Iterator[dict[str, Any]]:
                    defs_kernel_blind3,
                    defs_kernel_reach,
                    defs_agent, defs_agent_reach,
-                   defs_agent_truncation, defs_edge_kja):
+                   defs_agent_truncation, defs_edge_kja, defs_mutation3):
         yield from module.DEFINITIONS
 
 

@@ -96,6 +96,28 @@ def test_a_hand_built_gate_the_writer_refuses_is_refused_again_on_replay() -> No
     assert [e.kind.value for e in store.read("e1").events].count("EXECUTION_SUSPENDED") == 1
 
 
+def test_a_choice_with_two_members_of_one_name_is_refused_again_on_replay() -> None:
+    # spec: kernel.unwritable-event, journal.duplicate-names -- a Python body's choice whose
+    # keys 1 and "1" JSON spells alike: the writer refuses it live, and a later drive that
+    # meets the hole where the journal holds the next gate refuses it again (from_written_text
+    # in _refusal), never taking it for a diverging command
+    def chooser(ctx: ExecutionContext, inp: Any) -> Generator[Any, Any, Any]:
+        try:
+            yield ctx.decide("twice", lambda scope: {1: "a", "1": "b"})
+        except LoomError as exc:
+            refused = exc.code
+        payload = yield ctx.suspend("go")
+        return {"refused": refused, "payload": payload}
+
+    store = MemoryStore()
+    rt = Runtime(store=store, effects=registry(), workflows=[Workflow(name="c", body=chooser)])
+    assert rt.start("c", None, execution_id="e1").waiting_on == "go"
+    done = rt.resume("e1", "go", 1)
+    assert done.status is Status.COMPLETED
+    assert done.output == {"refused": "journal.bad-payload", "payload": 1}
+    assert "DECISION_RECORDED" not in [e.kind.value for e in store.read("e1").events]
+
+
 def test_an_output_the_writer_refuses_fails_the_step() -> None:
     # spec: kernel.unwritable-event -- an effect's output past the nesting limit makes the
     # step fail with journal.bad-payload (STEP_FAILED), raised into the body

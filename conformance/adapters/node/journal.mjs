@@ -99,7 +99,7 @@ export function allJsonValues(value) {
 
 function decodeLine(line) {
   const opener = Buffer.from(',"crc":"');
-  if (line.length <= SUFFIX || !line.subarray(-SUFFIX, -10).equals(opener) ||
+  if (line.length < SUFFIX || !line.subarray(-SUFFIX, -10).equals(opener) ||
       line.subarray(-2).toString("latin1") !== '"}') {
     throw new LoomError("journal.malformed-line", "line does not end with a crc member");
   }
