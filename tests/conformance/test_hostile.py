@@ -247,10 +247,14 @@ def test_ctrl_c_stops_the_implementation_and_prints_what_ran(tmp_path: Path) -> 
 
     pidfile = tmp_path / "adapter.pid"
     impl = f"{sys.executable} -m tests.conformance.hostile_adapter slow {pidfile}"
+    # A terminal's Ctrl-C reaches a runner whose SIGINT is at its default. When this test runs
+    # under a shell that started it in the background, SIGINT is ignored and the child would
+    # inherit that (and rightly keep ignoring it), so the child is given the default back.
     runner = subprocess.Popen([sys.executable, "-m", "loom_ref.cli.main", "conformance",
                                "--impl", impl, "--only", "journal,kernel", "--quiet"],
                               cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                              text=True)
+                              text=True,
+                              preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     for _ in range(600):  # until three cases were answered (at most a minute)
         if pidfile.exists() and pidfile.read_text():
             break
