@@ -30,7 +30,7 @@ from typing import Any
 
 import attrs
 
-from loom_ref.agent.canonical import canonical_json
+from loom_ref.agent.canonical import canonical_bytes, canonical_json
 from loom_ref.errors import InvalidArgument
 
 __all__ = [
@@ -87,12 +87,8 @@ def tool_result_content(name: str, result: Any) -> str:
     canonical(name) + ``,"result":`` + canonical(result) + ``}`` (spec: agent.tool-result).
     The content is UTF-8 text, so a value with no canonical JSON (a string holding a lone
     surrogate) is ``argument.invalid`` (spec: agent.canonical-json)."""
-    content = f'{{"tool":{canonical_json(name)},"result":{canonical_json(result)}}}'
-    try:
-        content.encode("utf-8")
-    except UnicodeEncodeError:
-        raise InvalidArgument("a string holds a lone surrogate, which UTF-8 cannot carry") from None
-    return content
+    return (b'{"tool":' + canonical_bytes(name) + b',"result":' + canonical_bytes(result)
+            + b"}").decode("utf-8")
 
 
 

@@ -348,14 +348,15 @@ def vector_guards_run(data: object) -> dict[str, Any]:
 
 
 def _severed(err: DeltaSevered) -> dict[str, Any]:
+    budget = isinstance(err, StreamTokenBudgetExceeded)  # names no rule and no span
     return {
         "code": err.code,
-        "rule": None if isinstance(err, StreamTokenBudgetExceeded) else err.details["rule"],
+        "rule": None if budget else err.details["rule"],
         "deltaIndex": err.details["delta_index"],
         "repeated": bool(err.details.get("repeated", False)),
         # spec: guards.running-text -- the span made absolute in the attempt's text (a budget
         # sever has none)
-        "span": None if isinstance(err, StreamTokenBudgetExceeded) else list(err.details["span"]),
+        "span": None if budget else list(err.details["span"]),
     }
 
 

@@ -77,8 +77,9 @@ def _check_externalize(externalize: object) -> dict[EventKind, tuple[_Path, ...]
         for path in paths:
             if not isinstance(path, str) or not all(path.split(".")):
                 raise InvalidArgument(f"a path is member names joined by '.', got {path!r}")
-            if tuple(path.split(".")) not in split:  # a path listed twice is one path
-                split.append(tuple(path.split(".")))
+            names = tuple(path.split("."))
+            if names not in split:  # a path listed twice is one path
+                split.append(names)
         out[kind] = tuple(split)
     return out
 
