@@ -361,6 +361,15 @@ def vector_deltas_run(data: object) -> dict[str, Any]:
         write = ctx.on_delta
         assert write is not None
         channels.append(write)
+
+        def guarded(send: Callable[[Any], None], what: Any) -> None:
+            """spec: deltas.vector-run -- catchSever covers every write and the end chunk."""
+            try:
+                send(what)
+            except Exception:
+                if not script["catchSever"]:
+                    raise
+
         for item in script["deltas"]:
             if _is_write(item):
                 item = item["write"]  # not text: the channel refuses it (deltas.writer)
@@ -368,17 +377,9 @@ def vector_deltas_run(data: object) -> dict[str, Any]:
                 source = execution if item.get("source") == "execution" else signal
                 source.abort(item["abort"])  # ignores it and carries on
                 continue
-            try:
-                write(item)
-            except Exception:
-                if not script["catchSever"]:
-                    raise
+            guarded(write, item)
         if script["end"]:
-            try:
-                write.end(script["usage"])
-            except Exception:  # spec: deltas.vector-run -- catchSever covers the end chunk too
-                if not script["catchSever"]:
-                    raise
+            guarded(write.end, script["usage"])
         if script["outcome"] == "raise":
             raise ScriptedEffectFailure(f"attempt {ctx.attempt} failed")
         return script["output"]
