@@ -132,3 +132,47 @@ DEFINITIONS += [
           claims=[{"result": failed("agent.max-iterations"), "warnings": [],
                    "calls": ["#turn:0", "#turn:0:tool:0"]}]),
 ]
+
+
+# issue 30: the default of warnTranscriptBytes is the seed's 256 KiB (262,144 bytes), pinned on
+# both sides. The same one-tool turn as above, with a question of N bytes: its transcript is
+# N + 289 bytes (the question's message 53 + N, the model's tool call 112, the results 124).
+_DEFAULT_WARN = 256 * 1024
+_AT_DEFAULT = "x" * (_DEFAULT_WARN - 289)
+
+
+def _question_once(value: Any) -> Any:
+    """An ``open_values`` hook that keeps a case of a 256 KiB question small: every echo of
+    the question in the expectation (the trace's and the journal's step inputs) becomes
+    ``{"$capture": "question"}``, so each echo must be the same text, written once (in the
+    action's input) instead of five times."""
+    if isinstance(value, str) and len(value) >= _DEFAULT_WARN - 289:
+        return {"$capture": "question"}
+    if isinstance(value, list):
+        return [_question_once(v) for v in value]
+    if isinstance(value, dict):
+        return {k: _question_once(v) for k, v in value.items()}
+    return value
+
+DEFINITIONS += [
+    agent("agent.loop/transcript-at-default-warn-limit", "agent.warn-transcript",
+          "Without warnTranscriptBytes the limit is 256 KiB: a run whose transcript is exactly "
+          "262,144 bytes (a question of 261,855 bytes, then the tool call and its results) is "
+          "not over it and gives no warning. (Each echo of the question in the trace and the "
+          "journal is written as one $capture.)",
+          config={**BASE, "maxIterations": 1},
+          effects=_ONE_TOOL_TURN, actions=[{"do": "start", "input": _AT_DEFAULT}],
+          claims=[{"result": failed("agent.max-iterations"), "warnings": [],
+                   "calls": ["#turn:0", "#turn:0:tool:0"]}],
+          open_values=_question_once),
+    agent("agent.loop/transcript-past-default-warn-limit", "agent.warn-transcript",
+          "Without warnTranscriptBytes the limit is 256 KiB: a run whose transcript is 262,145 "
+          "bytes, one past it (a question of 261,856 bytes, then the tool call and its "
+          "results), warns agent.transcript-bytes.",
+          config={**BASE, "maxIterations": 1},
+          effects=_ONE_TOOL_TURN, actions=[{"do": "start", "input": _AT_DEFAULT + "x"}],
+          claims=[{"result": failed("agent.max-iterations"),
+                   "warnings": ["agent.transcript-bytes"],
+                   "calls": ["#turn:0", "#turn:0:tool:0"]}],
+          exclude=_REPLAY_WARNS, open_values=_question_once),
+]
