@@ -1007,11 +1007,12 @@ steps_case(
 )
 steps_case(
     "reset-clears-budget", "guards.reset",
-    "reset clears a token budget's count: the next attempt has its whole budget.",
+    "reset clears a token budget's count: the next attempt has its whole budget. (A seed "
+    "case: the sever pins its code only, as $partial; its other details are the vector's "
+    "loom-ref form, pinned by the loom-ref cases of guards.steps.)",
     {"maxTokens": 2, "steps": ["abcd", "efgh", "ijkl", {"reset": True}, "abcd", "efgh"]},
     [{"delivered": "abcd"}, {"delivered": "efgh"},
-     {"severed": {"code": "governance.stream-token-budget", "rule": None, "deltaIndex": 2,
-                  "repeated": False, "span": None}},
+     {"severed": {"$partial": {"code": "governance.stream-token-budget"}}},
      {"reset": True}, {"delivered": "abcd"}, {"delivered": "efgh"}],
 )
 steps_case(
