@@ -450,3 +450,17 @@ DEFINITIONS += [
                                {"do": "fsync", "executionId": "e1"}],
             refused("argument.invalid")),
 ]
+
+# issue 29, journal reading 29: a vector's input is a JSON object (INTERPRETING.md section 3):
+# any other input of a journal function is malformed, argument.invalid.
+DEFINITIONS += [
+    vector(f"journal.format/{name}-input-not-an-object", "journal.parse-vector",
+           f"{fn}'s input is a JSON object ({shown}): an input of another type is malformed, "
+           "argument.invalid.",
+           function=fn, input=value, claim=refused("argument.invalid"))
+    for name, fn, value, shown in (
+        ("parse", P, ["{}"], "here a list"),
+        ("fold", "journal.fold", None, "here null"),
+        ("parse-log", L, "{}", "here a string"),
+    )
+]
