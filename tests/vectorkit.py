@@ -50,7 +50,7 @@ def with_patterns(answer: Any, intent: Any) -> Any:
     if isinstance(intent, dict) and isinstance(answer, dict):
         return {k: with_patterns(v, intent[k]) if k in intent else v for k, v in answer.items()}
     if isinstance(intent, list) and isinstance(answer, list) and len(intent) == len(answer):
-        return [with_patterns(a, i) for a, i in zip(answer, intent)]
+        return [with_patterns(a, i) for a, i in zip(answer, intent, strict=True)]
     return answer
 
 
