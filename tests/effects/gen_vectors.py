@@ -1224,6 +1224,25 @@ case("effects.signals", "execution-aborted-inside-chain", anchor="effects.route-
                   "trace": [{"enter": "a", "attempt": 0, "input": 1},
                             {"leave": "a", "attempt": 0, "error": "effect.aborted"}]}])
 
+# -- issue 29, fresh blind reading 28: what a case alone had decided -------------------------------
+
+case("effects.retry", "exhausted-last-error", anchor="effects.retry-attempts",
+     description="A retry that gives up lets the last attempt's error propagate unchanged: "
+     "not the first failure (here of another code and message), not a wrapper; no sleep "
+     "follows the last attempt.",
+     input=route([eff({"raise": {"code": "test.first", "message": "one"}},
+                      {"raise": {"code": "test.last", "message": "two"}})],
+                 [T()], middleware=[RETRY(2, baseDelay=1.0)]),
+     intent=[{"outcome": err("test.last", message="two"), "attempts": [1, 2],
+              "sleeps": [1.0]}])
+case("effects.scope", "closed-before-lookup", anchor="effects.scope-closed",
+     description="A closed scope refuses a call before every stage of the route, the tool "
+     "lookup included: an unknown tool through a closed scope is effect.aborted with "
+     "\"scope closed\", not effect.unknown-tool, and nothing is traced.",
+     input=route([eff(OK)], [{"scope": {"name": "s1", "executionId": "x1"}}, {"close": "s1"},
+                             S(tool="nope")], middleware=[PROBE("outer")]),
+     intent=[{}, {}, {"outcome": err("effect.aborted", reason="scope closed"), "trace": []}])
+
 # -- machinery ------------------------------------------------------------------------------------
 
 def _project(step: dict[str, Any], key: str) -> Any:
