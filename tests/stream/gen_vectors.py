@@ -196,6 +196,10 @@ CHECKER: list[tuple[str, str, str, list[J], Any]] = [
      [*HELLO, be(0, text("Hello")), fin("stop")], [v("block-end-closes-open-block", 4)]),
     ("open-block-at-stop", "stream.open-blocks-at-finish", "an open text block at finish stop",
      [bs(0, "text"), td(0, "x"), fin("stop")], [v("open-blocks-at-finish", 2)]),
+    ("open-tool-result-at-stop", "stream.open-blocks-at-finish",
+     "every started block must be closed, a tool-result block too: one still open at finish "
+     "stop breaks the rule at the finish",
+     [bs(0, "tool-result"), fin("stop")], [v("open-blocks-at-finish", 1)]),
     ("two-open-blocks-at-stop", "stream.open-blocks-at-finish",
      "two blocks (a reasoning and a text block) still open at finish stop: reported, once, at "
      "the finish chunk",
