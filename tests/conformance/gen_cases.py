@@ -234,6 +234,7 @@ def definitions() -> Iterator[dict[str, Any]]:
         defs_kernel_schema,
         defs_kernel_steps,
         defs_mutation3,
+        defs_mutation_s456a,
     )
 
     for module in (defs_journal, defs_journal_hostile, defs_journal_disk, defs_journal_blind,
@@ -245,7 +246,8 @@ def definitions() -> Iterator[dict[str, Any]]:
                    defs_kernel_blind3,
                    defs_kernel_reach,
                    defs_agent, defs_agent_reach,
-                   defs_agent_truncation, defs_edge_kja, defs_mutation3):
+                   defs_agent_truncation, defs_edge_kja, defs_mutation3,
+                   defs_mutation_s456a):
         yield from module.DEFINITIONS
 
 

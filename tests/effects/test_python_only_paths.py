@@ -22,7 +22,7 @@ from loom_ref.effects import (
     collect_stream,
     safety_middleware,
 )
-from loom_ref.effects.deltas import DeltaChannel
+from loom_ref.effects.deltas import DeltaChannel, EffectDelta
 from loom_ref.effects.recorder import DeltaRecorder
 from loom_ref.errors import InvalidArgument, LoomError
 from loom_ref.governance import pii_validator
@@ -94,6 +94,49 @@ def test_a_swallowed_sever_sends_no_terminal_chunk() -> None:
     out = runtime.invoke_transient("t", None, principal="p", on_delta=sink)
     assert out == "swallowed governance.delta-severed"
     assert sink.seen == [{"delta": "fine ", "origin": "llm:t"}]
+
+
+def test_the_end_chunk_after_a_swallowed_sever_raises_the_sever_again() -> None:
+    # spec: deltas.sever-sticky -- every later write of the attempt, the end chunk included,
+    # raises the sever again; only a Python effect can catch the writes' sever and not the
+    # end's (the protocol's scripted effect catches both, spec: deltas.vector-run)
+    seen: list[Any] = []
+
+    def execute(ctx: EffectContext, input: Any) -> str:
+        write = ctx.on_delta
+        assert write is not None
+        try:
+            write("s3cr3t")
+        except LoomError as sever:
+            seen.append(sever)
+        try:
+            write.end()
+        except LoomError as again:
+            seen.append(again)
+        return "never"
+
+    sink = Sink()
+    runtime = _runtime(execute, [safety_middleware([deny_patterns({"secret": "s3cr3t"})])])
+    with pytest.raises(LoomError) as info:
+        runtime.invoke_transient("t", None, principal="p", on_delta=sink)
+    assert info.value.code == "governance.delta-severed"
+    assert len(seen) == 2 and seen[1] is seen[0] is info.value
+    assert sink.chunks == []
+
+
+def test_a_text_chunk_equals_the_record_the_constructor_builds() -> None:
+    # spec: effects.lean-route -- the channel builds its text chunks without the record's
+    # validators; a Python sink sees the same record EffectDelta.text builds, attempt None
+    def execute(ctx: EffectContext, input: Any) -> str:
+        assert ctx.on_delta is not None
+        ctx.on_delta("hi")
+        return "hi"
+
+    sink = Sink()
+    _runtime(execute, []).invoke_transient("t", None, principal="p", on_delta=sink)
+    chunk = sink.chunks[0]
+    assert chunk.attempt is None and chunk.usage is None
+    assert chunk == EffectDelta.text("hi", "llm:t")
 
 
 class _PlainGuard:
@@ -252,3 +295,11 @@ def test_the_stream_budget_middleware_checks_its_arguments_when_built() -> None:
             StreamBudgetMiddleware(bad)  # type: ignore[arg-type]
     with pytest.raises(InvalidArgument):
         StreamBudgetMiddleware(5, "not a counter")  # type: ignore[arg-type]
+
+
+def test_is_retryable_answers_a_bool_for_a_refusal() -> None:
+    # spec: effects.refusal-never-retried -- the answer of the Python API is False, not
+    # merely falsy (the route only asks `not is_retryable(...)`)
+    retry = RetryMiddleware(2)
+    assert retry.is_retryable(InvalidArgument("x")) is False
+    assert retry.is_retryable(RuntimeError("x")) is True

@@ -26,7 +26,7 @@ from loom_ref.journal import (
 from loom_ref.journal.codec import encode_header, from_json_text, to_json_text
 from loom_ref.journal.contentstore import CONTENT, ContentResolvingStore
 from loom_ref.journal.durability import ALL_INVARIANTS, GUARANTEES
-from loom_ref.journal.fs import _kind_at, file_kind
+from loom_ref.journal.fs import OsFileSystem, _kind_at, file_kind
 from loom_ref.journal.logstore import read_log_file
 from loom_ref.journal.powerloss import SimulatedDisk
 from loom_ref.journal.store import JournalWrapper, LineJournal, read_named_file
@@ -181,3 +181,35 @@ def test_a_store_log_whose_truncation_fails_closes(tmp_path: Path,
     with pytest.raises(JournalError) as info:
         store.create("b")
     assert info.value.code == "journal.closed"
+
+
+def test_a_memory_store_read_checks_the_execution_id_first() -> None:
+    # spec: journal.execution-ids -- a bad id is argument.execution-id, not journal.not-found;
+    # every protocol path checks the id before it reads (the vector readers, Runtime)
+    with pytest.raises(InvalidArgument) as info:
+        MemoryStore().read("a/b")
+    assert info.value.code == "argument.execution-id"
+
+
+def test_a_real_directory_sync_lets_go_of_its_descriptor(tmp_path: Path) -> None:
+    # spec: journal.dir-sync -- the directory's descriptor is closed after its fsync
+    fds = "/proc/self/fd"
+    if not os.path.isdir(fds):
+        pytest.skip("no /proc/self/fd to count descriptors with")
+    fs = OsFileSystem()
+    fs.sync_dir(str(tmp_path))
+    before = len(os.listdir(fds))
+    for _ in range(5):
+        fs.sync_dir(str(tmp_path))
+    assert len(os.listdir(fds)) == before
+
+
+def test_a_real_file_is_created_with_mode_666_less_the_umask(tmp_path: Path) -> None:
+    # a journal file is created as any file a program writes: 0o666 less the umask
+    old = os.umask(0o022)
+    try:
+        f = OsFileSystem().create(str(tmp_path / "j.jsonl"))
+    finally:
+        os.umask(old)
+    f.close()
+    assert stat.S_IMODE(os.stat(tmp_path / "j.jsonl").st_mode) == 0o644

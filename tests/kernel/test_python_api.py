@@ -249,3 +249,14 @@ def test_a_read_only_replay_reports_the_output_as_json() -> None:
     replayed = rt.replay("e1")
     assert replayed.status is Status.COMPLETED
     assert replayed.output == [1, {"a": [2]}] and isinstance(replayed.output, list)
+
+
+def test_start_checks_the_execution_id_before_the_workflow_name() -> None:
+    # spec: kernel.start -- where a bad execution id falls against the workflow's name is
+    # implementation-defined and no case holds such an id; loom-ref checks the id first
+    store = MemoryStore()
+    rt = Runtime(store=store, effects=registry(), workflows=[WF])
+    with pytest.raises(InvalidArgument) as info:
+        rt.start("nobody", 1, execution_id="a/b")
+    assert info.value.code == "argument.execution-id"
+    assert store.data == {}
