@@ -212,3 +212,10 @@ def test_a_wire_error_names_the_json_type_it_got() -> None:
             chunk_from_json({"type": "text-delta", "index": 0, "text": value})
         assert info.value.code == "stream.wire.field-type"
         assert info.value.message.endswith(f"expected a string, got {named}")
+    with pytest.raises(WireError) as info:
+        chunk_from_json({"type": "text-delta", "index": "0", "text": "a"})
+    assert info.value.code == "stream.wire.field-type"
+    assert info.value.message.endswith("expected a number, got string")
+    with pytest.raises(WireError) as info:  # what no JSON holds is named by its Python class
+        chunk_from_json({"type": "text-delta", "index": 0, "text": b"a"})
+    assert info.value.message.endswith("expected a string, got bytes")
