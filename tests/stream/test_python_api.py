@@ -5,9 +5,11 @@ iterated, the HTTP edge's read size and an error message's shown argument.
 
 No conformance case can hold another implementation to these (the protocol carries JSON
 text, and every JSON value is decoded before any of these functions sees it), so each is
-listed in ``tools/mutation/reviewed/stream.json`` as ``beyond-protocol`` with the test here
-that kills its mutant. Each refusal is asserted on its stable code (spec:
-errors.invalid-argument), never on message text, except where the message is the point.
+named, with the test here that kills a change to it, by a Python-only region of
+``tools/coverage/python-only.toml`` or, where another change of the same line is one the
+protocol sees, by a ``beyond-protocol`` entry of ``tools/mutation/reviewed/stream.json``
+(issue 30). Each refusal is asserted on its stable code (spec: errors.invalid-argument), never
+on message text, except where the message is the point.
 """
 
 from __future__ import annotations
