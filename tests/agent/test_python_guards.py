@@ -4,7 +4,8 @@ Each check refuses a value no JSON input of a conformance function can carry (a 
 Python object standing for a store, ``bytes`` against ``str``, a non-sequence where the
 vector functions already refuse anything but a list), so the conformance suite cannot pin
 it; these tests do, each on the refusal's stable ``code`` (``argument.invalid``), never on
-its message. They are named in ``tools/mutation/reviewed/agent.json`` (beyond-protocol).
+its message. They are named by the Python-only regions of
+``tools/coverage/python-only.toml`` that hold those lines (issue 30).
 """
 
 from __future__ import annotations

@@ -165,6 +165,21 @@ def test_eager_raise_becomes_error_finish_with_generic_code() -> None:
     )
 
 
+class RaisesWithoutAMessage(LlmAdapter):
+    def stream(self, request: LlmRequest, signal: Signal) -> Iterator[StreamChunk]:
+        raise ValueError()
+
+
+def test_an_error_without_a_message_is_named_by_its_type() -> None:
+    # stream.finish.failure: the message is any string; an error with none is named by its
+    # type (a Python caller's adapter; every error a protocol input raises has a message)
+    reason = finish_of(list(consume(RaisesWithoutAMessage(), REQUEST, Signal())))
+    assert reason.kind is FinishKind.ERROR
+    assert reason.failure == reason.failure.__class__(
+        message="ValueError", code="stream.adapter-raised"
+    )
+
+
 class SimulatedCrash(BaseException):
     pass
 

@@ -5,9 +5,11 @@ iterated, the HTTP edge's read size and an error message's shown argument.
 
 No conformance case can hold another implementation to these (the protocol carries JSON
 text, and every JSON value is decoded before any of these functions sees it), so each is
-listed in ``tools/mutation/reviewed/stream.json`` as ``beyond-protocol`` with the test here
-that kills its mutant. Each refusal is asserted on its stable code (spec:
-errors.invalid-argument), never on message text, except where the message is the point.
+named, with the test here that kills a change to it, by a Python-only region of
+``tools/coverage/python-only.toml`` or, where another change of the same line is one the
+protocol sees, by a ``beyond-protocol`` entry of ``tools/mutation/reviewed/stream.json``
+(issue 30). Each refusal is asserted on its stable code (spec: errors.invalid-argument), never
+on message text, except where the message is the point.
 """
 
 from __future__ import annotations
@@ -212,3 +214,10 @@ def test_a_wire_error_names_the_json_type_it_got() -> None:
             chunk_from_json({"type": "text-delta", "index": 0, "text": value})
         assert info.value.code == "stream.wire.field-type"
         assert info.value.message.endswith(f"expected a string, got {named}")
+    with pytest.raises(WireError) as info:
+        chunk_from_json({"type": "text-delta", "index": "0", "text": "a"})
+    assert info.value.code == "stream.wire.field-type"
+    assert info.value.message.endswith("expected a number, got string")
+    with pytest.raises(WireError) as info:  # what no JSON holds is named by its Python class
+        chunk_from_json({"type": "text-delta", "index": 0, "text": b"a"})
+    assert info.value.message.endswith("expected a string, got bytes")

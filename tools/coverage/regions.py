@@ -1,4 +1,5 @@
-"""The reviewed Python-only regions: code of ``loom_ref/`` no conformance function can reach.
+"""The reviewed Python-only regions of ``loom_ref/``: code no conformance function can reach,
+or lines the suite runs whose every change only a Python caller can observe.
 
 A region is declared once, in ``tools/coverage/python-only.toml``, as a table of the array
 ``region``:
@@ -22,6 +23,24 @@ file must exist, and a node id's function must be defined in it). Lines of a reg
 counted as uncovered, and the mutation tool draws no mutant from them. An entry that matches
 no line (a renamed function, a removed file) is a problem, as is one without a reason or a
 pytest: the list is a reviewed claim, not a place to hide lines.
+
+A region holds either code no conformance function can reach (the CLI, the HTTP socket, a
+test instrument, a check of a Python type the vector readers never let through), or lines
+the suite runs whose every change only a Python caller can observe: an argument check that
+every protocol path has already made before it (the call of ``_check_store(store)`` where
+each vector builds its own store), a value only a Python caller reads (a helper's return
+value every runtime ignores, a message the protocol never compares), a test instrument's
+count. Such a region is narrowed by ``lines`` to exactly those statements, and its reason
+says why no conformance function can observe a change there; the mutation tool then never
+draws them (issue 30: a ``beyond-protocol`` entry of ``tools/mutation/reviewed/`` helps only
+when its mutant is drawn again, and the suite score counts it a survivor). Its named pytest
+must kill a change there: check that by hand (apply a mutant of the region, run the test; it
+must fail) when the region is declared, since ``--check-pytest`` checks coverage only. Never
+declare code whose change a protocol input could show (a vector function's input check, a
+behaviour a case could ask for, an error code or detail member a reply carries), nor a line
+one of whose changes could be shown although another could not (a deleted assignment the
+next line reads, a comparison whose other side a case reaches): pin it with a case, or keep
+the mutant a reviewed ``beyond-protocol`` entry.
 """
 
 from __future__ import annotations

@@ -9,10 +9,13 @@ file, line and change.
 
 Two scores per layer. ``suite score`` is issue 21's measure: killed by the suite over the
 mutants less the equivalent ones. ``in reach`` leaves out the ``beyond-protocol`` mutants too:
-those whose changed line only a Python caller can reach (a check of a callable or of a
-Python class's instance, a test instrument, an environment variable, an HTTP socket), each
-reviewed with its reason and the pytest that kills it, which the run confirms (a reviewed
-mutant those tests do not kill is a survivor).
+those whose change only a Python caller can observe, each reviewed with its reason and the
+pytest that kills it, which the run confirms (a reviewed mutant those tests do not kill is a
+survivor). Issue 30: a line every change of which only a Python caller can observe (an
+argument check every protocol path has made before, a value only a Python caller reads, a
+test instrument) is not a reviewed entry but a Python-only region of
+``tools/coverage/python-only.toml``, narrowed to that line, so the sample never holds it; an
+entry is left only for a mutant whose line also carries a change the protocol can show.
 
 The table of issue 21 (a seeded sample of 60 random mutants per layer, the suite's survivors
 scored with pytest too; about 40 minutes on two cores), from the project's root:

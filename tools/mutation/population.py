@@ -103,14 +103,17 @@ class Reviewed:
     """The reviewed lists, one file per layer (``reviewed/<layer>.json``), each with two lists:
 
     - ``equivalent``: mutants no program can tell from the original, each with the reason;
-    - ``beyond-protocol``: mutants that change behaviour only where no conformance function
-      can reach, because the changed line checks or serves something that exists only in the
-      Python API (a callable, an instance of a Python class, ``bytes`` where the protocol
-      carries text, a test instrument, an environment variable, an HTTP socket). Each entry
-      names the reason and the pytest node ids (``pytest``) that kill it; a run scores such a
-      mutant with the suite first (a kill there wins) and then with those tests, and the
-      mutant counts as ``beyond`` only if they kill it (else it is a survivor, with a
-      warning): the list is a checked claim, not a place to hide survivors.
+    - ``beyond-protocol``: mutants whose change only a Python caller can observe, on a line
+      that cannot be declared Python-only as a whole because another change of it is one the
+      protocol can show (a deleted assignment the next line reads, a comparison's other
+      side). Lines every change of which only a Python caller can observe are not listed
+      here: they are regions of ``tools/coverage/python-only.toml`` (issue 30), which the
+      sampler never draws from, since an entry here counts only when its mutant is drawn
+      again and the suite score counts it a survivor. Each entry names the reason and the
+      pytest node ids (``pytest``) that kill it; a run scores such a mutant with the suite
+      first (a kill there wins) and then with those tests, and the mutant counts as
+      ``beyond`` only if they kill it (else it is a survivor, with a warning): the list is a
+      checked claim, not a place to hide survivors.
 
     An entry names a mutant by its key (file, function, line text, change).
     """
