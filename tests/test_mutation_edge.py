@@ -98,3 +98,21 @@ def test_the_run_selects_a_table_alone(op: str) -> None:
     assert {kind for _layer, kind, _m in chosen} == {op}
     assert sorted(m.id for _layer, _kind, m in chosen) == sorted(
         m.id for m in mutants_of(ROOT))
+
+
+def test_a_mutant_on_a_later_line_of_a_statement_is_named_by_its_first_line() -> None:
+    """Issue 30: the sample is drawn from the lines the suite runs, which coverage names by a
+    statement's first line; a mutant on a statement's second line belongs to that statement."""
+    from tools.mutation.__main__ import statement_starts
+
+    source = ("x = f(1,\n"        # 1
+              "      2)\n"        # 2
+              "if (x and\n"       # 3
+              "        y):\n"     # 4
+              "    z = [1,\n"     # 5
+              "         2]\n"     # 6
+              "else:\n"           # 7
+              "    pass\n")       # 8
+    starts = statement_starts(source)
+    assert starts[2] == 1 and starts[4] == 3 and starts[6] == 5 and starts[8] == 8
+    assert starts[3] == 3 and starts[5] == 5

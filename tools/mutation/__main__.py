@@ -64,6 +64,7 @@ more on two cores.
 from __future__ import annotations
 
 import argparse
+import ast
 import difflib
 import hashlib
 import json
@@ -192,7 +193,8 @@ def _chosen(args: argparse.Namespace) -> list[tuple[str, str, Mutant]]:
         if not args.no_random:
             pool = population(ROOT, layer, file=args.file, function=args.function)
             if reach is not None:
-                pool = [m for m in pool if m.line in reach.get(m.file, ())]
+                pool = [m for m in pool
+                        if _statement_line(m.file, m.line) in reach.get(m.file, ())]
             out += [(layer, "random", m) for m in sample(pool, args.sample, args.seed)]
         if args.semantic:
             out += [(layer, "semantic", m) for m in semantic(ROOT, layer)]
@@ -203,6 +205,33 @@ def _chosen(args: argparse.Namespace) -> list[tuple[str, str, Mutant]]:
         if args.edge3:
             out += [(layer, "edge3", m) for m in edge3(ROOT, layer)]
     return out
+
+
+def statement_starts(source: str) -> dict[int, int]:
+    """line -> the first line of the innermost statement holding it (a compound statement
+    holds its header's lines, not its body's): coverage names a statement by its first line."""
+    first: dict[int, int] = {}
+    for node in ast.walk(ast.parse(source)):  # outer statements first: the innermost wins
+        if isinstance(node, ast.stmt):
+            last = node.end_lineno or node.lineno
+            body = [s.lineno for field in ("body", "orelse", "finalbody", "handlers")
+                    for s in getattr(node, field, None) or []]
+            for n in range(node.lineno, min([last, *(b - 1 for b in body)]) + 1):
+                first[n] = node.lineno
+    return first
+
+
+_STATEMENTS: dict[str, dict[int, int]] = {}
+
+
+def _statement_line(file: str, line: int) -> int:
+    """The line coverage names ``line`` of ``file`` by, so that a mutant on a later line of a
+    statement written over several lines (an argument, a condition's second half) is in reach
+    when its statement is."""
+    if file not in _STATEMENTS:
+        with open(os.path.join(ROOT, file), encoding="utf-8") as f:
+            _STATEMENTS[file] = statement_starts(f.read())
+    return _STATEMENTS[file].get(line, line)
 
 
 def _reach(args: argparse.Namespace) -> dict[str, frozenset[int]]:
