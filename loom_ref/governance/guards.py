@@ -189,8 +189,9 @@ class RunningTextGuard:
         for validator in self.validators:
             violation = self._violation(validator, checked, fresh)
             if violation is not None:
+                # a severed guard accepts nothing until reset(), which zeroes the index, so
+                # the severed delta does not move it (spec: guards.reset)
                 severed = self._severed(violation, self._index)
-                self._index += 1
                 self._life.fire(GuardEvent.SEVER, severed)
                 raise severed from violation
         return checked

@@ -253,3 +253,16 @@ def test_a_severed_delta_leaves_no_trace(data: dict[str, Any]) -> None:
             accepted.append(step)
             released += outcome["delivered"]
         assert "".join(accepted).startswith(released)
+
+
+def test_a_chain_staging_a_delta_one_guard_severs_is_severed() -> None:
+    # GuardChain.stage (a Python-only region): a sever while staging is raised, and a later
+    # check re-raises it, marked repeated (spec: guards.chain-sever)
+    chain = GuardChain([RunningTextGuard([pii_validator()]), stream_token_budget(100)])
+    chain.stage("ssn ")()
+    with pytest.raises(DeltaSevered):
+        chain.stage("123-45-6789")
+    with pytest.raises(DeltaSevered) as info:
+        chain.check("x")
+    assert info.value.details["repeated"] is True
+    assert info.value.details["delta_index"] == 1
