@@ -634,6 +634,11 @@ bad_record("terminal-with-text", "The terminal chunk's delta is empty.",
            {"delta": "a", "origin": ORIGIN, "done": True})
 bad_record("delta-not-text", "A delta is a tainted string, nothing else.",
            {"delta": 5, "origin": ORIGIN})
+# issue 29, fresh blind reading 32: attempt is the reset chunk's, usage the terminal's
+bad_record("attempt-on-terminal", "Only a reset chunk carries an attempt: the terminal chunk "
+           "with one is argument.invalid.", {**done(), "attempt": 2})
+bad_record("usage-on-reset", "Only the terminal chunk carries usage: a reset chunk with usage "
+           "is argument.invalid.", {**reset(2), "usage": USAGE})
 
 # -- deltas.guards: guard order -----------------------------------------------------------------
 case("deltas.guards", "order-first-wins", anchor="deltas.guard-order",
@@ -1298,6 +1303,13 @@ llm("exhausted-call-counted", anchor="deltas.vector-llm",
     intent={"adapter": {"calls": 2, "pulled": 3, "models": ["m1", "m1"]},
             "outcome": {**err("effect.llm-error"), "failure": {
                 "code": "stream.scripted.exhausted", "message": {"$type": "string"}}}})
+llm("retry-default-one", anchor="deltas.vector-llm",
+    description="deltas.llm's retry defaults to 1, not to the number of scripts: a first "
+    "call that fails is not retried, and the second script is never streamed.",
+    input={"scripts": [{"chunks": LOST}, {"chunks": text_script(["ok"])}]},
+    intent={"adapter": {"calls": 1, "pulled": 3, "models": ["m1"]},
+            "outcome": {**err("effect.llm-error"), "failure": {
+                "code": None, "message": "lost"}}})
 llm("no-runtime-retry", anchor="deltas.vector-llm",
     description="Without a runtime no middleware is allowed: retry above 1 is malformed.",
     input={"runtime": False, "retry": 2, "scripts": [{"chunks": text_script(["a"])}]},
@@ -1486,6 +1498,19 @@ case("deltas.input", "order-duplicate", anchor="deltas.vector-run",
      "malformed input.",
      input={"attempts": [{"deltas": ["a"]}], "validators": [], "order": ["safety", "safety"]},
      intent={"error": "argument.invalid"})
+# issue 29, fresh blind reading 32: a retry configured by default must be named by order
+case("deltas.input", "order-default-retry", anchor="deltas.vector-run",
+     description="With two attempts and no retry key, retry defaults to len(attempts) = 2 and "
+     "configures a retry middleware, so an order that does not name retry is malformed.",
+     input={"attempts": [{"deltas": ["a"]}, {"deltas": ["b"]}], "validators": [],
+            "order": ["safety"]},
+     intent={"error": "argument.invalid"})
+case("deltas.input", "order-retry-one", anchor="deltas.vector-run",
+     description="Contrast: retry 1 configures no retry middleware, so the same order without "
+     "retry is well formed.",
+     input={"attempts": [{"deltas": ["a"]}, {"deltas": ["b"]}], "validators": [], "retry": 1,
+            "order": ["safety"]},
+     intent={"perCall": [t("a"), done()], "outcome": ok("a")})
 case("deltas.input", "second-safety-not-a-list", anchor="deltas.vector-run",
      description="secondSafety is a list of validators: an object is malformed input.",
      input={"attempts": [{"deltas": ["a"]}], "validators": [],

@@ -989,6 +989,14 @@ case("effects.middleware", "probe-set-input-null", anchor="effects.route-vector"
      intent=[{"outcome": out(None), "trace": [
          {"enter": "p", "attempt": 0, "input": 1}, X(1, input=None),
          {"leave": "p", "attempt": 1, "output": None}]}])
+# issue 29, fresh blind reading 32: a present "return": null short-circuits
+case("effects.middleware", "probe-return-null", anchor="effects.route-vector",
+     description="A probe's return is any JSON value: a present null answers null without "
+     "calling next, so the effect never runs.",
+     input=route([eff({"echo": True})], [T()], middleware=[PROBE("p", **{"return": None})]),
+     intent=[{"outcome": out(None), "trace": [
+         {"enter": "p", "attempt": 0, "input": 1},
+         {"leave": "p", "attempt": 0, "output": None}]}])
 
 # -- issue 30: what the coverage of the suite found unpinned -------------------------------------
 
