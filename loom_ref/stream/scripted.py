@@ -124,10 +124,11 @@ class ScriptedAdapter(LlmAdapter):
     @staticmethod
     def _play(script: Script, signal: Signal) -> Iterator[StreamChunk]:
         for position, chunk in enumerate(script.chunks):
-            if script.raise_after is not None and position == script.raise_after:
-                raise ScriptedFailure(script.error_message, after=position)
+            # spec: deltas.vector-llm -- before each chunk: the signal, then raiseAfter
             if script.honor_signal and signal.aborted:
                 raise StreamAborted(f"aborted: {signal.reason}", reason=signal.reason)
+            if script.raise_after is not None and position == script.raise_after:
+                raise ScriptedFailure(script.error_message, after=position)
             yield chunk
         if script.raise_after is not None and script.raise_after >= len(script.chunks):
             raise ScriptedFailure(script.error_message, after=len(script.chunks))
