@@ -185,10 +185,14 @@ DEFINITIONS: list[dict[str, Any]] = [
             and r["result"]["images"][0] == {"variant": "synced", "files": {}}),
     on_disk("files-unsynced-tail", "journal.fsync-policy",
             "Under at-boundaries the events since the last boundary may be lost to a power "
-            "loss: the synced image ends at the journal's header.",
+            "loss: before any boundary nothing is synced, so the synced image holds no file "
+            "(its name was never synced), the names image keeps the name with no bytes, and "
+            "the prefix image (the first half of the three appends) ends at the header.",
             "files", "at-boundaries",
             [{"do": "create", "executionId": "e1"}, *appends(events=EVENTS[:2])],
             lambda r: images(r)["synced"] == {}
+            and images(r)["names"] == {"/disk/e1.jsonl": []}
+            and images(r)["prefix"] == {"/disk/e1.jsonl": ["loom-ref.journal"]}
             and images(r)["written"] == {"/disk/e1.jsonl": [
                 "loom-ref.journal", "EXECUTION_STARTED", "STEP_STARTED"]}),
     on_disk("files-dir-sync-per-store", "journal.dir-sync",
