@@ -1475,6 +1475,19 @@ case("deltas.guards", "swallowed-sever-then-abort", anchor="deltas.sever-sticky"
      input={"attempts": [{"catchSever": True, "deltas": ["s3cr3t", {"abort": "stop"}]}],
             "validators": [SECRET]},
      intent={"perCall": [], "outcome": {**err("effect.aborted"), "reason": "stop"}})
+case("deltas.phases", "abort-over-raise-no-cause", anchor="deltas.vector-run",
+     description="The caller aborts, then the effect raises: the call fails effect.aborted "
+     "with the reason, and deltas.run's outcome carries no cause (its members are ok, code "
+     "and reason only, unlike deltas.llm's).",
+     input={"attempts": [{"deltas": ["a", {"abort": "stop"}], "outcome": "raise"}]},
+     intent={"perCall": [t("a")], "outcome": {**err("effect.aborted"), "reason": "stop"}})
+case("deltas.input", "hold-back-second-safety-no-delta-form", anchor="deltas.vector-run",
+     description="holdBack applies to secondSafety too: with holdBack true, a secondSafety "
+     "validator that has no delta form (pii on the input phase only) makes the input "
+     "malformed, as one of validators does.",
+     input={"attempts": [{"deltas": ["a"]}], "holdBack": True, "validators": [],
+            "secondSafety": [{"kind": "pii", "phases": ["input"]}]},
+     intent={"error": "argument.invalid"})
 case("deltas.guards", "input-only-validator-not-guarding", anchor="deltas.safety-delta-guard",
      description="A validator without a delta form (phases without delta) takes no part in "
      "the safety middleware's delta guard: its text streams unchecked.",
