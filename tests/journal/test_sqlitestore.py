@@ -18,6 +18,7 @@ import pytest
 from loom_ref.conformance.impl import InProcessImplementation
 from loom_ref.conformance.inprocess import LoomRefAdapter
 from loom_ref.conformance.runner import Status as CaseStatus
+from loom_ref.errors import JournalError
 from loom_ref.journal import (
     CorruptJournalError,
     EventKind,
@@ -26,7 +27,6 @@ from loom_ref.journal import (
     JournalLockedError,
     OsFileSystem,
 )
-from loom_ref.errors import JournalError
 from loom_ref.journal.sqlitestore import SqliteStore
 
 from ..conformance.helpers import failures, run
