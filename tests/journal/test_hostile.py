@@ -535,8 +535,8 @@ def test_a_sqlite_store_whose_path_cannot_be_looked_at_any_more_closes(tmp_path:
     home.write_bytes(b"")
     with pytest.raises(JournalError) as info:
         journal.append(K.EXECUTION_COMPLETED, {"output": 1})
-    assert info.value.code != "journal.replaced"
-    assert info.value.details["errno"] == "ENOTDIR"
+    assert info.value.code == "journal.write-failed"  # not journal.replaced: no answer
+    assert (info.value.details["errno"], info.value.details["op"]) == ("ENOTDIR", "sync")
     assert info.value.details["file"] == str(path)
     with pytest.raises(JournalError) as info:
         store.create("y")
@@ -548,7 +548,8 @@ def test_a_sqlite_store_path_the_system_cannot_look_at_is_an_os_error(tmp_path: 
     path = tmp_path / ("x" * 300 + ".db")
     with pytest.raises(JournalError) as info:
         SqliteStore(path)
-    assert info.value.details["errno"] == "ENAMETOOLONG"
+    assert info.value.code == "journal.io-failed"
+    assert (info.value.details["errno"], info.value.details["op"]) == ("ENAMETOOLONG", "open")
     assert info.value.details["file"] == str(path)
 
 
