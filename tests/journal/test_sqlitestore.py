@@ -357,3 +357,31 @@ def test_a_torn_row_sqlite_refuses_to_delete_releases_the_execution(tmp_path: Pa
     with SqliteStore(path) as store:
         journal = store.open("e1")
         assert [e.kind for e in journal.events] == [K.EXECUTION_STARTED]
+
+
+def test_a_store_that_cannot_roll_back_a_refused_commit_takes_no_more_writes(
+        tmp_path: Path) -> None:
+    # SqliteStore._append: the first line's commit refused (a trigger) and then its ROLLBACK
+    # refused too (an authorizer on the store's connection, standing in for a disk that fails
+    # the rollback): journal.write-failed, and the store closed, the transaction undone
+    path = tmp_path / "s.db"
+    SqliteStore(path).close()
+    _alter(path, "CREATE TRIGGER refuse BEFORE INSERT ON lines "
+                 "BEGIN SELECT RAISE(ABORT, 'the disk is full'); END")
+    store = SqliteStore(path)
+    journal = store.create("e1")
+
+    def no_rollback(action: int, arg1: str | None, *rest: object) -> int:
+        refused = action == sqlite3.SQLITE_TRANSACTION and arg1 == "ROLLBACK"
+        return sqlite3.SQLITE_DENY if refused else sqlite3.SQLITE_OK
+
+    store._conn.set_authorizer(no_rollback)
+    with pytest.raises(JournalError) as info:
+        journal.append(K.EXECUTION_STARTED, START)
+    assert info.value.code == "journal.write-failed"
+    with pytest.raises(JournalError) as info:
+        store.create("e2")
+    assert info.value.code == "journal.closed"
+    _alter(path, "DROP TRIGGER refuse")  # the store let go of the database's lock
+    with SqliteStore(path) as again:
+        assert not again.exists("e1")
