@@ -25,6 +25,7 @@ class Response:
     pieces: Sequence[bytes]
     status: int = 200
     content_type: str = "text/event-stream"
+    headers: Mapping[str, str] = attrs.field(factory=dict)  # more response headers
 
 
 @attrs.frozen
@@ -59,6 +60,8 @@ class Loopback:
                 response = responses[min(len(outer.requests), len(responses)) - 1]
                 self.send_response(response.status)
                 self.send_header("Content-Type", response.content_type)
+                for name, value in response.headers.items():
+                    self.send_header(name, value)
                 self.end_headers()
                 try:
                     for piece in response.pieces:

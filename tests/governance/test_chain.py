@@ -266,3 +266,36 @@ def test_a_chain_staging_a_delta_one_guard_severs_is_severed() -> None:
         chain.check("x")
     assert info.value.details["repeated"] is True
     assert info.value.details["delta_index"] == 1
+
+
+class StagesForgetfully(CheckOnly):
+    """A Python caller's staged guard whose sever is not sticky of its own: it refuses only
+    the deltas holding ``refuse``, so a chain's repeated sever after it is the chain's."""
+
+    def stage(self, delta: str) -> Any:
+        if self.refuse and self.refuse in delta:
+            raise DeltaSevered("refused", delta_index=len(self.taken))
+        return lambda: self.taken.append(delta)
+
+
+def test_a_chain_that_severs_while_staging_stays_severed_itself() -> None:
+    # GuardChain.stage: the sever a guard raises while staging is the chain's own
+    # (spec: guards.chain-sever, guards.sticky-sever) -- the test above cannot tell it from
+    # the inner guard's sticky sever; this guard forgets, so only the chain remembers
+    forgetful = StagesForgetfully(refuse="bad")
+    chain = GuardChain([forgetful, stream_token_budget(100)])
+    chain.stage("ok")()
+    with pytest.raises(DeltaSevered) as first:
+        chain.stage("bad")
+    assert "repeated" not in first.value.details
+    forgetful.stage("fine")  # the guard alone would take the next delta
+    for later in ("fine", ""):
+        with pytest.raises(DeltaSevered) as again:
+            chain.check(later)
+        assert again.value.details == {**first.value.details, "repeated": True}
+        with pytest.raises(DeltaSevered):
+            chain.stage(later)
+    assert forgetful.taken == ["ok"]  # a severed chain consults no guard
+    chain.reset()
+    chain.check("fine")
+    assert forgetful.taken == ["fine"]

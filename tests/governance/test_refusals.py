@@ -52,6 +52,13 @@ def deny(*patterns: Any, **extra: Any) -> dict[str, Any]:
                     "holdBack": True}, {PATTERN}),
     # the python-re extension compiles its regexes itself: not a portable pattern
     (OUT, {"validator": deny("(?<=a)b", dialect="python-re"), "text": None}, {INVALID}),
+    # the repair leaves alone what holds no portable pattern: a python-re validator, an
+    # item that is no validator, patterns that are neither an array nor an object
+    ("guards.run", {"validators": [deny("("), deny("(?<=a)b", dialect="python-re")],
+                    "deltas": ["x"]}, {PATTERN}),
+    ("guards.run", {"validators": [deny("("), 5], "deltas": ["x"]}, {PATTERN, INVALID}),
+    ("guards.run", {"validators": [deny("("), {"kind": "deny", "patterns": "x"}],
+                    "deltas": ["x"]}, {PATTERN, INVALID}),
     # a well-formed input deserves no refusal; taint functions have no pattern to compete
     (OUT, {"validator": deny("x"), "text": "x"}, set()),
     ("taint.unwrap", {"value": 1}, {"argument.not-tainted"}),

@@ -25,6 +25,7 @@ import errno
 import io
 import os
 import signal
+import sqlite3
 import sys
 import zlib
 from collections.abc import Callable, Iterator
@@ -494,3 +495,85 @@ def test_journal_check_refuses_a_header_with_a_bad_execution_id(tmp_path: Path) 
     with contextlib.redirect_stdout(out), contextlib.redirect_stderr(out):
         assert cli_main(["journal", "check", str(path)]) == 1
     assert out.getvalue().startswith("loom-ref: journal.corrupt") and "line 1" in out.getvalue()
+
+
+# -- 8b. the shared stores: the log or database unlinked, replaced or unreachable while held ----
+@pytest.mark.parametrize("kind", ["log", "sqlite"])
+@pytest.mark.parametrize("how", ["unlink", "replace"])
+def test_a_shared_store_unlinked_or_replaced_while_held_is_reported(
+        tmp_path: Path, kind: str, how: str) -> None:
+    # spec: journal.held-file -- the log store (LogStore._append's still_named check) and the
+    # SQLite store (SqliteStore._check_named) report journal.replaced at the next sync and
+    # take no more work, like the file store above
+    path = tmp_path / ("store.log" if kind == "log" else "store.db")
+    store = (LogStore if kind == "log" else SqliteStore)(path, fsync=FsyncPolicy.EVERY_EVENT)
+    journal = store.create("x")
+    journal.append(K.EXECUTION_STARTED, START)
+    path.unlink()
+    if how == "replace":
+        path.write_bytes(b"")
+    with pytest.raises(JournalError) as info:
+        journal.append(K.EXECUTION_COMPLETED, {"output": 1})
+    assert info.value.code == "journal.replaced"
+    assert info.value.details["file"] == str(path)
+    with pytest.raises(JournalError) as info:
+        store.create("y")
+    assert info.value.code == "journal.closed"
+
+
+def test_a_sqlite_store_whose_path_cannot_be_looked_at_any_more_closes(tmp_path: Path) -> None:
+    # SqliteStore._check_named: the database's directory replaced by a file while held, so
+    # looking at the path fails (ENOTDIR), not "absent": an OS error naming the file, and the
+    # store closed
+    home = tmp_path / "home"
+    home.mkdir()
+    path = home / "store.db"
+    store = SqliteStore(path, fsync=FsyncPolicy.EVERY_EVENT)
+    journal = store.create("x")
+    journal.append(K.EXECUTION_STARTED, START)
+    home.rename(tmp_path / "moved")
+    home.write_bytes(b"")
+    with pytest.raises(JournalError) as info:
+        journal.append(K.EXECUTION_COMPLETED, {"output": 1})
+    assert info.value.code == "journal.write-failed"  # not journal.replaced: no answer
+    assert (info.value.details["errno"], info.value.details["op"]) == ("ENOTDIR", "sync")
+    assert info.value.details["file"] == str(path)
+    with pytest.raises(JournalError) as info:
+        store.create("y")
+    assert info.value.code == "journal.closed"
+
+
+def test_a_sqlite_store_path_the_system_cannot_look_at_is_an_os_error(tmp_path: Path) -> None:
+    # _regular_or_absent: an lstat that fails otherwise than "absent" (a name too long)
+    path = tmp_path / ("x" * 300 + ".db")
+    with pytest.raises(JournalError) as info:
+        SqliteStore(path)
+    assert info.value.code == "journal.io-failed"
+    assert (info.value.details["errno"], info.value.details["op"]) == ("ENAMETOOLONG", "open")
+    assert info.value.details["file"] == str(path)
+
+
+def test_a_file_put_in_place_of_the_checked_sqlite_database_is_refused(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # _regular_or_absent(expected=...): the database checked, then another regular file put
+    # at its path before SQLite opens it (the race spec: journal.regular-files closes)
+    path = tmp_path / "store.db"
+    with SqliteStore(path, fsync=FsyncPolicy.NEVER) as store:
+        store.create("x").append(K.EXECUTION_STARTED, START)
+    before = path.read_bytes()
+    other = tmp_path / "other.db"
+    other.write_bytes(before)
+    connect = sqlite3.connect
+
+    def swapped(*args: Any, **kwargs: Any) -> sqlite3.Connection:
+        os.replace(other, path)  # a new inode at the checked path
+        return connect(*args, **kwargs)
+
+    monkeypatch.setattr(sqlite3, "connect", swapped)
+    with pytest.raises(JournalError) as info:
+        SqliteStore(path, fsync=FsyncPolicy.NEVER)
+    assert info.value.code == "journal.not-a-file"
+    assert info.value.details["file"] == str(path)
+    monkeypatch.undo()
+    with SqliteStore(path, fsync=FsyncPolicy.NEVER) as store:  # nothing was left held
+        assert store.exists("x")

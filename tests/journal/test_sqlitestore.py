@@ -18,6 +18,7 @@ import pytest
 from loom_ref.conformance.impl import InProcessImplementation
 from loom_ref.conformance.inprocess import LoomRefAdapter
 from loom_ref.conformance.runner import Status as CaseStatus
+from loom_ref.errors import JournalError
 from loom_ref.journal import (
     CorruptJournalError,
     EventKind,
@@ -265,3 +266,122 @@ def test_a_corrupt_row_is_named_by_the_database_and_the_execution(tmp_path: Path
         store.read("e1")
     assert info.value.details["file"] == f"{path} [e1]"
     assert f"{path} [e1], line 2" in info.value.message
+
+
+def _alter(path: Path, *statements: str) -> None:
+    """Change the database at ``path`` as another program would (the store not holding it)."""
+    with closing(sqlite3.connect(path)) as db, db:
+        for statement in statements:
+            db.execute(statement)
+
+
+class _NoWal(sqlite3.Connection):
+    """A connection whose SQLite declines WAL mode: ``PRAGMA journal_mode=WAL`` answers the
+    mode it keeps, as SQLite does when it cannot change it (an in-memory or exotic VFS)."""
+
+    def execute(self, sql: str, *args: Any) -> sqlite3.Cursor:
+        if sql == "PRAGMA journal_mode=WAL":
+            return super().execute("PRAGMA journal_mode")
+        return super().execute(sql, *args)
+
+
+def test_a_database_that_cannot_run_in_wal_mode_is_refused(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # spec: journal.sqlite-wal -- the store never runs outside WAL mode
+    path = tmp_path / "s.db"
+    connect = sqlite3.connect
+    monkeypatch.setattr(sqlite3, "connect",
+                        lambda *a, **k: connect(*a, **k, factory=_NoWal))
+    with pytest.raises(JournalError) as info:
+        SqliteStore(path)
+    assert info.value.code == "journal.io-failed"
+    assert "cannot run in WAL mode (SQLite chose 'delete')" in info.value.message
+    monkeypatch.undo()
+    with SqliteStore(path) as store:  # the refused connection was closed: nothing held
+        assert not store.exists("e1")
+
+
+def test_a_commit_sqlite_refuses_rolls_the_header_back(tmp_path: Path) -> None:
+    # spec: journal.sqlite-lines -- journal.write-failed, and the header written in the same
+    # transaction as the first line is rolled back with it
+    path = tmp_path / "s.db"
+    SqliteStore(path).close()
+    _alter(path, "CREATE TRIGGER refuse BEFORE INSERT ON lines "
+                 "BEGIN SELECT RAISE(ABORT, 'the disk is full'); END")
+    with SqliteStore(path) as store:
+        journal = store.create("e1")
+        with pytest.raises(JournalError) as info:
+            journal.append(K.EXECUTION_STARTED, START)
+        assert info.value.code == "journal.write-failed"
+        assert info.value.details["sqlite"] == "SQLITE_CONSTRAINT_TRIGGER"
+        assert "the disk is full" in info.value.message
+    _alter(path, "DROP TRIGGER refuse")
+    with SqliteStore(path) as store:
+        assert not store.exists("e1")  # the journals row went with the refused line
+
+
+def test_a_database_sqlite_cannot_read_is_a_store_error(tmp_path: Path) -> None:
+    # SqliteStore.read: a SELECT SQLite fails (here a row it cannot compute) is a stable code
+    path = tmp_path / "s.db"
+    with SqliteStore(path) as store:
+        store.create("e1").append(K.EXECUTION_STARTED, START)
+    _alter(path, "ALTER TABLE lines RENAME TO kept",
+           "CREATE VIEW lines AS SELECT execution_id, seq, "
+           "abs(-9223372036854775807 - 1) AS line FROM kept")
+    with SqliteStore(path) as store:
+        with pytest.raises(JournalError) as info:
+            store.read("e1")
+        assert info.value.code == "journal.io-failed"
+        assert info.value.details["file"] == str(path)
+        assert "integer overflow" in info.value.message
+
+
+def test_a_torn_row_sqlite_refuses_to_delete_releases_the_execution(tmp_path: Path) -> None:
+    # SqliteStore.open: the torn last row is deleted before appending
+    # (spec: journal.torn-tail); a delete SQLite refuses is a store error, and the execution
+    # is not left claimed (a second open meets the same refusal, not journal.busy)
+    path = tmp_path / "s.db"
+    with SqliteStore(path) as store:
+        store.create("e1").append(K.EXECUTION_STARTED, START)
+    _alter(path, "INSERT INTO lines VALUES ('e1', 2, X'7b22736571223a322c226b69')",
+           "CREATE TRIGGER keep BEFORE DELETE ON lines "
+           "BEGIN SELECT RAISE(ABORT, 'rows are kept'); END")
+    with SqliteStore(path) as store:
+        assert store.read("e1").torn is not None
+        for _ in range(2):
+            with pytest.raises(JournalError) as info:
+                store.open("e1")
+            assert info.value.code == "journal.io-failed"
+            assert "rows are kept" in info.value.message
+    _alter(path, "DROP TRIGGER keep")
+    with SqliteStore(path) as store:
+        journal = store.open("e1")
+        assert [e.kind for e in journal.events] == [K.EXECUTION_STARTED]
+
+
+def test_a_store_that_cannot_roll_back_a_refused_commit_takes_no_more_writes(
+        tmp_path: Path) -> None:
+    # SqliteStore._append: the first line's commit refused (a trigger) and then its ROLLBACK
+    # refused too (an authorizer on the store's connection, standing in for a disk that fails
+    # the rollback): journal.write-failed, and the store closed, the transaction undone
+    path = tmp_path / "s.db"
+    SqliteStore(path).close()
+    _alter(path, "CREATE TRIGGER refuse BEFORE INSERT ON lines "
+                 "BEGIN SELECT RAISE(ABORT, 'the disk is full'); END")
+    store = SqliteStore(path)
+    journal = store.create("e1")
+
+    def no_rollback(action: int, arg1: str | None, *rest: object) -> int:
+        refused = action == sqlite3.SQLITE_TRANSACTION and arg1 == "ROLLBACK"
+        return sqlite3.SQLITE_DENY if refused else sqlite3.SQLITE_OK
+
+    store._conn.set_authorizer(no_rollback)
+    with pytest.raises(JournalError) as info:
+        journal.append(K.EXECUTION_STARTED, START)
+    assert info.value.code == "journal.write-failed"
+    with pytest.raises(JournalError) as info:
+        store.create("e2")
+    assert info.value.code == "journal.closed"
+    _alter(path, "DROP TRIGGER refuse")  # the store let go of the database's lock
+    with SqliteStore(path) as again:
+        assert not again.exists("e1")

@@ -238,3 +238,16 @@ def provider_bodies(draw: st.DrawFn) -> str:
 def test_any_provider_stream_maps_to_a_contract_valid_stream(body: str) -> None:
     chunks = list(map_messages_stream([body.encode()]))
     assert check(chunks) == (), json.dumps(chunks_to_json(chunks))
+
+
+def test_a_body_cut_mid_read_is_a_transport_error() -> None:
+    # http.read_pieces: a body the HTTP layer cannot read (chunked framing broken after the
+    # first piece) is stream.provider.transport
+    first = start(U25).encode("utf-8")
+    framed = b"%x\r\n%s\r\n" % (len(first), first) + b"zz\r\n"
+    with Loopback([Response([framed], headers={"Transfer-Encoding": "chunked"})]) as server:
+        adapter = AnthropicAdapter(api_key=KEY, base_url=server.base_url)
+        with pytest.raises(ProviderError) as info:
+            run(adapter, REQUEST)
+    assert info.value.code == "stream.provider.transport"
+    assert "reading the stream failed" in info.value.message

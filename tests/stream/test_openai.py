@@ -6,6 +6,7 @@ only) that asserts the attribution User-Agent and streams SSE back.
 
 from __future__ import annotations
 
+import http.client
 import itertools
 import json
 from typing import Any
@@ -45,6 +46,7 @@ from loom_ref.stream import (
     check,
     consume,
 )
+from loom_ref.stream.http import Endpoint
 from loom_ref.stream.openai_mapping import map_usage
 
 from ..loopback import Loopback, Response
@@ -545,3 +547,29 @@ def test_wire_connection_refused_is_a_transport_error() -> None:
     with pytest.raises(ProviderError) as caught:
         list(adapter.stream(REQUEST, Signal()))
     assert caught.value.code == "stream.provider.transport"
+
+
+def test_wire_a_body_cut_mid_read_is_a_transport_error() -> None:
+    # http.read_lines: a body the HTTP layer cannot read (after the first event, a chunk
+    # size line longer than http.client reads) is stream.provider.transport, never the
+    # chunks read so far taken as a whole stream
+    first = "".join(sse(content("half"), done=False)).encode("utf-8")
+    framed = b"%x\r\n%s\r\n" % (len(first), first) + b"0" * 70_000 + b"1\r\n"
+    with Loopback([Response([framed], headers={"Transfer-Encoding": "chunked"})],
+                  require={"user-agent": UA}) as server:
+        adapter = OpenAICompatAdapter(base_url=v1(server), identity=IDENTITY, timeout=5)
+        with pytest.raises(ProviderError) as caught:
+            list(adapter.stream(REQUEST, Signal()))
+    assert caught.value.code == "stream.provider.transport"
+    assert "reading the stream failed" in caught.value.message
+
+
+def test_an_https_base_url_connects_over_tls() -> None:
+    # http.Endpoint.connect: the scheme chooses the connection (nothing is sent until a POST)
+    endpoint = Endpoint.parse("https://api.example.test:8443/v1", 7)
+    connection = endpoint.connect()
+    assert isinstance(connection, http.client.HTTPSConnection)
+    assert (connection.host, connection.port, connection.timeout) == (
+        "api.example.test", 8443, 7.0)
+    plain = Endpoint.parse("http://127.0.0.1:9/v1", 7).connect()
+    assert not isinstance(plain, http.client.HTTPSConnection)
