@@ -123,14 +123,19 @@ class _Table:
         return -1, digest
 
     def add(self, value: Any, digest: bytes | None = None, original: Any = None) -> int:
+        """Append ``value`` as the next item. Its address, and its identity (and that of the
+        frozen ``original`` it was made from), name the *first* item with its encoding: a
+        value the table holds twice (another writer's journal) is referred to by its first
+        item (``journal.content-vector``, ``journal.content/reopen-value-held-twice``),
+        whichever object the writer is handed, the same string object included."""
         index = len(self.items)
         self.items.append(value)
         if digest is None:  # an item read back: its address, once
             digest = hashlib.sha256(to_json_text(value).encode("utf-8")).digest()
-        self.by_digest.setdefault(digest, index)
-        self.by_identity[id(value)] = (value, index)
+        first = self.by_digest.setdefault(digest, index)
+        self.by_identity.setdefault(id(value), (value, first))
         if is_frozen(original):
-            self.by_identity[id(original)] = (original, index)
+            self.by_identity.setdefault(id(original), (original, first))
         return index
 
 

@@ -14,9 +14,16 @@
   through the store as a writer opens it; a reference it cannot resolve raises
   ``journal.corrupt`` with ``line`` (the header is line 1) and ``reason``
   (``journal.content-errors``).
+- ``{"externalize"?, "stored": [...], "appends": [...]}`` -> ``{"stored": [...], "events":
+  [...]}``: the reopen. The ``stored`` payloads written as they are, the journal opened
+  through the store as a writer opens it (its table rebuilt from the stored references),
+  then each of ``appends`` appended by that writer; the answer is that of ``appends`` alone
+  for the whole journal, so a value the stored lines already put in the table is referred
+  to, never added again (``journal.content-refs``). A stored reference the store cannot
+  resolve is the call's error, and nothing is appended.
 
 ``externalize`` is the store's configuration (default: ``{"STEP_STARTED":
-["input.messages"]}``, ADR 0087's path); exactly one of ``appends`` and ``stored``. Every
+["input.messages"]}``, ADR 0087's path); at least one of ``appends`` and ``stored``. Every
 item of either is an object, checked before anything is written (``argument.invalid``); a
 ``kind`` that names no event kind is the writer's refusal as it appends that item
 (``journal.bad-payload``), as every store's writer refuses it.
@@ -47,26 +54,32 @@ def _events(value: Any, what: str) -> list[tuple[Any, Any]]:
 
 def journal_content(input: Any) -> dict[str, Any]:
     """``journal.content`` (see the module docstring; spec: journal.content-vector)."""
-    if not isinstance(input, Mapping) or ("appends" in input) == ("stored" in input):
-        raise InvalidArgument("journal.content takes {externalize?, appends} or "
-                              "{externalize?, stored}")
+    if not isinstance(input, Mapping) or ("appends" not in input and "stored" not in input):
+        raise InvalidArgument("journal.content takes {externalize?, appends}, "
+                              "{externalize?, stored} or {externalize?, stored, appends}")
     memory = MemoryStore()
     store = ContentResolvingStore(memory, externalize=input.get("externalize",
                                                                 AGENT_TRANSCRIPT))
-    if "appends" in input:
+    # spec: journal.content-vector -- every item of both checked before anything is written
+    stored = _events(input["stored"], "stored") if "stored" in input else None
+    appends = _events(input["appends"], "appends") if "appends" in input else None
+    if stored is None:
         journal = store.create(_EXECUTION)
-        for kind, payload in _events(input["appends"], "appends"):
-            # spec: journal.content-vector -- a kind that is no event kind's name (absent,
-            # not a string) is the writer's refusal, journal.bad-payload, as on every store
-            journal.append(kind_from_name(kind), payload)
-        return {"stored": [e.to_json() for e in memory.read(_EXECUTION).events],
-                "events": [e.to_json() for e in store.read(_EXECUTION).events]}
-    raw = memory.create(_EXECUTION)
-    for kind, payload in _events(input["stored"], "stored"):
-        raw.append(kind_from_name(kind), payload)
-    raw.close()
-    opened = store.open(_EXECUTION)  # as a writer (a recovery) opens it
-    return {"events": [e.to_json() for e in opened.events]}
+    else:
+        raw = memory.create(_EXECUTION)
+        for kind, payload in stored:
+            raw.append(kind_from_name(kind), payload)
+        raw.close()
+        journal = store.open(_EXECUTION)  # as a writer (a recovery) opens it
+        if appends is None:
+            return {"events": [e.to_json() for e in journal.events]}
+    assert appends is not None
+    for kind, payload in appends:
+        # spec: journal.content-vector -- a kind that is no event kind's name (absent,
+        # not a string) is the writer's refusal, journal.bad-payload, as on every store
+        journal.append(kind_from_name(kind), payload)
+    return {"stored": [e.to_json() for e in memory.read(_EXECUTION).events],
+            "events": [e.to_json() for e in store.read(_EXECUTION).events]}
 
 
 VECTOR_FUNCTIONS: Mapping[str, Callable[[Any], Any]] = {"journal.content": journal_content}

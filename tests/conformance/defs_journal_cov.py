@@ -96,15 +96,17 @@ def _messages(events: list[Any]) -> list[Any]:
     return [e["payload"]["input"]["messages"] for e in events if e["kind"] == "STEP_STARTED"]
 
 
-def _content(name: str, description: str, input: Any, claim: Any) -> dict[str, Any]:
+def _content(name: str, description: str, input: Any, claim: Any,
+             rule: str | None = None) -> dict[str, Any]:
     """A journal.content case, anchored to the rule it pins: the encoding
     (journal.content-refs) for appends, the errors (journal.content-errors) or the
     resolution (journal.content-resolve) for stored references, the function's own input
-    rules (journal.content-vector) for an argument.invalid."""
+    rules (journal.content-vector) for an argument.invalid; ``rule`` names another."""
     anchor = ("journal.content-refs" if isinstance(input, dict) and "appends" in input
               and "externalize" not in input else CV)
     if isinstance(input, dict) and "stored" in input and "appends" not in input:
         anchor = "journal.content-resolve" if name == "read-resolves" else "journal.content-errors"
+    anchor = rule or anchor
     return vector(f"journal.content/{name}", anchor, description, function="journal.content",
                   input=input, claim=claim)
 
@@ -295,11 +297,77 @@ DEFINITIONS += [
     _bad_input("externalize-path-not-a-string",
                "A path that is not a string is argument.invalid.",
                {"externalize": {"STEP_STARTED": [7]}, "appends": [_ST]}),
-    _bad_input("appends-and-stored",
-               "An input with both appends and stored is argument.invalid.",
-               {"appends": [_ST], "stored": [_ST]}),
     _bad_input("neither-appends-nor-stored",
                "An input with neither appends nor stored is argument.invalid.", {}),
+]
+
+# -- journal.content: the reopen, stored lines then a writer's appends (issue 30) ---------------
+_HELD = [_ST, _turn(1, _ref(new=[_A, _B], items=[[0, 2]])), _done(1)]
+
+
+def _seqd(events: list[Any], first: int = 1) -> list[Any]:
+    return [{"seq": first + i, **e} for i, e in enumerate(events)]
+
+
+def _appended_refs(held: int, *refs: Any) -> Any:
+    """The claim: the stored lines come back as given and the appended ones' references are
+    exactly ``refs``."""
+    def claim(r: Any) -> bool:
+        res = r.get("result", {})
+        return (len(res.get("stored", [])) > held
+                and _messages(res["stored"][held:]) == list(refs)
+                and [e["seq"] for e in res["stored"]] == [e["seq"] for e in res["events"]])
+    return claim
+
+
+DEFINITIONS += [
+    _content("appends-and-stored",
+             "An input with both is the reopen: the stored lines written as given and opened "
+             "by a writer, which then appends; the answer is appends' form for the whole "
+             "journal: stored, the lines as the store underneath holds them (the stored ones "
+             "as given, then the appended), and events, every line resolved.",
+             {"stored": _HELD[:2], "appends": [_done(1)]},
+             lambda r: r.get("result", {}).get("stored") == _seqd([*_HELD[:2], _done(1)])
+             and r["result"].get("events") == _seqd(
+                 [_ST, _turn(1, [_A, _B]), _done(1)]), rule=CV),
+    _content("reopen-repeats-stored-value",
+             "After a reopen the table is the one the stored references built: an appended "
+             "array of values the stored lines already added is referred to, never added "
+             "again (no new), by the stored items' numbers.",
+             {"stored": _HELD, "appends": [_turn(2, [_A, _B]), _done(2), _turn(3, [_B])]},
+             lambda r: _appended_refs(3, _ref(items=[[0, 2]]), _ref(items=[[1, 1]]))(r)
+             and _messages(r["result"]["events"]) == [[_A, _B], [_A, _B], [_B]]),
+    _content("reopen-adds-new-value",
+             "After a reopen only a value the stored table lacks is in new, numbered after "
+             "the stored items: [c, a, b, d] over a table [a, b] is new [c, d], items "
+             "[[2, 1], [0, 2], [3, 1]].",
+             {"stored": _HELD, "appends": [_turn(2, [_C, _A, _B, "d"])]},
+             lambda r: _appended_refs(3, _ref(new=[_C, "d"],
+                                              items=[[2, 1], [0, 2], [3, 1]]))(r)
+             and _messages(r["result"]["events"])[-1] == [_C, _A, _B, "d"]),
+    _content("reopen-value-held-twice",
+             "A value another writer's stored references put in the table twice (items 0 and "
+             "1 are both a) is referred to by its first item, never added a third time.",
+             {"stored": [_ST, _turn(1, _ref(new=["a", "a"], items=[[1, 1]]))],
+              "appends": [_turn(2, ["a", "b"])]},
+             _appended_refs(2, _ref(new=["b"], items=[[0, 1], [2, 1]]))),
+    _content("reopen-inline-array-not-in-table",
+             "Only references fill the table: an array a stored line holds inline at the "
+             "configured path (no reference) adds no item, so the writer adds its values as "
+             "new when it meets them.",
+             {"stored": [_ST, _turn(1, ["a"])], "appends": [_turn(2, ["a"])]},
+             _appended_refs(2, _ref(new=["a"], items=[[0, 1]]))),
+    _content("reopen-stored-refused",
+             "A stored reference the reopening store cannot resolve is the call's error "
+             "(journal.corrupt at its line), and nothing is appended.",
+             {"stored": [_ST, _turn(1, _ref(items=[[0, 1]]))], "appends": [_done(1)]},
+             _corrupt(3, "journal.missing-content"), rule="journal.content-errors"),
+    _content("reopen-appends-item-not-an-object",
+             "Every item of both lists is checked before anything is written: an appended "
+             "item that is not an object is argument.invalid, though the stored lines hold "
+             "a reference that cannot be resolved.",
+             {"stored": [_ST, _turn(1, _ref(items=[[0, 1]]))], "appends": [_done(1), 7]},
+             lambda r: r.get("error", {}).get("code") == "argument.invalid", rule=CV),
 ]
 
 # -- journal.format: the codec's edges a case did not reach ------------------------------------

@@ -169,6 +169,25 @@ def test_recovery_rebuilds_the_table_and_carries_on() -> None:
     reopened.close()
 
 
+def test_a_value_held_twice_is_referred_to_by_its_first_item_whatever_object() -> None:
+    """journal.content-vector: a value another writer's journal put in the table twice is
+    referred to by its first item, also when the writer is handed the very frozen object
+    it read back as the second (the identity path the protocol cannot hand it)."""
+    inner = MemoryStore()
+    raw = inner.create("e1")
+    raw.append(K.EXECUTION_STARTED, {"executionId": "e1", "workflow": "w", "input": 1})
+    message = _messages(1)[0]
+    raw.append(K.STEP_STARTED, _started({CONTENT: {"new": [message, message],
+                                                   "items": [[1, 1]]}}))
+    raw.close()
+    reopened = ContentResolvingStore(inner).open("e1")
+    second = reopened.events[1].payload["input"]["messages"][0]  # the table's item 1
+    reopened.append(K.STEP_STARTED, _started([second, message], 2))
+    assert _lines(inner)[-1]["payload"]["input"]["messages"][CONTENT] == {"items": [[0, 1],
+                                                                                   [0, 1]]}
+    reopened.close()
+
+
 def test_a_torn_line_takes_its_items_with_it() -> None:
     inner = MemoryStore()
     crashing = FaultInjectingStore(ContentResolvingStore(inner), crash_after=2, torn_bytes=40)

@@ -1,7 +1,8 @@
 // journal.content (spec/journal.md section 1.10, journal.content-vector): the content-resolving
 // store, an extension. Appends are journaled with each configured array as a content reference
 // ({"$content": {new?, items: [[first, count], ...]}}, journal.content-refs); stored references
-// are resolved on reading, the first that cannot be is journal.corrupt (journal.content-errors).
+// are resolved on reading, the first that cannot be is journal.corrupt (journal.content-errors);
+// stored then appends is the reopen: the writer appends against the table the stored lines built.
 import { LoomError, MemoryStore, REQUIRED, checkPayload } from "./journal.mjs";
 
 const CONTENT = "$content";
@@ -68,15 +69,25 @@ function runs(indexes) {
   return out;
 }
 
-function append(appends, paths) {
-  const table = new Map(); // an item's journal encoding -> its number
+// spec: journal.content-vector -- appends after a reopen (`held`: the stored lines read back,
+// their journal and table) go against the table the stored references built: a value it
+// holds is referred to by its first item, never added again (journal.content-refs)
+function append(appends, paths, held) {
+  const table = new Map(); // an item's journal encoding -> its (first) number
   let size = 0;
-  const stored = [];
-  const resolved = [];
+  for (const item of held ? held.table : []) {
+    const key = JSON.stringify(item);
+    if (!table.has(key)) table.set(key, size);
+    size += 1;
+  }
+  const stored = held ? held.stored.map(({ kind, payload }, i) => ({ seq: i + 1, kind, payload })) : [];
+  const resolved = held ? [...held.events] : [];
+  const offset = stored.length;
   // written through a memory store's journal of e1: its checks are a writer's (payload shape,
   // journal.started-names-header, the nesting limit), as the store underneath makes them
-  const journal = new MemoryStore().create("e1");
-  events(appends, "appends").forEach(({ kind, payload }, i) => {
+  const journal = held ? held.journal : new MemoryStore().create("e1");
+  appends.forEach(({ kind, payload }, n) => {
+    const i = offset + n;
     checkKind(kind);
     checkPayload(kind, payload);
     let written = payload;
@@ -133,11 +144,11 @@ function resolve(table, ref) {
 function read(stored, paths) {
   const table = [];
   const journal = new MemoryStore().create("e1"); // the payloads written as they are
-  for (const { kind, payload } of events(stored, "stored")) {
+  for (const { kind, payload } of stored) {
     checkKind(kind);
     journal.append(kind, payload);
   }
-  return stored.map(({ kind, payload }, i) => {
+  const resolved = stored.map(({ kind, payload }, i) => {
     let out = payload;
     for (const path of paths[kind] || []) {
       const value = at(payload, path);
@@ -153,15 +164,19 @@ function read(stored, paths) {
     }
     return { seq: i + 1, kind, payload: out };
   });
+  return { stored, events: resolved, table, journal };
 }
 
 export const JOURNAL_CONTENT_VECTORS = {
   "journal.content": (input) => {
-    if (!isObj(input) || has(input, "appends") === has(input, "stored")) {
-      throw bad("journal.content takes {externalize?, appends} or {externalize?, stored}");
+    if (!isObj(input) || (!has(input, "appends") && !has(input, "stored"))) {
+      throw bad("journal.content takes {externalize?, appends}, {externalize?, stored} or both");
     }
     const paths = config(input.externalize);
-    return has(input, "appends") ? append(input.appends, paths)
-      : { events: read(input.stored, paths) };
+    // every item of both checked before anything is written (argument.invalid)
+    const stored = has(input, "stored") ? events(input.stored, "stored") : null;
+    const appends = has(input, "appends") ? events(input.appends, "appends") : null;
+    const held = stored ? read(stored, paths) : null;
+    return appends ? append(appends, paths, held) : { events: held.events };
   },
 };
