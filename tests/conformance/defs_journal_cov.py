@@ -478,6 +478,14 @@ DEFINITIONS += [
     _sod_bad("fsync-unknown",
              "fsync is one of the four policies: another name is argument.invalid.",
              {"store": "files", "fsync": "always", "steps": []}),
+    _sod_bad("fsync-absent",
+             "fsync is required: an input without it is argument.invalid, not a store built "
+             "with the default write-ahead policy.",
+             {"store": "files", "steps": []}),
+    _sod_bad("members-before-steps",
+             "The input's own members are checked before the steps: an unknown store with a "
+             "create of an id the rule refuses (CON, argument.execution-id) is argument.invalid.",
+             {"store": "sqlite", "fsync": "never", "steps": [{"do": "create", "executionId": "CON"}]}),
     _sod_bad("steps-not-a-list",
              "steps is an array: an object is argument.invalid.",
              {"store": "files", "fsync": "never", "steps": {}}),
