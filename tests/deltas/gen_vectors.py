@@ -619,6 +619,8 @@ bad_record("delta-not-a-string", "A chunk's delta is a string: a number is argum
            {"delta": 5, "origin": ORIGIN})
 bad_record("delta-absent", "A chunk's delta is required: a record without it is "
            "argument.invalid.", {"origin": ORIGIN})
+bad_record("origin-absent", "A chunk's origin is required: a record without it is "
+           "argument.invalid.", {"delta": "a"})
 bad_record("reset-without-attempt", "A reset chunk needs its attempt.",
            {"delta": "", "origin": ORIGIN, "reset": True})
 bad_record("reset-attempt-one", "No reset precedes attempt 1: the attempt is >= 2.",
