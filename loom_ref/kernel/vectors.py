@@ -45,7 +45,10 @@ def vector_deltas_replay(data: object) -> dict[str, Any]:
     if not deltas or not all(isinstance(d, str) and d for d in deltas):
         raise InvalidArgument('"deltas" must be a non-empty list of non-empty strings')
     per_call = RecordingSink("collect", "perCall")
-    configured = RecordingSink(data.get("configured", "collect"), '"configured"')
+    configured_kind = data.get("configured", "collect")
+    if configured_kind not in ("collect", "none"):  # spec: deltas.vector-replay
+        raise InvalidArgument('"configured" is "collect" or "none"')
+    configured = RecordingSink(configured_kind, '"configured"')
     executions: list[str] = []
 
     def execute(ctx: EffectContext, _input: Any) -> str:

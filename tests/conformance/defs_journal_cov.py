@@ -485,7 +485,8 @@ DEFINITIONS += [
     _sod_bad("members-before-steps",
              "The input's own members are checked before the steps: an unknown store with a "
              "create of an id the rule refuses (CON, argument.execution-id) is argument.invalid.",
-             {"store": "sqlite", "fsync": "never", "steps": [{"do": "create", "executionId": "CON"}]}),
+             {"store": "sqlite", "fsync": "never",
+              "steps": [{"do": "create", "executionId": "CON"}]}),
     _sod_bad("steps-not-a-list",
              "steps is an array: an object is argument.invalid.",
              {"store": "files", "fsync": "never", "steps": {}}),

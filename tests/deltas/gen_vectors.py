@@ -836,6 +836,19 @@ case("deltas.input", "replay-host-unknown", anchor="deltas.vector-run",
      description="deltas.replay's host is \"runtime\" or \"registry\".",
      input={"deltas": ["a"], "host": "governed"}, intent={"error": "argument.invalid"})
 
+# -- issue 30, samples 473986, 321483 and 238680 (s5k): deltas.replay's input at its edges ------
+case("deltas.input", "replay-one-empty-delta", anchor="deltas.vector-replay",
+     function="deltas.replay",
+     description="deltas.replay's deltas are non-empty strings: one empty string among "
+     "non-empty ones is argument.invalid (a list of non-empty strings, "
+     "deltas.live/without-configured-sink, is accepted).",
+     input={"deltas": ["a", ""]}, intent={"error": "argument.invalid"})
+case("deltas.input", "replay-configured-raise", anchor="deltas.vector-replay",
+     function="deltas.replay",
+     description="deltas.replay's configured is \"collect\" or \"none\": \"raise\" (a sink "
+     "mode of deltas.llm only) is argument.invalid.",
+     input={"deltas": ["a"], "configured": "raise"}, intent={"error": "argument.invalid"})
+
 # -- deltas.llm: the collector and the LLM effect (function deltas.llm) ----------------------------
 PL = "llm:planner"
 PROMPT = {"messages": [{"role": "user", "content": [{"type": "text", "text": "plan?"}]}]}

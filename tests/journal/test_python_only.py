@@ -15,6 +15,7 @@ import pytest
 from loom_ref.errors import InvalidArgument, JournalError
 from loom_ref.journal import (
     CorruptJournalError,
+    Crash,
     EventKind,
     FaultInjectingStore,
     FileStore,
@@ -213,3 +214,62 @@ def test_a_real_file_is_created_with_mode_666_less_the_umask(tmp_path: Path) -> 
         os.umask(old)
     f.close()
     assert stat.S_IMODE(os.stat(tmp_path / "j.jsonl").st_mode) == 0o644
+
+
+# -- issue 30, samples 473986, 321483 and 238680 (s5k) ---------------------------------------
+
+def test_a_crash_says_which_append_it_followed() -> None:
+    # spec: journal.crash-model -- Crash(k), a BaseException, names the k-th append
+    crash = Crash(3)
+    assert crash.after == 3
+    assert str(crash) == "simulated crash after append 3"
+    assert not isinstance(crash, Exception)
+
+
+def test_a_memory_store_create_checks_the_execution_id_first() -> None:
+    # spec: journal.execution-ids -- a bad id is argument.execution-id and nothing is created;
+    # every protocol path checks the id before it creates (Runtime.start; the case schema)
+    store = MemoryStore()
+    with pytest.raises(InvalidArgument) as info:
+        store.create("a/b")
+    assert info.value.code == "argument.execution-id"
+    assert store.data == {}
+
+
+def test_a_real_file_opened_to_create_gets_mode_666_less_the_umask(tmp_path: Path) -> None:
+    # a store log is created through open(create=True) as any file a program writes
+    old = os.umask(0o022)
+    try:
+        f = OsFileSystem().open(str(tmp_path / "store.log"), create=True)
+    finally:
+        os.umask(old)
+    f.close()
+    assert stat.S_IMODE(os.stat(tmp_path / "store.log").st_mode) == 0o644
+
+
+def test_a_log_store_journal_has_no_good_size_of_its_own(tmp_path: Path) -> None:
+    # a store log's journals share one file: the size of its complete lines is the log's
+    # (LogStore keeps it); each journal read from it says 0
+    with LogStore(tmp_path / "store.log", fsync=FsyncPolicy.NEVER) as store:
+        journal = store.create("e1")
+        journal.append(K.EXECUTION_STARTED, STARTED)
+        journal.close()
+        parsed = store.read("e1")
+    assert [e.kind for e in parsed.events] == [K.EXECUTION_STARTED]
+    assert parsed.good_size == 0
+
+
+def test_a_journal_closed_twice_keeps_the_next_writers_place() -> None:
+    # spec: journal.single-writer -- closing twice is harmless: the second close must not
+    # free the place of a writer that opened the execution since
+    store = MemoryStore()
+    first = store.create("e1")
+    first.append(K.EXECUTION_STARTED, STARTED)
+    first.close()
+    second = store.open("e1")
+    first.close()
+    with pytest.raises(JournalError) as info:
+        store.open("e1")
+    assert info.value.code == "journal.locked"
+    second.close()
+    store.open("e1").close()
