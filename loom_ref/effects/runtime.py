@@ -299,7 +299,7 @@ class EffectRuntime:
         per_call = call.on_delta
         if per_call is None and quiet:  # spec: effects.lean-route -- nothing to deliver or guard
             ctx.on_delta = SILENT
-            return entry(ctx, call.input)
+            return entry(ctx, call.input)  # the lean route: no channel is built
         recorder = self.recorder
         tape = None if recorder is None else recorder.open(
             call, per_call=per_call is not None, configured=configured is not None)

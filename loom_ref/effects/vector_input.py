@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, overload
 
 from loom_ref.effects.call import Mode
 from loom_ref.effects.effect import ALL_MODES
@@ -59,10 +59,18 @@ def boolean(data: Mapping[str, Any], key: str, default: bool) -> bool:
     return value
 
 
+@overload
+def integer(data: Mapping[str, Any], key: str, default: int, minimum: int) -> int: ...
+
+
+@overload
+def integer(data: Mapping[str, Any], key: str, default: None, minimum: int) -> int | None: ...
+
+
 def integer(data: Mapping[str, Any], key: str, default: int | None, minimum: int) -> int | None:
     """``data[key]`` as an integer >= ``minimum``; absent: ``default`` (None only for an
     absent member: a member given as null is a value of the wrong type,
-    spec: errors.vector-null)."""
+    spec: errors.vector-null). With an integer default the answer is an integer."""
     if key not in data:
         return default
     value = data[key]

@@ -270,7 +270,7 @@ def _middleware(data: Mapping[str, Any], retry: int) -> list[Middleware]:
     if not isinstance(validators, list):
         raise InvalidArgument('"validators" must be a list')
     # read even with no validators: a malformed member is refused wherever it stands
-    delta_window = _int(data, "deltaWindow", DEFAULT_WINDOW, 1) or DEFAULT_WINDOW
+    delta_window = _int(data, "deltaWindow", DEFAULT_WINDOW, 1)
     if "validators" in data:  # present, even empty: configured (spec: deltas.vector-run)
         chain["safety"] = safety_middleware(
             [decode_validator(v) for v in validators],
@@ -323,7 +323,7 @@ def vector_deltas_run(data: object) -> dict[str, Any]:
     if mode not in ("transient", "durable"):
         raise InvalidArgument('"mode" must be "transient" or "durable"')
     _bool(data, "holdBack", False)  # checked even when no validator reads it
-    retry = _int(data, "retry", len(attempts), 1) or 1
+    retry = _int(data, "retry", len(attempts), 1)
     if retry > len(attempts):
         raise InvalidArgument('"retry" cannot exceed the number of scripted attempts')
     late = data.get("late", [])

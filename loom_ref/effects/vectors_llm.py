@@ -187,7 +187,7 @@ def vector_deltas_llm(data: object) -> dict[str, Any]:
     warnings: list[str] = []
     usage: list[dict[str, int]] = []
     chain: list[Middleware] = []
-    retry = integer(data, "retry", 1, 1) or 1
+    retry = integer(data, "retry", 1, 1)
     if retry > 1:
         chain.append(RetryMiddleware(retry, base_delay=0.0))
     validators = items(data, "validators", "input")

@@ -176,7 +176,7 @@ def vector_effects_route(data: object) -> dict[str, Any]:
         spec = obj(data["meter"], "meter", frozenset({"budget", "estimate"}))
         if "budget" not in spec:
             raise InvalidArgument('"meter" needs a budget')
-        estimate = integer(spec, "estimate", 1, 0) or 0
+        estimate = integer(spec, "estimate", 1, 0)
         budget = BudgetMeter(integer(spec, "budget", None, 0) or 0,
                              estimate=lambda _call: estimate)
         meter = TracedMeter(budget, world)

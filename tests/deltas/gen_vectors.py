@@ -1637,6 +1637,16 @@ llm("assembler-error-retried", anchor="deltas.llm-output",
             "outcome": ok(msg(tx("ok")))})
 
 
+# -- issue 30: the survivors of samples 473986, 321483 and 238680 (effects) ----------------------
+
+case("deltas.input", "delta-window-one", anchor="deltas.vector-run",
+     description="deltaWindow is an integer >= 1: a window of 1, the smallest, is accepted (0 is "
+     "argument.invalid, deltas.input/delta-window-zero). Its one character before the new "
+     "delta is enough to see a 2-character rule split across two deltas (guards.running-text).",
+     input={"attempts": [{"deltas": ["xa", "bx"]}], "deltaWindow": 1,
+            "validators": [{"kind": "deny", "patterns": {"ab": "ab"}}]},
+     intent={"perCall": [t("xa")], "outcome": err("governance.delta-severed")})
+
 def check_intent(c: Case, expect: dict[str, Any]) -> None:
     intent, where = c["intent"], f"{c['group']}/{c['name']}"
     if "error" in intent:

@@ -15,6 +15,8 @@ from loom_ref.effects import (
     EffectCall,
     EffectContext,
     EffectRuntime,
+    Grant,
+    GrantAuthorizer,
     ManualClock,
     Mode,
     RetryMiddleware,
@@ -169,6 +171,50 @@ def test_a_guard_without_reset_is_built_again_for_the_next_attempt() -> None:
     assert sink.text == "try 2"
 
 
+class _SharedGuard:
+    """A middleware whose delta guard factory hands every attempt the SAME guard object,
+    which keeps a running text and has a ``reset`` (only a Python middleware can do this: the
+    protocol's guards are built fresh per attempt by the safety and budget middleware)."""
+
+    def __init__(self) -> None:
+        self.text = ""
+        self.resets = 0
+
+    def delta_guard(self, ctx: EffectContext) -> Any:
+        return self
+
+    def check(self, delta: str) -> None:
+        self.text += delta
+        if "s3cr3t" in self.text:
+            raise AbortedError("secret")
+
+    def reset(self) -> None:
+        self.resets += 1
+        self.text = ""
+
+    def handle(self, ctx: EffectContext, input: Any, next: Any) -> Any:
+        return next(ctx, input)
+
+
+def test_a_reused_guard_is_reset_at_each_retry() -> None:
+    # spec: deltas.reset -- the channel "calls reset() on any guard that has one" from
+    # attempt 2 on: "s3c" of attempt 1 and "r3t" of attempt 2 never form one match
+    def execute(ctx: EffectContext, input: Any) -> str:
+        assert ctx.on_delta is not None
+        ctx.on_delta("s3c" if ctx.attempt == 1 else "r3t")
+        if ctx.attempt == 1:
+            raise RuntimeError("flaky")
+        return "ok"
+
+    guard = _SharedGuard()
+    sink = Sink()
+    runtime = _runtime(execute, [RetryMiddleware(2, base_delay=0.0), guard])
+    assert runtime.invoke_transient("t", None, principal="p", on_delta=sink) == "ok"
+    assert guard.resets == 1
+    assert guard.text == "r3t"
+    assert sink.text == "r3t"
+
+
 def test_a_channel_repr_says_where_it_stands() -> None:
     channel = DeltaChannel(tool_id="t", signal=Signal(), per_call=None, configured=None,
                            factories=(), on_warn=lambda text: None)
@@ -303,3 +349,18 @@ def test_is_retryable_answers_a_bool_for_a_refusal() -> None:
     retry = RetryMiddleware(2)
     assert retry.is_retryable(InvalidArgument("x")) is False
     assert retry.is_retryable(RuntimeError("x")) is True
+
+
+def test_a_grant_may_list_no_modes_and_then_allows_nothing() -> None:
+    # spec: effects.authorizer -- a Python Grant takes any set of modes, the empty one
+    # included (it matches no call); the route vector's reader refuses an empty "modes" list
+    # before any Grant is built (effects.route/malformed-grant-modes). An Effect's modes must
+    # be non-empty (effects.registration).
+    grant = Grant(principal="p", tool_id="t", modes=[])
+    assert grant.modes == frozenset()
+    assert not grant.matches("p", "t", Mode.DURABLE)
+    assert not grant.matches("p", "t", Mode.TRANSIENT)
+    decision = GrantAuthorizer([grant]).authorize("p", "t", Mode.DURABLE)
+    assert not decision.allowed
+    with pytest.raises(InvalidArgument):
+        Effect(tool_id="t", execute=lambda ctx, i: i, modes=[])
