@@ -689,6 +689,16 @@ case("effects.metering", "crash-not-recorded", anchor="effects.metering-record",
                  middleware=[PROBE("outer")]),
      intent=[{"outcome": {"crashed": True},
               "trace": [{"enter": "outer", "attempt": 0, "input": 1}, X(1)]}])
+case("effects.metering", "record-before-probe-leave", anchor="effects.route-vector",
+     description="The meter records an attempt when it returns from the effect, inside every "
+     "middleware: the record entry comes after execute and before the probe's leave.",
+     input=route([eff({"usage": {"units": 2}, "return": "ok"})], [T()], meter={"budget": 10},
+                 middleware=[PROBE("outer")]),
+     intent=[{"outcome": {"output": "ok"},
+              "trace": [{"enter": "outer", "attempt": 0, "input": 1}, X(1),
+                        {"record": {"toolId": "t", "principal": "p", "mode": "transient",
+                                    "usage": {"units": 2}, "charged": 2, "advisory": True}},
+                        {"leave": "outer", "attempt": 1, "output": "ok"}]}])
 case("effects.refusals", "kill-global-and-tool", anchor="effects.kill-switch",
      description="While a global and a per-tool kill are both engaged the refusal carries "
      "the global reason; after a global revive, the tool's.",
