@@ -236,6 +236,7 @@ def definitions() -> Iterator[dict[str, Any]]:
         defs_kernel_schema,
         defs_kernel_steps,
         defs_mutation3,
+        defs_mutation_s4s5j,
         defs_mutation_s4s5k,
         defs_mutation_s456a,
     )
@@ -251,7 +252,7 @@ def definitions() -> Iterator[dict[str, Any]]:
                    defs_kernel_reach,
                    defs_agent, defs_agent_reach,
                    defs_agent_truncation, defs_edge_kja, defs_mutation3,
-                   defs_mutation_s456a,
+                   defs_mutation_s456a, defs_mutation_s4s5j,
                    defs_mutation_s4s5k):
         yield from module.DEFINITIONS
 

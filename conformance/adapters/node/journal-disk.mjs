@@ -3,7 +3,7 @@
 // Written from spec/journal.md; it shares no code with loom_ref.
 
 import {
-  LoomError, checkPayload, checkWritten, crc32, encodeHeader, encodeLine, isExecutionId,
+  LoomError, allJsonValues, checkPayload, checkWritten, crc32, encodeHeader, encodeLine, isExecutionId,
   parseJournal, parseLog, tornExecution,
 } from "./journal.mjs";
 import {
@@ -92,6 +92,11 @@ class DiskJournal {
     // is looked at (a store log's journals too, once a torn write closed the log)
     if (!this.open || this.store.closed) throw new LoomError("journal.closed", `${this.eid} is closed`);
     checkPayload(kind, payload);
+    // journal.json-values: a payloadText JSON.parse read with a number too large to be finite
+    // (1e999, or an integer of that size: -Infinity for a minus sign) or a lone surrogate
+    if (!allJsonValues(payload)) {
+      throw new LoomError("journal.bad-payload", "the payload holds a number that is not finite or a lone surrogate");
+    }
     // journal.started-names-header: a writer never writes a line its readers refuse
     if (kind === "EXECUTION_STARTED" && payload.executionId !== this.eid) {
       throw new LoomError("journal.bad-payload", `EXECUTION_STARTED names ${payload.executionId}, not ${this.eid}`);

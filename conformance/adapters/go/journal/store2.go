@@ -3,7 +3,10 @@ package journal
 // Continued from store.go.
 
 import (
+	"encoding/json"
+	"math"
 	"path"
+	"strconv"
 	"strings"
 
 	"loomref/adapters/go/protocol"
@@ -95,7 +98,37 @@ func appendCheck(id, kind string, payload map[string]any, torn any, broken bool)
 	if nesting(payload) > maxNesting-1 {
 		return journalError("journal.bad-payload")
 	}
+	// journal.json-values: a payloadText's number too large to be finite as a double (1e999,
+	// or an integer of that size, a minus sign or not) is no JSON value a reader reads back.
+	if !finiteNumbers(payload) {
+		return journalError("journal.bad-payload")
+	}
 	return nil
+}
+
+// finiteNumbers reports whether every number in a decoded value (json.Number, as
+// protocol.DecodeJSON reads them, or float64) is finite as a double.
+func finiteNumbers(v any) bool {
+	switch x := v.(type) {
+	case map[string]any:
+		for _, e := range x {
+			if !finiteNumbers(e) {
+				return false
+			}
+		}
+	case []any:
+		for _, e := range x {
+			if !finiteNumbers(e) {
+				return false
+			}
+		}
+	case json.Number:
+		f, err := strconv.ParseFloat(string(x), 64)
+		return err == nil || !math.IsInf(f, 0)
+	case float64:
+		return !math.IsInf(x, 0) && !math.IsNaN(x)
+	}
+	return true
 }
 
 // nesting counts the levels of arrays and objects of a decoded value (a scalar is 0).
