@@ -113,3 +113,16 @@ def test_recall_refuses_a_bad_limit_before_yielding() -> None:
     for bad in (0, -1, True, 1.5):
         gen = recall(decide=decide, memory=ListMemory(["a"]), query="a", recall_limit=bad)
         assert refused(lambda gen=gen: next(gen)) == "argument.invalid"
+
+
+def test_render_transcript_vector_refuses_messages_that_are_not_a_list() -> None:
+    # the vector function reads a JSON array; a Python caller's tuple is not one (render_transcript
+    # itself would take a tuple), and every other non-list is refused with the same code
+    from loom_ref.agent.vectors_model import render_transcript_vector
+
+    user = {"role": "user", "content": [{"type": "text", "text": "Hi"}]}
+    for value in ((user,), (), {"0": user}, "Hi", 5, None):
+        with pytest.raises(InvalidArgument) as caught:
+            render_transcript_vector({"messages": value})
+        assert caught.value.code == "argument.invalid"
+    assert "Hi" in render_transcript_vector({"messages": [user]})["text"]

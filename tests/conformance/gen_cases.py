@@ -210,6 +210,7 @@ def build_vector(defn: Mapping[str, Any]) -> dict[str, Any]:
 def definitions() -> Iterator[dict[str, Any]]:
     from tests.conformance import (
         defs_agent,
+        defs_agent_mutation_s4,
         defs_agent_reach,
         defs_agent_truncation,
         defs_edge_kja,
@@ -253,7 +254,7 @@ def definitions() -> Iterator[dict[str, Any]]:
                    defs_agent, defs_agent_reach,
                    defs_agent_truncation, defs_edge_kja, defs_mutation3,
                    defs_mutation_s456a, defs_mutation_s4s5j,
-                   defs_mutation_s4s5k):
+                   defs_mutation_s4s5k, defs_agent_mutation_s4):
         yield from module.DEFINITIONS
 
 

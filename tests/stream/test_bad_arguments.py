@@ -437,3 +437,22 @@ def test_an_index_past_the_float_range_is_still_an_index() -> None:
     assert [v.to_json() for v in check(chunks)] == [
         {"rule": "stream.delta-targets-open-block", "index": 3}]
     assert assemble(chunks).message.content == (TextBlock(text="a"),)
+
+
+@pytest.mark.parametrize("value", [True, False, -1, 1.0, "1"])
+def test_a_script_refuses_a_raise_after_that_is_no_count(value: object) -> None:
+    # Script.raise_after is a non-negative int or None (a bool is no count); 0 and 3 are taken
+    with pytest.raises(InvalidArgument) as caught:
+        Script(chunks=TEXT, raise_after=value)  # type: ignore[arg-type]
+    assert caught.value.code == "argument.invalid"
+    assert Script(chunks=TEXT, raise_after=0).raise_after == 0
+    assert Script(chunks=TEXT, raise_after=3).raise_after == 3
+
+
+@pytest.mark.parametrize("value", [5, b"f", ["f"]])
+def test_a_tool_call_delta_refuses_a_name_that_is_no_str(value: object) -> None:
+    with pytest.raises(InvalidArgument) as caught:
+        ToolCallDelta(index=0, id="c", name=value, arguments_delta="")  # type: ignore[arg-type]
+    assert caught.value.code == "argument.invalid"
+    assert ToolCallDelta(index=0, id="c", name="f", arguments_delta="").name == "f"
+    assert ToolCallDelta(index=0, id="c", arguments_delta="").name is None

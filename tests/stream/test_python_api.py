@@ -88,6 +88,17 @@ def test_the_messages_mapping_reads_bytes_only() -> None:
     assert caught.value.code == "argument.invalid"
 
 
+@pytest.mark.parametrize("pieces", [b"", b"data: {}\n\n", "", 5, None])
+def test_the_messages_mapping_refuses_a_body_that_is_not_a_list_of_pieces(
+        pieces: object) -> None:
+    # bytes or a str are one body, not pieces of it, and a non-iterable is no body at all:
+    # refused before anything is read (an empty bytes body is no empty stream)
+    with pytest.raises(InvalidArgument) as caught:
+        list(map_messages_stream(pieces))  # type: ignore[arg-type]
+    assert caught.value.code == "argument.invalid"
+    assert "pieces must be an iterable of bytes" in str(caught.value)
+
+
 def test_feed_all_refuses_what_cannot_be_iterated() -> None:
     with pytest.raises(InvalidArgument) as caught:
         BlockAssembler().feed_all(3)  # type: ignore[arg-type]
