@@ -7,6 +7,9 @@ The full matrix adds what is long by nature, listed in :data:`FULL_MATRIX` with 
 Node.js, every case on every store, the Rust starter's build), and lets every hypothesis test
 draw as many examples as it asks for; the fast run caps them at :data:`FAST_EXAMPLES`. A test
 the fast run leaves out is reported as skipped with the switch that runs it, never silently.
+``--matrix-rest`` (with the full matrix) runs only what the fast run skipped or capped, for a
+run that follows the fast one: ``.ci/run`` runs both, and a test that runs alike in both runs
+once.
 """
 
 from __future__ import annotations
@@ -84,6 +87,10 @@ def pytest_addoption(parser: pytest.Parser) -> None:
                      help="run the full matrix: power loss, process kills, browser, "
                           "differential, store mode, long hypothesis runs (also: "
                           "LOOM_REF_FULL=1)")
+    parser.addoption("--matrix-rest", action="store_true", dest="matrix_rest", default=False,
+                     help="with the full matrix: only what the fast run skipped or capped (the "
+                          "tests that run alike in both are deselected), for a run that "
+                          "follows the fast one, as .ci/run's does")
 
 
 def pytest_report_header(config: pytest.Config) -> str:
@@ -100,8 +107,31 @@ def _full_only(nodeid: str) -> str | None:
     return None
 
 
+#: Test files that read the full-matrix switch themselves, so they run differently in it.
+READS_THE_SWITCH = ("tests/conformance/test_starters.py",)
+
+
+def _hypothesis_settings(item: pytest.Item) -> Any:
+    test: Any = getattr(getattr(item, "obj", None), "__func__", getattr(item, "obj", None))
+    return getattr(test, "_hypothesis_internal_use_settings", None)
+
+
+def _runs_alike_in_both(item: pytest.Item) -> bool:
+    """Does ``item`` run exactly as the fast run ran it? Not if only the full matrix runs it,
+    if the fast run capped its hypothesis examples, or if its file reads the switch."""
+    if _full_only(item.nodeid) is not None or item.nodeid.startswith(READS_THE_SWITCH):
+        return False
+    current = _hypothesis_settings(item)
+    return current is None or current.max_examples <= FAST_EXAMPLES
+
+
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     if config.getoption("full_matrix"):
+        if config.getoption("matrix_rest"):  # .ci/run, right after the fast run
+            alike = [item for item in items if _runs_alike_in_both(item)]
+            if alike:
+                config.hook.pytest_deselected(items=alike)
+                items[:] = [item for item in items if not _runs_alike_in_both(item)]
         return
     from hypothesis import settings
 
