@@ -62,6 +62,10 @@ def case_file(c: Case, check_intent: CheckIntent) -> tuple[Path, dict[str, Any]]
     intent = c.get("intent")
     if "result" in expect and isinstance(intent, dict):
         expect = {"result": with_patterns(expect["result"], intent)}
+    elif "result" in expect and isinstance(intent, list) and "steps" in expect["result"]:
+        # a scripted route's intent is one dict per step (effects.route)
+        expect = {"result": {**expect["result"],
+                             "steps": with_patterns(expect["result"]["steps"], intent)}}
     elif "error" in expect and isinstance(intent, dict) and isinstance(intent.get("details"), dict):
         expect = {"error": with_patterns(expect["error"], intent["details"])}
     check_intent(c, expect)

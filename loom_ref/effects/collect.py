@@ -22,6 +22,8 @@ Spec: ``spec/deltas.md`` § The stream collector. Rules enforced here:
   message); so does a stream that ends without a finish (``effect.llm-error`` with failure code
   ``stream.missing-finish``, as ``consume`` would have ended it). The end-of-stream chunk is
   written only after a successful finish, carrying the stream's usage.
+- ``deltas.collect-failed-usage`` (loom-ref's choice): after a failed stream no usage is
+  reported, even when a usage chunk came before the failure; the raise comes first.
 - ``deltas.collect-usage``: the usage is reported with ``ctx.report_usage`` as its billed,
   disjoint counters (``inputTokens``, ``outputTokens``, ``cacheReadTokens``,
   ``cacheWriteTokens``, each when reported), whose sum is what the call spent;
@@ -128,7 +130,8 @@ def collect_stream(
         result = attrs.evolve(result, finish=FinishReason.error(
             "the model stream ended without a finish chunk", MISSING_FINISH))
     failure = result.finish.failure
-    if result.finish.failed and failure is not None:  # spec: deltas.collect-finish
+    # spec: deltas.collect-finish; raising here reports no usage (deltas.collect-failed-usage)
+    if result.finish.failed and failure is not None:
         aborted = result.finish.kind is FinishKind.ABORTED
         raise LlmStreamFailed(
             f"the model stream ended with finish {result.finish.kind.value}"

@@ -9,7 +9,9 @@ Spec: ``spec/effects.md``. Rules enforced here:
   inputs once the call settles (``effects.signal-detach``).
 - ``effects.scope-closed``: ``close()`` aborts the lifetime with reason ``"scope closed"``
   once the decision settles; a call through a closed scope is rejected with
-  ``effect.aborted`` (reason ``"scope closed"``) without reaching the host.
+  ``effect.aborted`` (reason ``"scope closed"``).
+- ``effects.scope-closed-early`` (loom-ref's choice): that refusal is made here, before the
+  call reaches the host: no tool lookup, no middleware, nothing traced.
 
 The scope is userspace over the host's transient door (ADR 0119: "the scope is a userspace
 handle over EffectRuntime.invokeTransient"): its :meth:`DecideScope.invoke_transient` has the
@@ -81,7 +83,7 @@ class DecideScope:
         """Forward a transient call to the host as the deciding execution, with the
         composed signal (ADR 0119 decision 1: ``DecideScope.invokeTransient(toolId, input,
         { signal?, onDelta? })``; spec: effects.transient-door)."""
-        if self.lifetime.aborted:  # spec: effects.scope-closed
+        if self.lifetime.aborted:  # spec: effects.scope-closed, effects.scope-closed-early
             raise AbortedError(self.lifetime.reason)
         if not isinstance(tool_id, str) or not tool_id:
             raise InvalidArgument(f"tool_id must be a non-empty string, got {tool_id!r}")
