@@ -37,7 +37,7 @@ from typing import Any
 from loom_ref.errors import InvalidArgument
 from loom_ref.journal.contentstore import AGENT_TRANSCRIPT, ContentResolvingStore
 from loom_ref.journal.events import kind_from_name
-from loom_ref.journal.store import MemoryStore
+from loom_ref.journal.store import Journal, MemoryStore
 
 __all__ = ["VECTOR_FUNCTIONS", "journal_content"]
 
@@ -52,6 +52,26 @@ def _events(value: Any, what: str) -> list[tuple[Any, Any]]:
     return [(e.get("kind"), e.get("payload")) for e in value]
 
 
+def _reopen(memory: MemoryStore, store: ContentResolvingStore,
+            stored: list[tuple[Any, Any]]) -> Journal:
+    """The ``stored`` payloads written as they are to the store underneath, then the journal
+    opened through ``store`` as a writer (a recovery) opens it: its table rebuilt from the
+    stored references, each of which must resolve (spec: journal.content-errors)."""
+    raw = memory.create(_EXECUTION)
+    for kind, payload in stored:
+        raw.append(kind_from_name(kind), payload)
+    raw.close()
+    return store.open(_EXECUTION)
+
+
+def _append(journal: Journal, appends: list[tuple[Any, Any]]) -> None:
+    """Each of ``appends`` appended, in order, by ``journal``'s writer."""
+    for kind, payload in appends:
+        # spec: journal.content-vector -- a kind that is no event kind's name (absent,
+        # not a string) is the writer's refusal, journal.bad-payload, as on every store
+        journal.append(kind_from_name(kind), payload)
+
+
 def journal_content(input: Any) -> dict[str, Any]:
     """``journal.content`` (see the module docstring; spec: journal.content-vector)."""
     if not isinstance(input, Mapping) or ("appends" not in input and "stored" not in input):
@@ -63,21 +83,10 @@ def journal_content(input: Any) -> dict[str, Any]:
     # spec: journal.content-vector -- every item of both checked before anything is written
     stored = _events(input["stored"], "stored") if "stored" in input else None
     appends = _events(input["appends"], "appends") if "appends" in input else None
-    if stored is None:
-        journal = store.create(_EXECUTION)
-    else:
-        raw = memory.create(_EXECUTION)
-        for kind, payload in stored:
-            raw.append(kind_from_name(kind), payload)
-        raw.close()
-        journal = store.open(_EXECUTION)  # as a writer (a recovery) opens it
-        if appends is None:
-            return {"events": [e.to_json() for e in journal.events]}
-    assert appends is not None
-    for kind, payload in appends:
-        # spec: journal.content-vector -- a kind that is no event kind's name (absent,
-        # not a string) is the writer's refusal, journal.bad-payload, as on every store
-        journal.append(kind_from_name(kind), payload)
+    journal = store.create(_EXECUTION) if stored is None else _reopen(memory, store, stored)
+    if appends is None:  # stored alone: what the reopen reads back
+        return {"events": [e.to_json() for e in journal.events]}
+    _append(journal, appends)
     return {"stored": [e.to_json() for e in memory.read(_EXECUTION).events],
             "events": [e.to_json() for e in store.read(_EXECUTION).events]}
 

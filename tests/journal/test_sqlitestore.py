@@ -301,13 +301,20 @@ def test_a_database_that_cannot_run_in_wal_mode_is_refused(
         assert not store.exists("e1")
 
 
-def test_a_commit_sqlite_refuses_rolls_the_header_back(tmp_path: Path) -> None:
-    # spec: journal.sqlite-lines -- journal.write-failed, and the header written in the same
-    # transaction as the first line is rolled back with it
+def _store_refusing_inserts(tmp_path: Path) -> Path:
+    """A new store's database whose trigger refuses every line inserted ('the disk is full');
+    ``DROP TRIGGER refuse`` lifts it."""
     path = tmp_path / "s.db"
     SqliteStore(path).close()
     _alter(path, "CREATE TRIGGER refuse BEFORE INSERT ON lines "
                  "BEGIN SELECT RAISE(ABORT, 'the disk is full'); END")
+    return path
+
+
+def test_a_commit_sqlite_refuses_rolls_the_header_back(tmp_path: Path) -> None:
+    # spec: journal.sqlite-lines -- journal.write-failed, and the header written in the same
+    # transaction as the first line is rolled back with it
+    path = _store_refusing_inserts(tmp_path)
     with SqliteStore(path) as store:
         journal = store.create("e1")
         with pytest.raises(JournalError) as info:
@@ -364,10 +371,7 @@ def test_a_store_that_cannot_roll_back_a_refused_commit_takes_no_more_writes(
     # SqliteStore._append: the first line's commit refused (a trigger) and then its ROLLBACK
     # refused too (an authorizer on the store's connection, standing in for a disk that fails
     # the rollback): journal.write-failed, and the store closed, the transaction undone
-    path = tmp_path / "s.db"
-    SqliteStore(path).close()
-    _alter(path, "CREATE TRIGGER refuse BEFORE INSERT ON lines "
-                 "BEGIN SELECT RAISE(ABORT, 'the disk is full'); END")
+    path = _store_refusing_inserts(tmp_path)
     store = SqliteStore(path)
     journal = store.create("e1")
 
