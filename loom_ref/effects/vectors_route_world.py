@@ -25,7 +25,6 @@ from loom_ref.effects.middleware.retry import RetryMiddleware
 from loom_ref.effects.scope import DecideScope
 from loom_ref.effects.vector_input import (
     boolean,
-    integer,
     modes,
     number,
     obj,
@@ -209,10 +208,9 @@ class TracedMeter:
 
 
 class _Probe:
-    """A middleware that traces what it sees; may replace the input or short-circuit."""
-
-    inspects_output = False
-    delta_guard = None
+    """A middleware that traces what it sees; may replace the input or short-circuit. It
+    declares neither ``inspects_output`` nor ``delta_guard``: the runtime reads both through
+    their defaults (False, None), and the route world gives no call a delta sink anyway."""
 
     def __init__(self, spec: Mapping[str, Any], world: World) -> None:
         self.name = string(spec, "name")
@@ -259,7 +257,7 @@ def build_middleware(value: object, i: int, world: World) -> Middleware:
         if "maxAttempts" not in spec:
             raise InvalidArgument(f"middleware[{i}]: a retry needs maxAttempts")
         return RetryMiddleware(
-            integer(spec, "maxAttempts", None, 1) or 1,
+            spec["maxAttempts"],  # RetryMiddleware refuses all but an integer >= 1 (§3.5)
             base_delay=number(spec, "baseDelay", 0.1),
             multiplier=number(spec, "multiplier", 2.0),
             max_delay=number(spec, "maxDelay", 10.0),

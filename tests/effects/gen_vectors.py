@@ -1271,6 +1271,19 @@ case("effects.scope", "closed-before-lookup", anchor="effects.scope-closed-early
                              S(tool="nope")], middleware=[PROBE("outer")]),
      intent=[{}, {}, {"outcome": err("effect.aborted", reason="scope closed"), "trace": []}])
 
+# -- issue 30, samples 473986/321483/238680 (s6e): both sides of maxAttempts >= 1 ------------------
+
+case("effects.retry", "max-attempts-one", anchor="effects.retry-attempts",
+     description="maxAttempts 1, the least a retry takes, is accepted: the retry calls next "
+     "once, and the failure of that one attempt propagates unchanged, with no sleep and no "
+     "second attempt, though a later attempt of the script would have succeeded.",
+     input=route([eff(FLAKY, OK)], [T()], middleware=[RETRY(1, baseDelay=1.0)]),
+     intent=[{"outcome": err("test.flaky", message="flaky"), "attempts": [1], "sleeps": []}])
+malformed("malformed-retry-max-attempts-zero",
+          "A retry's maxAttempts is an integer >= 1: 0, one below the least, is malformed "
+          "(not a retry of one attempt, nor a route with no retry).",
+          route([eff(OK)], [T()], middleware=[RETRY(0)]))
+
 # -- machinery ------------------------------------------------------------------------------------
 
 def _project(step: dict[str, Any], key: str) -> Any:
