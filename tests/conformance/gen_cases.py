@@ -239,8 +239,8 @@ def definitions() -> Iterator[dict[str, Any]]:
         defs_mutation3,
         defs_mutation_s4s5j,
         defs_mutation_s4s5k,
-        defs_mutation_s456a,
         defs_mutation_s6a,
+        defs_mutation_s456a,
     )
 
     for module in (defs_journal, defs_journal_hostile, defs_journal_disk, defs_journal_blind,
