@@ -15,6 +15,7 @@ from loom_ref.agent import (
     ModelAccessError,
     ReasoningRouter,
     agent_loop,
+    initial_messages,
 )
 from loom_ref.effects import Effect
 from loom_ref.errors import InvalidArgument
@@ -52,6 +53,9 @@ def test_model_access_is_refused_up_front(kwargs: dict[str, Any]) -> None:
         AgentLoopConfig(**kwargs)
     assert err.value.code == "argument.agent-model-access"
     assert isinstance(err.value, InvalidArgument)
+    # the message names which mistake it was (only a Python caller reads it)
+    which = "both" if kwargs else "neither"
+    assert f"({which} given)" in str(err.value)
 
 
 @pytest.mark.parametrize("bad", [
@@ -115,6 +119,20 @@ def test_messages_input_form_and_bad_inputs() -> None:
     for bad in ({"messages": []}, {"messages": [{"role": "x"}]}, 42, {"prompt": "x"}):
         _, _, result = run([reply("ok")], bad)
         assert result.status is Status.FAILED and result.error["code"] == "argument.agent-input"
+
+
+def test_a_malformed_input_message_is_named_in_the_refusal() -> None:
+    """A message the wire reader refuses is reported as malformed, with the reader's words;
+    an input of the wrong shape gets the generic refusal (only a Python caller reads either)."""
+    with pytest.raises(InvalidArgument) as err:
+        initial_messages({"messages": [{"role": "x", "content": []}]})
+    assert err.value.code == "argument.agent-input"
+    assert str(err.value).startswith("argument.agent-input: malformed agent input: ")
+    assert "$.messages[0]" in str(err.value)
+    with pytest.raises(InvalidArgument) as err:
+        initial_messages({"messages": []})
+    assert err.value.code == "argument.agent-input"
+    assert "malformed" not in str(err.value)
 
 
 @pytest.mark.parametrize("output", [
