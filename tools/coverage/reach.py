@@ -56,6 +56,13 @@ def analyse(files: Mapping[str, FileCoverage], regions: Regions, root: str) -> R
             source = f.read()
         spans = functions_of(source)
         text = source.splitlines()
+        stale = [n for n in sorted(fc.statements) if n > len(text) or not text[n - 1].strip()]
+        if stale:  # coverage never counts a blank line, nor one past the end, as a statement
+            raise SystemExit(
+                f"{rel}: the coverage data names line {stale[0]} as a statement, which is "
+                f"{'past the end' if stale[0] > len(text) else 'blank'} in the file now: the "
+                f"file changed since it was measured; measure again "
+                f"(python -m tools.coverage --keep JSON)")
         keep: set[int] = set()
         held: set[int] = set()
         for line in sorted(fc.statements):
