@@ -194,6 +194,8 @@ class PatternRule:
                 pos = match.end() if match.end() > match.start() else match.end() + 1
             else:
                 pos = match.start() + 1
+            if pos > len(text):  # past an empty match at the end, which search finds again
+                return
 
     def _accepts(self, text: str, match: re.Match[str]) -> bool:
         if self.boundary is not None and not self.boundary(text, match.start(), match.end()):

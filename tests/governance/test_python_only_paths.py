@@ -24,6 +24,16 @@ def test_a_rule_built_by_hand_may_match_empty_text() -> None:
     assert [m.span() for m in rule.finditer("baab")] == [(0, 1), (1, 1), (2, 2), (3, 4)]
 
 
+def test_a_hand_built_rule_matching_empty_text_at_the_end_stops_there() -> None:
+    # Python's search finds an empty match at the end even from an offset past it, so a scan
+    # that steps past an empty match at the end must stop, not loop forever
+    # (an empty match at 0 ends at no offset after 0, so it is never reported)
+    rule = PatternRule(name="x", pattern=re.compile("x*"), min_width=0, max_width=None)
+    assert [m.span() for m in rule.finditer("ab")] == [(1, 1), (2, 2)]
+    assert [m.span() for m in rule.finditer("")] == []
+    assert rule.first_match("ab", 3) is None
+
+
 def test_compile_rule_refuses_a_max_width_below_the_regex_width() -> None:
     # deny_patterns hands an explicit max_width to unbounded rules alone, so only a Python
     # caller of compile_rule can ask for a bounded rule narrower than its regex
