@@ -131,6 +131,11 @@ WEAKER: dict[str, str] = {
     "deltas.record/reset-without-attempt": _STRICT,
     "deltas.record/terminal-with-text": _STRICT,
     "deltas.record/usage-on-text": _STRICT,
+    "deltas.record/delta-not-a-string": _STRICT,
+    "deltas.record/delta-absent": _STRICT,
+    "deltas.record/origin-absent": _STRICT,
+    "deltas.record/attempt-on-terminal": _STRICT,
+    "deltas.record/usage-on-reset": _STRICT,
     "effects.context/fields": "the context's field set is loom-ref's",
     "effects.metering/budget-exhausted": _BUDGET_METER,
     "effects.metering/estimate": _BUDGET_METER,
@@ -175,6 +180,23 @@ WEAKER: dict[str, str] = {
                                                "checks are loom-ref's",
     "kernel.gates/gate-and-workflow-schema": _SCHEMA_SUBSET,
     "kernel.gates/gate-schema": _SCHEMA_SUBSET,
+    "kernel.gates/bad-workflow-schema-first": _SCHEMA_SUBSET + ", and so is refusing the "
+    "workflow before the action's other checks",
+    "kernel.gates/schema-min-length-zero": _SCHEMA_SUBSET,
+    "kernel.gates/schema-refused-unknown-keyword": _SCHEMA_SUBSET,
+    "kernel.gates/schema-refused-type-unknown": _SCHEMA_SUBSET,
+    "kernel.gates/schema-refused-type-empty-list": _SCHEMA_SUBSET,
+    "kernel.gates/schema-refused-properties-not-object": _SCHEMA_SUBSET,
+    "kernel.gates/schema-refused-nested": _SCHEMA_SUBSET,
+    "kernel.gates/schema-refused-any-of-empty": _SCHEMA_SUBSET,
+    "kernel.gates/schema-refused-minimum-not-number": _SCHEMA_SUBSET,
+    "kernel.gates/schema-refused-required-not-strings": _SCHEMA_SUBSET,
+    "kernel.gates/schema-refused-enum-not-array": _SCHEMA_SUBSET,
+    "kernel.gates/schema-refused-pattern-not-string": _SCHEMA_SUBSET,
+    "agent.approval/config-schema-on-gate": "the approval gate carrying its own schema "
+    "(approvalResumeSchema, journaled as the gate's resumeSchema) is loom-ref's choice "
+    "(agent.approval-payload, issue 22); the seed pairs the gate with the workflow's "
+    "resumeSchemas",
     "kernel.steps/yield-non-command-caught": "refusing a yielded plain value is loom-ref's "
                                              "(a generator body has no typed commands)",
     "kernel.steps/yield-non-command-fails": "refusing a yielded plain value is loom-ref's "
