@@ -138,6 +138,8 @@ WEAKER: dict[str, str] = {
     "deltas.record/usage-on-reset": _STRICT,
     "effects.context/fields": "the context's field set is loom-ref's",
     "effects.metering/budget-exhausted": _BUDGET_METER,
+    "effects.metering/budget-last-unit": _BUDGET_METER + " (admitting spent + estimate equal "
+    "to the budget is that arithmetic)",
     "effects.metering/estimate": _BUDGET_METER,
     "effects.metering/over-budget-between-retries": _BUDGET_METER,
     "effects.refusals/denied-by-mode": _GRANTS,
@@ -237,6 +239,12 @@ WEAKER: dict[str, str] = {
     "validators.deny/duplicate-regex-refused": _STRICT,
     "validators.deny/empty-rule-name": _STRICT,
     "validators.deny/max-width-not-integer": _STRICT,
+    "validators.deny/list-names-by-regex": "naming a listed rule by its regex, and the "
+    "violation's details, are loom-ref's (validators.violation)",
+    "validators.deny/patterns-empty-list-refused": _STRICT,
+    "validators.deny/patterns-empty-object-refused": _STRICT,
+    "validators.deny/patterns-string-refused": _STRICT,
+    "validators.deny/regex-not-string-refused": _STRICT,
     "agent.approval/needs-approval-by-name":
         "a needsApproval list is the case format's form of the predicate, loom-ref's",
     "agent.choices/recall-choice-refused": _STRICT,
@@ -247,6 +255,9 @@ WEAKER: dict[str, str] = {
         "what counts as an envelope (the JSON true) is loom-ref's test",
     "agent.errors/claim-check-flag-without-ref":
         "what counts as an envelope (the flag alone, no ref needed) is loom-ref's test",
+    "agent.loop/opaque-crash-reruns-everything":
+        "a crashed step's in-doubt state, its warning and the resolve action that retries it "
+        "are loom-ref's (kernel.in-doubt; K9's text is not public, INTERPRETING.md 9a)",
     "agent.loop/opaque-durable-only-tool":
         "error results for calls that did not run are loom-ref's",
     "agent.loop/opaque-needs-approval-empty": "refusing these options on agent_step is loom-ref's",

@@ -399,6 +399,9 @@ pii_case(
 
 # ---- validators.deny ----------------------------------------------------------------------
 DENY_VIOLATION = {"ok": False, "code": "governance.safety-violation", "validator": "deny-patterns"}
+#: A violation's details are loom-ref's (validators.violation): a seed case pins the refusal
+#: alone and leaves every other member open (present or not).
+OPEN_DENY_VIOLATION = {"$partial": {"ok": False, "code": "governance.safety-violation"}}
 KEYS = {"api-key": "sk-[A-Za-z0-9]{8}", "password": "password=[^ ]{1,32}"}
 
 
@@ -423,10 +426,21 @@ def deny_case(
 
 deny_case(
     "named-match",
-    "A named pattern matches; the rule is reported by its name.",
+    "A named pattern matches: the output is refused. The violation's details (the rule's "
+    "name, the span, the validator's name) are loom-ref's (validators.violation), left open "
+    "here; validators.deny/rule-named pins them.",
+    {"patterns": KEYS},
+    "key=sk-AbCd1234 here",
+    OPEN_DENY_VIOLATION,
+)
+deny_case(
+    "rule-named",
+    "A named pattern matches; the rule is reported by its name, with the span of the match "
+    "and the validator's name deny-patterns (loom-ref's violation details).",
     {"patterns": KEYS},
     "key=sk-AbCd1234 here",
     {**DENY_VIOLATION, "rule": "api-key", "span": [4, 15]},
+    anchor="validators.violation",
 )
 deny_case(
     "no-match", "No pattern matches.", {"patterns": KEYS}, "nothing secret here", {"ok": True}
@@ -447,10 +461,11 @@ deny_case(
 )
 deny_case(
     "ignorecase-flag",
-    "The IGNORECASE flag makes matching case-insensitive.",
+    "The IGNORECASE flag makes matching case-insensitive. The violation's details are "
+    "loom-ref's (validators.violation), left open here.",
     {"patterns": ["secret"], "flags": ["IGNORECASE"]},
     "a SECRET b",
-    {**DENY_VIOLATION, "rule": "secret", "span": [2, 8]},
+    OPEN_DENY_VIOLATION,
 )
 deny_case(
     "rule-order",
@@ -848,10 +863,10 @@ check_case("three-phases", "validators.pii-delta-form",
            PII, "delta", "ssn 123-45-6789",
            {**VIOLATION, "validator": "pii", "phase": "delta", "rule": "ssn", "span": [4, 15]})
 check_case("deny-delta-form", "validators.pii-delta-form",
-           "deny_patterns() ships a delta form too.",
+           "deny_patterns() ships a delta form too: its delta phase rejects a running text. The "
+           "violation's details are loom-ref's (validators.violation), left open here.",
            {"kind": "deny", "patterns": ["secret"]}, "delta", "my secret",
-           {**VIOLATION, "validator": "deny-patterns", "phase": "delta", "rule": "secret",
-            "span": [3, 9]})
+           OPEN_DENY_VIOLATION)
 check_case("missing-output-form-accepts", "validators.phases",
            "A validator without an output form accepts every output.",
            {"kind": "pii", "phases": ["input", "delta"]}, "output", "ssn 123-45-6789",
