@@ -85,6 +85,9 @@ PII = {"kind": "pii"}
 # ---- taint.guard --------------------------------------------------------------------------
 T = "taint.guard_request"
 REFUSED = {"ok": False, "code": "governance.tainted-request"}
+#: The refusal's path and origin are loom-ref's details (taint.guard-details): a seed case of
+#: taint.guard-request pins the refusal alone.
+SEED_REFUSED = {"$partial": REFUSED}
 case(
     "taint.guard",
     "clean-request",
@@ -99,17 +102,18 @@ case(
     "tainted-root",
     anchor="taint.guard-request",
     function=T,
-    description='A tainted value as the whole request is refused at path "".',
+    description="A tainted value as the whole request is refused (the path and origin the "
+    "refusal reports are loom-ref's details, taint.guard-details: taint.guard/path-of-the-root).",
     input={"request": tainted("hi")},
-    intent={**REFUSED, "path": "", "origin": "llm:planner"},
+    intent=SEED_REFUSED,
 )
 case(
     "taint.guard",
     "tainted-message-content",
     anchor="taint.guard-request",
     function=T,
-    description="A delta fed back into a prompt's message content is refused; the path names "
-    "the message.",
+    description="A delta fed back into a prompt's message content is refused (the path that "
+    "names the message is loom-ref's detail: taint.guard/path-names-the-message).",
     input={
         "request": {
             "messages": [
@@ -118,16 +122,17 @@ case(
             ]
         }
     },
-    intent={**REFUSED, "path": "/messages/1/content"},
+    intent=SEED_REFUSED,
 )
 case(
     "taint.guard",
     "tainted-deeply-nested",
     anchor="taint.guard-request",
     function=T,
-    description="Nesting depth does not hide a tainted value.",
+    description="Nesting depth does not hide a tainted value (its path is loom-ref's detail: "
+    "taint.guard/path-through-nesting).",
     input={"request": {"a": [[[[[[[[{"b": [tainted("x", "llm:deep")]}]]]]]]]]}},
-    intent={**REFUSED, "path": "/a/0/0/0/0/0/0/0/0/b/0", "origin": "llm:deep"},
+    intent=SEED_REFUSED,
 )
 case(
     "taint.guard",
@@ -136,7 +141,7 @@ case(
     function=T,
     description="A tainted part among plain content parts is refused.",
     input={"request": {"content": ["plain", {"type": "text", "text": tainted("t")}]}},
-    intent={**REFUSED, "path": "/content/1/text"},
+    intent=SEED_REFUSED,
 )
 case(
     "taint.guard",
@@ -145,7 +150,7 @@ case(
     function=T,
     description="A tainted value may wrap any JSON value, not only a string.",
     input={"request": {"tool": tainted({"name": "x", "args": [1, 2]}, "llm:router")}},
-    intent={**REFUSED, "path": "/tool", "origin": "llm:router"},
+    intent=SEED_REFUSED,
 )
 case(
     "taint.guard",
@@ -154,7 +159,42 @@ case(
     function=T,
     description="Even a tainted null is refused: it is the wrapper that is fenced.",
     input={"request": {"x": tainted(None)}},
-    intent={**REFUSED, "path": "/x"},
+    intent=SEED_REFUSED,
+)
+case(
+    "taint.guard",
+    "path-of-the-root",
+    anchor="taint.guard-details",
+    function=T,
+    description='A tainted value as the whole request is refused at path "", with its origin.',
+    input={"request": tainted("hi")},
+    intent={**REFUSED, "path": "", "origin": "llm:planner"},
+)
+case(
+    "taint.guard",
+    "path-names-the-message",
+    anchor="taint.guard-details",
+    function=T,
+    description="A delta fed back into a prompt's message content is refused at the JSON "
+    "pointer of that content, which names the message.",
+    input={
+        "request": {
+            "messages": [
+                {"role": "system", "content": "be brief"},
+                {"role": "user", "content": tainted("partial text")},
+            ]
+        }
+    },
+    intent={**REFUSED, "path": "/messages/1/content", "origin": "llm:planner"},
+)
+case(
+    "taint.guard",
+    "path-through-nesting",
+    anchor="taint.guard-details",
+    function=T,
+    description="The path of a deeply nested tainted value names every level, with its origin.",
+    input={"request": {"a": [[[[[[[[{"b": [tainted("x", "llm:deep")]}]]]]]]]]}},
+    intent={**REFUSED, "path": "/a/0/0/0/0/0/0/0/0/b/0", "origin": "llm:deep"},
 )
 case(
     "taint.guard",
