@@ -131,8 +131,15 @@ WEAKER: dict[str, str] = {
     "deltas.record/reset-without-attempt": _STRICT,
     "deltas.record/terminal-with-text": _STRICT,
     "deltas.record/usage-on-text": _STRICT,
+    "deltas.record/delta-not-a-string": _STRICT,
+    "deltas.record/delta-absent": _STRICT,
+    "deltas.record/origin-absent": _STRICT,
+    "deltas.record/attempt-on-terminal": _STRICT,
+    "deltas.record/usage-on-reset": _STRICT,
     "effects.context/fields": "the context's field set is loom-ref's",
     "effects.metering/budget-exhausted": _BUDGET_METER,
+    "effects.metering/budget-last-unit": _BUDGET_METER + " (admitting spent + estimate equal "
+    "to the budget is that arithmetic)",
     "effects.metering/estimate": _BUDGET_METER,
     "effects.metering/over-budget-between-retries": _BUDGET_METER,
     "effects.refusals/denied-by-mode": _GRANTS,
@@ -175,6 +182,23 @@ WEAKER: dict[str, str] = {
                                                "checks are loom-ref's",
     "kernel.gates/gate-and-workflow-schema": _SCHEMA_SUBSET,
     "kernel.gates/gate-schema": _SCHEMA_SUBSET,
+    "kernel.gates/bad-workflow-schema-first": _SCHEMA_SUBSET + ", and so is refusing the "
+    "workflow before the action's other checks",
+    "kernel.gates/schema-min-length-zero": _SCHEMA_SUBSET,
+    "kernel.gates/schema-refused-unknown-keyword": _SCHEMA_SUBSET,
+    "kernel.gates/schema-refused-type-unknown": _SCHEMA_SUBSET,
+    "kernel.gates/schema-refused-type-empty-list": _SCHEMA_SUBSET,
+    "kernel.gates/schema-refused-properties-not-object": _SCHEMA_SUBSET,
+    "kernel.gates/schema-refused-nested": _SCHEMA_SUBSET,
+    "kernel.gates/schema-refused-any-of-empty": _SCHEMA_SUBSET,
+    "kernel.gates/schema-refused-minimum-not-number": _SCHEMA_SUBSET,
+    "kernel.gates/schema-refused-required-not-strings": _SCHEMA_SUBSET,
+    "kernel.gates/schema-refused-enum-not-array": _SCHEMA_SUBSET,
+    "kernel.gates/schema-refused-pattern-not-string": _SCHEMA_SUBSET,
+    "agent.approval/config-schema-on-gate": "the approval gate carrying its own schema "
+    "(approvalResumeSchema, journaled as the gate's resumeSchema) is loom-ref's choice "
+    "(agent.approval-payload, issue 22); the seed pairs the gate with the workflow's "
+    "resumeSchemas",
     "kernel.steps/yield-non-command-caught": "refusing a yielded plain value is loom-ref's "
                                              "(a generator body has no typed commands)",
     "kernel.steps/yield-non-command-fails": "refusing a yielded plain value is loom-ref's "
@@ -215,6 +239,12 @@ WEAKER: dict[str, str] = {
     "validators.deny/duplicate-regex-refused": _STRICT,
     "validators.deny/empty-rule-name": _STRICT,
     "validators.deny/max-width-not-integer": _STRICT,
+    "validators.deny/list-names-by-regex": "naming a listed rule by its regex, and the "
+    "violation's details, are loom-ref's (validators.violation)",
+    "validators.deny/patterns-empty-list-refused": _STRICT,
+    "validators.deny/patterns-empty-object-refused": _STRICT,
+    "validators.deny/patterns-string-refused": _STRICT,
+    "validators.deny/regex-not-string-refused": _STRICT,
     "agent.approval/needs-approval-by-name":
         "a needsApproval list is the case format's form of the predicate, loom-ref's",
     "agent.choices/recall-choice-refused": _STRICT,
@@ -225,6 +255,9 @@ WEAKER: dict[str, str] = {
         "what counts as an envelope (the JSON true) is loom-ref's test",
     "agent.errors/claim-check-flag-without-ref":
         "what counts as an envelope (the flag alone, no ref needed) is loom-ref's test",
+    "agent.loop/opaque-crash-reruns-everything":
+        "a crashed step's in-doubt state, its warning and the resolve action that retries it "
+        "are loom-ref's (kernel.in-doubt; K9's text is not public, INTERPRETING.md 9a)",
     "agent.loop/opaque-durable-only-tool":
         "error results for calls that did not run are loom-ref's",
     "agent.loop/opaque-needs-approval-empty": "refusing these options on agent_step is loom-ref's",

@@ -5,6 +5,8 @@ Spec: ``spec/deltas.md`` § The stream collector. Rules enforced here:
 - ``deltas.collect-signal``: "collectStream also checks the signal in its loop and severs at
   the next chunk" (ADR 0119 #6): before each chunk the collector reads ``ctx.signal``; once
   it has aborted it closes the source and raises ``effect.aborted`` with the reason.
+- ``deltas.llm-pull-stops`` (loom-ref's choice): the LLM effect's chunks come through
+  ``consume``, which checks the signal before each read, so no chunk is pulled after the abort.
 - ``deltas.collect-text``: the text of each non-empty ``text-delta`` or ``reasoning-delta``
   that the assembler appended to a text block is written to ``ctx.on_delta`` as it arrives
   (a ``reasoning-delta`` into an open text block is text of the message: the fold appends it

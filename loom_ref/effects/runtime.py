@@ -25,6 +25,8 @@ Spec: ``spec/effects.md``. Theory of operation, rule by rule:
 - ``effects.signal-abort``: an abort observed during the attempt (the signal aborted while the
   effect ran, whether it then returned or raised) rejects the call with ``effect.aborted`` and
   the abort reason: settlement after an abort is never success.
+- ``effects.signal-abort-cause`` (loom-ref's choice): the effect's own error is chained as the
+  abort's cause (``raise ... from error``).
 - ``effects.lean-route``: the chain is composed once per effect at registration (the
   middleware list is fixed when the runtime is built), so a call allocates only its context.
 - ``effects.streaming-refused`` / ``deltas.fail-closed``: while a middleware marked
@@ -260,7 +262,7 @@ class EffectRuntime:
             except Exception as error:
                 if meter is not None:  # spec: effects.metering-record
                     meter.record(call, ctx.usage, call.mode is transient)
-                if signal.aborted:  # spec: effects.signal-abort
+                if signal.aborted:  # spec: effects.signal-abort, effects.signal-abort-cause
                     raise AbortedError(signal.reason) from error
                 raise
             if meter is not None:

@@ -120,5 +120,5 @@ def error_json(error: LoomError) -> dict[str, Any]:
         out["message"] = error.message
     cause = error.__cause__
     if code == "effect.aborted" and isinstance(cause, LoomError):
-        out["cause"] = cause.code  # spec: effects.signal-abort -- the effect's own error
+        out["cause"] = cause.code  # spec: effects.signal-abort-cause -- the effect's own error
     return out

@@ -157,6 +157,38 @@ def _without_paths(expect: Any) -> Any:
     return expect
 
 
+#: The text loom-ref's summary message starts with (``agent.summary-message``, loom-ref's).
+_SUMMARY_PREFIX = "Summary of the earlier conversation:\n"
+
+
+def _without_summary_form(expect: Any) -> Any:
+    """``expect`` with the forms of compaction that are loom-ref's left open: the input of a
+    ``:compact`` step (``agent.compaction-io``) and the summary message that replaces the
+    folded messages (``agent.summary-message``). Each is a ``$capture``, so the same value
+    must still appear wherever it appears again (the trace, the journal, a recovery), and a
+    core case pins where compaction happens, never loom-ref's words for it."""
+    summaries: dict[str, str] = {}
+
+    def walk(value: Any) -> Any:
+        if isinstance(value, dict):
+            content = value.get("content")
+            if (value.get("role") is not None and isinstance(content, list) and content
+                    and isinstance(content[0], dict)
+                    and str(content[0].get("text", "")).startswith(_SUMMARY_PREFIX)):
+                name = summaries.setdefault(content[0]["text"], f"summary-{len(summaries)}")
+                return {"$capture": name}
+            step = value.get("stepId")
+            out = {k: walk(v) for k, v in value.items()}
+            if isinstance(step, str) and step.endswith(":compact") and "input" in value:
+                out["input"] = {"$capture": f"input-{step}"}
+            return out
+        if isinstance(value, list):
+            return [walk(v) for v in value]
+        return value
+
+    return walk(expect)
+
+
 def build_scenario(defn: Mapping[str, Any]) -> dict[str, Any]:
     """Run a scenario definition on loom_ref, check its claims, return the case file."""
     case = copy.deepcopy(defn["case"])
@@ -187,7 +219,7 @@ def build_scenario(defn: Mapping[str, Any]) -> dict[str, Any]:
         raise ClaimError(f"{case['id']}: {exc}") from None
     case["expect"] = _open_values(obs, _scripted_errors(case))
     if Provenance(stamp(case)["provenance"]) in CORE:
-        case["expect"] = _without_paths(case["expect"])
+        case["expect"] = _without_summary_form(_without_paths(case["expect"]))
     if defn.get("open") is not None:
         case["expect"] = defn["open"](case["expect"])
     return case

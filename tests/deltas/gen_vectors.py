@@ -1089,9 +1089,20 @@ llm("finish-aborted", anchor="deltas.collect-finish",
         "failure": {"code": None, "message": "provider stopped"}}})
 llm("signal-severs", anchor="deltas.collect-signal",
     description="Decision 6: once the signal aborts (here the per-call sink aborts it on "
-    "'lo'), the stream severs at the next chunk: nothing more is pulled from the adapter, "
-    "the call rejects with the reason (the effect's own abort chained as the cause), no "
-    "usage is reported and no terminal chunk is sent.",
+    "'lo'), the stream severs at the next chunk: nothing more is delivered, the call "
+    "rejects with the reason, no usage is reported and no terminal chunk is sent. How many "
+    "chunks are pulled (deltas.llm/abort-found-before-the-next-pull) and whether the "
+    "effect's own abort is chained as the cause (effects.signal-abort-cause) are loom-ref's "
+    "choices, left open here.",
+    input={"scripts": [{"chunks": text_script(["Hel", "lo", " world", "!"], USAGE),
+                        "honorSignal": False}], "abortOn": "lo"},
+    intent={"perCall": [pt("Hel"), pt("lo")], "usage": [{}],
+            "outcome": {"$partial": {**err("effect.aborted"), "reason": "stop at 'lo'"}},
+            "adapter": {"calls": 1, "pulled": {"$any": None}, "models": ["m1"]}})
+llm("abort-found-before-the-next-pull", anchor="deltas.llm-pull-stops",
+    description="The abort is found before the next chunk is pulled from the adapter, even "
+    "one that ignores the signal: pulled stops at the chunk during which the sink aborted, "
+    "and the collector's own abort is chained as the cause (loom-ref's choices).",
     input={"scripts": [{"chunks": text_script(["Hel", "lo", " world", "!"], USAGE),
                         "honorSignal": False}], "abortOn": "lo"},
     intent={"perCall": [pt("Hel"), pt("lo")], "usage": [{}],
@@ -1289,11 +1300,13 @@ llm("assembler-error-code", anchor="deltas.llm-output",
 llm("no-runtime-abort", anchor="deltas.no-runtime",
     description="Without a runtime there is no live window: the direct writer delivers to "
     "both sinks though a sink aborted the signal; the collector's check before the next "
-    "chunk stops the stream, and nothing chains a cause.",
+    "chunk stops the stream, and nothing chains a cause. How many chunks are pulled is "
+    "loom-ref's choice (deltas.llm/abort-found-before-the-next-pull), left open here.",
     input={"runtime": False, "deltaSink": "collect", "abortOn": "b",
            "scripts": [{"chunks": text_script(["a", "b", "c"]), "honorSignal": False}]},
     intent={"perCall": [pt("a"), pt("b")], "deltaSink": [pt("a"), pt("b")],
-            "outcome": {**err("effect.aborted"), "reason": "stop at 'b'"}})
+            "outcome": {**err("effect.aborted"), "reason": "stop at 'b'"},
+            "adapter": {"calls": 1, "pulled": {"$any": None}, "models": ["m1"]}})
 llm("on-reset-without-sink", anchor="deltas.llm-sinks",
     description="onReset with deltaSink none: the effect's configured sink only routes "
     "resets to on_reset; deltaSink is null and resets lists the attempts.",
@@ -1483,12 +1496,14 @@ llm("input-not-object", anchor="deltas.llm-input",
             "adapter": {"calls": 0, "pulled": 0, "models": []}})
 llm("abort-stops-delta-sink", anchor="deltas.live-window",
     description="The check is made before each sink: the per-call sink aborts the signal on "
-    "'Hel', so the configured sink after it never receives 'Hel', and the call is aborted.",
+    "'Hel', so the configured sink after it never receives 'Hel', and the call is aborted "
+    "(whether the effect's own abort is chained as the cause is loom-ref's choice, "
+    "effects.signal-abort-cause, left open here).",
     input={"scripts": [{"chunks": text_script(["Hel", "lo"])}], "abortOn": "Hel",
            "deltaSink": "collect"},
     intent={"perCall": [pt("Hel")], "deltaSink": [],
-            "outcome": {"ok": False, "code": "effect.aborted", "reason": "stop at 'Hel'",
-                        "cause": "effect.aborted"}})
+            "outcome": {"$partial": {"ok": False, "code": "effect.aborted",
+                                     "reason": "stop at 'Hel'"}}})
 llm("output-only-validator-warns", anchor="deltas.fail-closed",
     description="A validator with an output form and no delta form refuses streaming for the "
     "LLM effect too: nothing reaches the per-call sink, the runtime warns, and the message "

@@ -597,8 +597,19 @@ case("effects.signals", "aborted-during-success", anchor="effects.signal-abort",
      intent=[{"outcome": err("effect.aborted", reason="stop"),
               "trace": [X(1), {"record": REC({}, "transient")}]}])
 case("effects.signals", "aborted-during-failure", anchor="effects.signal-abort",
-     description="An abort wins over the effect's own error, chained as its cause; it is "
-     "not retried.",
+     description="An abort wins over the effect's own error: the call is rejected with "
+     "effect.aborted and the abort reason. Whether that error is chained as its cause "
+     "(effects.signal-abort-cause) and whether the retry middleware around it retries "
+     "(effects.refusal-never-retried) are loom-ref's choices, pinned by "
+     "effects.signals/abort-chains-cause and left open here (the outcome's other members, "
+     "the trace).",
+     input=route([eff({"abort": "stop", **FLAKY}, OK)], [T()], middleware=[RETRY()]),
+     intent=[{"outcome": {"error": {"$partial": {"code": "effect.aborted", "reason": "stop"}}},
+              "trace": {"$any": None}}])
+case("effects.signals", "abort-chains-cause", anchor="effects.signal-abort-cause",
+     description="When an abort wins over the effect's own error, that error is chained as "
+     "its cause: the outcome's cause is the effect's code; and the abort, the route's "
+     "refusal, is not retried (effects.refusal-never-retried). Both are loom-ref's choices.",
      input=route([eff({"abort": "stop", **FLAKY}, OK)], [T()], middleware=[RETRY()]),
      intent=[{"outcome": err("effect.aborted", reason="stop", cause="test.flaky"),
               "attempts": [1], "sleeps": []}])

@@ -85,6 +85,9 @@ PII = {"kind": "pii"}
 # ---- taint.guard --------------------------------------------------------------------------
 T = "taint.guard_request"
 REFUSED = {"ok": False, "code": "governance.tainted-request"}
+#: The refusal's path and origin are loom-ref's details (taint.guard-details): a seed case of
+#: taint.guard-request pins the refusal alone.
+SEED_REFUSED = {"$partial": REFUSED}
 case(
     "taint.guard",
     "clean-request",
@@ -99,17 +102,18 @@ case(
     "tainted-root",
     anchor="taint.guard-request",
     function=T,
-    description='A tainted value as the whole request is refused at path "".',
+    description="A tainted value as the whole request is refused (the path and origin the "
+    "refusal reports are loom-ref's details, taint.guard-details: taint.guard/path-of-the-root).",
     input={"request": tainted("hi")},
-    intent={**REFUSED, "path": "", "origin": "llm:planner"},
+    intent=SEED_REFUSED,
 )
 case(
     "taint.guard",
     "tainted-message-content",
     anchor="taint.guard-request",
     function=T,
-    description="A delta fed back into a prompt's message content is refused; the path names "
-    "the message.",
+    description="A delta fed back into a prompt's message content is refused (the path that "
+    "names the message is loom-ref's detail: taint.guard/path-names-the-message).",
     input={
         "request": {
             "messages": [
@@ -118,16 +122,17 @@ case(
             ]
         }
     },
-    intent={**REFUSED, "path": "/messages/1/content"},
+    intent=SEED_REFUSED,
 )
 case(
     "taint.guard",
     "tainted-deeply-nested",
     anchor="taint.guard-request",
     function=T,
-    description="Nesting depth does not hide a tainted value.",
+    description="Nesting depth does not hide a tainted value (its path is loom-ref's detail: "
+    "taint.guard/path-through-nesting).",
     input={"request": {"a": [[[[[[[[{"b": [tainted("x", "llm:deep")]}]]]]]]]]}},
-    intent={**REFUSED, "path": "/a/0/0/0/0/0/0/0/0/b/0", "origin": "llm:deep"},
+    intent=SEED_REFUSED,
 )
 case(
     "taint.guard",
@@ -136,7 +141,7 @@ case(
     function=T,
     description="A tainted part among plain content parts is refused.",
     input={"request": {"content": ["plain", {"type": "text", "text": tainted("t")}]}},
-    intent={**REFUSED, "path": "/content/1/text"},
+    intent=SEED_REFUSED,
 )
 case(
     "taint.guard",
@@ -145,7 +150,7 @@ case(
     function=T,
     description="A tainted value may wrap any JSON value, not only a string.",
     input={"request": {"tool": tainted({"name": "x", "args": [1, 2]}, "llm:router")}},
-    intent={**REFUSED, "path": "/tool", "origin": "llm:router"},
+    intent=SEED_REFUSED,
 )
 case(
     "taint.guard",
@@ -154,7 +159,42 @@ case(
     function=T,
     description="Even a tainted null is refused: it is the wrapper that is fenced.",
     input={"request": {"x": tainted(None)}},
-    intent={**REFUSED, "path": "/x"},
+    intent=SEED_REFUSED,
+)
+case(
+    "taint.guard",
+    "path-of-the-root",
+    anchor="taint.guard-details",
+    function=T,
+    description='A tainted value as the whole request is refused at path "", with its origin.',
+    input={"request": tainted("hi")},
+    intent={**REFUSED, "path": "", "origin": "llm:planner"},
+)
+case(
+    "taint.guard",
+    "path-names-the-message",
+    anchor="taint.guard-details",
+    function=T,
+    description="A delta fed back into a prompt's message content is refused at the JSON "
+    "pointer of that content, which names the message.",
+    input={
+        "request": {
+            "messages": [
+                {"role": "system", "content": "be brief"},
+                {"role": "user", "content": tainted("partial text")},
+            ]
+        }
+    },
+    intent={**REFUSED, "path": "/messages/1/content", "origin": "llm:planner"},
+)
+case(
+    "taint.guard",
+    "path-through-nesting",
+    anchor="taint.guard-details",
+    function=T,
+    description="The path of a deeply nested tainted value names every level, with its origin.",
+    input={"request": {"a": [[[[[[[[{"b": [tainted("x", "llm:deep")]}]]]]]]]]}},
+    intent={**REFUSED, "path": "/a/0/0/0/0/0/0/0/0/b/0", "origin": "llm:deep"},
 )
 case(
     "taint.guard",
@@ -399,6 +439,9 @@ pii_case(
 
 # ---- validators.deny ----------------------------------------------------------------------
 DENY_VIOLATION = {"ok": False, "code": "governance.safety-violation", "validator": "deny-patterns"}
+#: A violation's details are loom-ref's (validators.violation): a seed case pins the refusal
+#: alone and leaves every other member open (present or not).
+OPEN_DENY_VIOLATION = {"$partial": {"ok": False, "code": "governance.safety-violation"}}
 KEYS = {"api-key": "sk-[A-Za-z0-9]{8}", "password": "password=[^ ]{1,32}"}
 
 
@@ -423,10 +466,21 @@ def deny_case(
 
 deny_case(
     "named-match",
-    "A named pattern matches; the rule is reported by its name.",
+    "A named pattern matches: the output is refused. The violation's details (the rule's "
+    "name, the span, the validator's name) are loom-ref's (validators.violation), left open "
+    "here; validators.deny/rule-named pins them.",
+    {"patterns": KEYS},
+    "key=sk-AbCd1234 here",
+    OPEN_DENY_VIOLATION,
+)
+deny_case(
+    "rule-named",
+    "A named pattern matches; the rule is reported by its name, with the span of the match "
+    "and the validator's name deny-patterns (loom-ref's violation details).",
     {"patterns": KEYS},
     "key=sk-AbCd1234 here",
     {**DENY_VIOLATION, "rule": "api-key", "span": [4, 15]},
+    anchor="validators.violation",
 )
 deny_case(
     "no-match", "No pattern matches.", {"patterns": KEYS}, "nothing secret here", {"ok": True}
@@ -447,10 +501,11 @@ deny_case(
 )
 deny_case(
     "ignorecase-flag",
-    "The IGNORECASE flag makes matching case-insensitive.",
+    "The IGNORECASE flag makes matching case-insensitive. The violation's details are "
+    "loom-ref's (validators.violation), left open here.",
     {"patterns": ["secret"], "flags": ["IGNORECASE"]},
     "a SECRET b",
-    {**DENY_VIOLATION, "rule": "secret", "span": [2, 8]},
+    OPEN_DENY_VIOLATION,
 )
 deny_case(
     "rule-order",
@@ -848,10 +903,10 @@ check_case("three-phases", "validators.pii-delta-form",
            PII, "delta", "ssn 123-45-6789",
            {**VIOLATION, "validator": "pii", "phase": "delta", "rule": "ssn", "span": [4, 15]})
 check_case("deny-delta-form", "validators.pii-delta-form",
-           "deny_patterns() ships a delta form too.",
+           "deny_patterns() ships a delta form too: its delta phase rejects a running text. The "
+           "violation's details are loom-ref's (validators.violation), left open here.",
            {"kind": "deny", "patterns": ["secret"]}, "delta", "my secret",
-           {**VIOLATION, "validator": "deny-patterns", "phase": "delta", "rule": "secret",
-            "span": [3, 9]})
+           OPEN_DENY_VIOLATION)
 check_case("missing-output-form-accepts", "validators.phases",
            "A validator without an output form accepts every output.",
            {"kind": "pii", "phases": ["input", "delta"]}, "output", "ssn 123-45-6789",

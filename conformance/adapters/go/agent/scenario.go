@@ -2,6 +2,7 @@ package agent
 
 import (
 	"fmt"
+	"sort"
 
 	"loomref/adapters/go/protocol"
 )
@@ -179,17 +180,27 @@ func runAction(rt *runtime, a map[string]any, exists *bool) (obs map[string]any)
 			return raised(kfail("kernel.gate-not-waiting", "the execution is not waiting on %q", gate))
 		}
 		payload := a["payload"]
-		var problems []string
-		if s, ok := rt.wf.resumeSchemas[gate]; ok {
-			problems = append(problems, validateSchema(s, payload, "$")...)
+		var problems []schemaProblem
+		if s, ok := f.gateSchema[gate]; ok { // the gate's own schema first (kernel.schema-problems)
+			problems = append(problems, validateSchema(s, payload, "")...)
 		}
-		if s, ok := f.gateSchema[gate]; ok {
-			problems = append(problems, validateSchema(s, payload, "$")...)
+		if s, ok := rt.wf.resumeSchemas[gate]; ok {
+			problems = append(problems, validateSchema(s, payload, "")...)
 		}
 		if len(problems) > 0 {
 			e := kfail("kernel.invalid-resume", "the resume payload is refused")
 			o := raised(e)
-			o["raised"].(map[string]any)["problems"] = stringsAny(problems)
+			texts, seen, paths := []string{}, map[string]bool{}, []string{}
+			for _, p := range problems {
+				texts = append(texts, p.path+": "+p.message)
+				if !seen[p.path] {
+					seen[p.path] = true
+					paths = append(paths, p.path)
+				}
+			}
+			sort.Strings(paths) // the distinct paths, by code point (INTERPRETING.md section 6)
+			o["raised"].(map[string]any)["problems"] = stringsAny(texts)
+			o["raised"].(map[string]any)["paths"] = stringsAny(paths)
 			return o
 		}
 		rt.append("RESUME_RECEIVED", map[string]any{"gateId": gate, "payload": payload})

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"regexp"
 	"sort"
+	"strings"
 )
 
 // A JSON Schema subset for resume payloads (kernel.resume-schema). The subset itself lives in
@@ -108,13 +109,22 @@ func typeMatches(want string, v any) bool {
 	return want == got || (want == "number" && got == "integer")
 }
 
-// validateSchema lists the problems of a value, each by JSON path.
-func validateSchema(s any, v any, path string) []string {
+// schemaProblem is one problem of a resume payload: where (a JSON Pointer) and what.
+type schemaProblem struct{ path, message string }
+
+// pointerTo is the JSON Pointer of member k of the value at path (RFC 6901 escapes).
+func pointerTo(path, k string) string {
+	return path + "/" + strings.ReplaceAll(strings.ReplaceAll(k, "~", "~0"), "/", "~1")
+}
+
+// validateSchema lists the problems of a value, each at its JSON Pointer (spec/kernel.md
+// kernel.schema-problems: a missing required member at the object, an extra member at itself).
+func validateSchema(s any, v any, path string) []schemaProblem {
 	m, ok := s.(map[string]any)
 	if !ok {
 		return nil
 	}
-	var out []string
+	var out []schemaProblem
 	if t, ok := m["type"]; ok {
 		match := false
 		switch x := t.(type) {
@@ -126,7 +136,7 @@ func validateSchema(s any, v any, path string) []string {
 			}
 		}
 		if !match {
-			return []string{fmt.Sprintf("%s: not of type %v", path, t)}
+			return []schemaProblem{{path, fmt.Sprintf("not of type %v", t)}}
 		}
 	}
 	if e, ok := m["enum"].([]any); ok {
@@ -135,44 +145,44 @@ func validateSchema(s any, v any, path string) []string {
 			found = found || jsonEqual(x, v)
 		}
 		if !found {
-			out = append(out, path+": not one of the enum")
+			out = append(out, schemaProblem{path, "not one of the enum"})
 		}
 	}
 	if c, ok := m["const"]; ok && !jsonEqual(c, v) {
-		out = append(out, path+": not the const")
+		out = append(out, schemaProblem{path, "not the const"})
 	}
 	switch x := v.(type) {
 	case string:
 		n := int64(runeLen(x))
 		if lim, ok := asInt(m["minLength"]); ok && n < lim {
-			out = append(out, path+": too short")
+			out = append(out, schemaProblem{path, "too short"})
 		}
 		if lim, ok := asInt(m["maxLength"]); ok && n > lim {
-			out = append(out, path+": too long")
+			out = append(out, schemaProblem{path, "too long"})
 		}
 		if p, ok := m["pattern"].(string); ok {
 			if re, err := regexp.Compile(p); err == nil && !re.MatchString(x) {
-				out = append(out, path+": does not match the pattern")
+				out = append(out, schemaProblem{path, "does not match the pattern"})
 			}
 		}
 	case json.Number:
 		f, _ := asFiniteNumber(x)
 		if lim, ok := asFiniteNumber(m["minimum"]); ok && f < lim {
-			out = append(out, path+": below the minimum")
+			out = append(out, schemaProblem{path, "below the minimum"})
 		}
 		if lim, ok := asFiniteNumber(m["maximum"]); ok && f > lim {
-			out = append(out, path+": above the maximum")
+			out = append(out, schemaProblem{path, "above the maximum"})
 		}
 	case []any:
 		if lim, ok := asInt(m["minItems"]); ok && int64(len(x)) < lim {
-			out = append(out, path+": too few items")
+			out = append(out, schemaProblem{path, "too few items"})
 		}
 		if lim, ok := asInt(m["maxItems"]); ok && int64(len(x)) > lim {
-			out = append(out, path+": too many items")
+			out = append(out, schemaProblem{path, "too many items"})
 		}
 		if it, ok := m["items"]; ok {
 			for i, item := range x {
-				out = append(out, validateSchema(it, item, fmt.Sprintf("%s[%d]", path, i))...)
+				out = append(out, validateSchema(it, item, fmt.Sprintf("%s/%d", path, i))...)
 			}
 		}
 	case map[string]any:
@@ -180,7 +190,7 @@ func validateSchema(s any, v any, path string) []string {
 		if req, ok := m["required"].([]any); ok {
 			for _, r := range req {
 				if _, ok := x[str(r)]; !ok {
-					out = append(out, fmt.Sprintf("%s.%s: required", path, str(r)))
+					out = append(out, schemaProblem{path, str(r) + " is required"})
 				}
 			}
 		}
@@ -191,16 +201,16 @@ func validateSchema(s any, v any, path string) []string {
 		sort.Strings(keys)
 		for _, k := range keys {
 			if ps, ok := props[k]; ok {
-				out = append(out, validateSchema(ps, x[k], path+"."+k)...)
+				out = append(out, validateSchema(ps, x[k], pointerTo(path, k))...)
 				continue
 			}
 			switch ap := m["additionalProperties"].(type) {
 			case bool:
 				if !ap {
-					out = append(out, fmt.Sprintf("%s.%s: not allowed", path, k))
+					out = append(out, schemaProblem{pointerTo(path, k), "not allowed"})
 				}
 			case map[string]any:
-				out = append(out, validateSchema(ap, x[k], path+"."+k)...)
+				out = append(out, validateSchema(ap, x[k], pointerTo(path, k))...)
 			}
 		}
 	}
