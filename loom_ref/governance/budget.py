@@ -78,8 +78,9 @@ class StreamTokenBudgetGuard:
         if isinstance(n, bool) or not isinstance(n, int) or n < 0:
             raise InvalidArgument(f"token counter returned {n!r}; expected an int >= 0")
         if self.used + n > self.max_tokens:
+            # the severing delta's index; nothing counts past it (a severed guard refuses all
+            # but a reset, which zeroes the index: guards.sticky-sever, guards.reset)
             index = self._index
-            self._index += 1
             severed = StreamTokenBudgetExceeded(
                 f"stream token budget {self.max_tokens} exceeded at delta {index} "
                 f"({self.used} used + {n})",
