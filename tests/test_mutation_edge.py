@@ -116,3 +116,20 @@ def test_a_mutant_on_a_later_line_of_a_statement_is_named_by_its_first_line() ->
     starts = statement_starts(source)
     assert starts[2] == 1 and starts[4] == 3 and starts[6] == 5 and starts[8] == 8
     assert starts[3] == 3 and starts[5] == 5
+
+
+def test_a_scoring_process_that_runs_away_with_memory_fails_fast() -> None:
+    # tools/mutation/run.py: a mutant whose allocation runs away (one governance mutant of a
+    # sample took 18 GiB before it was killed by hand) fails with MemoryError under the cap
+    import subprocess
+
+    from tools.mutation.run import limit_memory
+
+    grow = "x = bytearray(6 << 30); print('allocated')"
+    proc = subprocess.run([sys.executable, "-c", grow], capture_output=True, text=True,
+                          preexec_fn=limit_memory, timeout=60)
+    assert proc.returncode != 0
+    assert "MemoryError" in proc.stderr
+    fits = subprocess.run([sys.executable, "-c", "x = bytearray(64 << 20); print('ok')"],
+                          capture_output=True, text=True, preexec_fn=limit_memory, timeout=60)
+    assert (fits.returncode, fits.stdout.strip()) == (0, "ok")

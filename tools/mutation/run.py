@@ -18,7 +18,8 @@ profile would let a failing loom-ref case pass the run.)
 4. with ``pytest``: ``python -m pytest -x`` over the layer's test directories.
 
 A stage kills when its exit status is not 0; a stage that runs past the time limit kills
-too (``timeout``, the process group is killed). Stages 1-3 are *the suite*; a mutant only
+too (``timeout``, the process group is killed), and so does one that runs out of its memory
+(:data:`MEMORY_LIMIT`: a MemoryError, or a crash). Stages 1-3 are *the suite*; a mutant only
 stage 4 kills is "killed only by pytest".
 """
 
@@ -116,6 +117,18 @@ def _stages(layer: str, generated: bool) -> list[tuple[str, list[str]]]:
     return stages
 
 
+#: The address space a scoring process may take (4 GiB; the suite needs a few hundred MiB). A
+#: mutant that makes an allocation run away (a regex size check deleted, say) then fails with
+#: MemoryError, a kill like any crash, instead of filling the machine until the time limit.
+MEMORY_LIMIT = 4 << 30
+
+
+def limit_memory(limit: int = MEMORY_LIMIT) -> None:
+    """Cap this process's address space at ``limit`` bytes (run in the child, before exec)."""
+    import resource
+    resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
+
+
 class Scratch:
     """A scratch copy of the project in which one mutant at a time is applied."""
 
@@ -140,7 +153,8 @@ class Scratch:
     def _run(self, argv: list[str], timeout: float) -> tuple[int | None, str, str]:
         """Run ``argv`` in the scratch copy in its own process group; ``None`` on timeout."""
         proc = subprocess.Popen(argv, cwd=self.dir, env=self.env, stdout=subprocess.PIPE,
-                                stderr=subprocess.PIPE, start_new_session=True)
+                                stderr=subprocess.PIPE, start_new_session=True,
+                                preexec_fn=limit_memory)
         try:
             out, err = proc.communicate(timeout=timeout)
         except subprocess.TimeoutExpired:
