@@ -100,7 +100,6 @@ def journal_sqlite_trace(input: Any) -> dict[str, Any]:
             do = step["do"]
             if store is None or do == "reopen":
                 close_store()
-                store = None
                 calls.append({"call": "open"})
                 store = SqliteStore(f"{directory}/store.db", fsync=policy, fs=fs,
                                     trace=statement)
