@@ -152,6 +152,8 @@ WEAKER: dict[str, str] = {
     "effects.refusals/killed-other-tool": _KILL_SWITCH,
     "effects.retry/crash-not-caught": _RETRY,
     "effects.retry/exhausted": _RETRY,
+    "effects.retry/max-attempts-one": _RETRY + "; so is that no sleep follows the last attempt "
+    "(effects.retry-backoff)",
     "effects.retry/exhausted-last-error": _RETRY + "; what a retry that gives up raises, and "
     "that no sleep follows its last attempt, are its behaviour (effects.retry-backoff), not "
     "the seed's attempt count",

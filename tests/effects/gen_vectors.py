@@ -609,8 +609,14 @@ case("effects.context", "injected-clock", anchor="effects.injected-clock",
 # -- effects.signals ----------------------------------------------------------------------------
 
 case("effects.signals", "aborted-before", anchor="effects.signal-abort",
+     description="An aborted signal refuses the call with its reason; the effect and the "
+     "meter are untouched. (No retry here: that the refusal is never retried is loom-ref's "
+     "rule, effects.signals/aborted-before-not-retried.)",
+     input=route([eff(OK)], [T(aborted="user cancelled")], meter={"budget": 10}),
+     intent=[{"outcome": err("effect.aborted", reason="user cancelled"), "trace": []}])
+case("effects.signals", "aborted-before-not-retried", anchor="effects.refusal-never-retried",
      description="An aborted signal refuses the call with its reason; the effect, the meter "
-     "and the retry are untouched.",
+     "and the retry are untouched: the retry around it does not retry the refusal.",
      input=route([eff(OK)], [T(aborted="user cancelled")], meter={"budget": 10},
                  middleware=[RETRY()]),
      intent=[{"outcome": err("effect.aborted", reason="user cancelled"), "trace": []}])
