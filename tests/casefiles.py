@@ -152,6 +152,11 @@ WEAKER: dict[str, str] = {
     "effects.refusals/killed-other-tool": _KILL_SWITCH,
     "effects.retry/crash-not-caught": _RETRY,
     "effects.retry/exhausted": _RETRY,
+    "effects.retry/max-attempts-one": _RETRY + "; so is that no sleep follows the last attempt "
+    "(effects.retry-backoff)",
+    "effects.retry/exhausted-last-error": _RETRY + "; what a retry that gives up raises, and "
+    "that no sleep follows its last attempt, are its behaviour (effects.retry-backoff), not "
+    "the seed's attempt count",
     "effects.retry/not-retryable": _RETRY,
     "effects.retry/retry-on-match": _RETRY,
     "guards.budget/exactly-at-budget": _TOKENS,
@@ -180,6 +185,10 @@ WEAKER: dict[str, str] = {
     "kernel.gates/pending-resume-not-waiting": "a pending resume (RESUME_RECEIVED before "
                                                "EXECUTION_RESUMED) and the order of a resume's "
                                                "checks are loom-ref's",
+    "kernel.recover/pending-resume": "the crash falls between RESUME_RECEIVED and "
+    "EXECUTION_RESUMED: a resume journaled as two events, so a pending resume, is loom-ref's "
+    "(as in kernel.gates/pending-resume-not-waiting); a port that journals a resume as one "
+    "event has no such point",
     "kernel.gates/gate-and-workflow-schema": _SCHEMA_SUBSET,
     "kernel.gates/gate-schema": _SCHEMA_SUBSET,
     "kernel.gates/bad-workflow-schema-first": _SCHEMA_SUBSET + ", and so is refusing the "
@@ -267,6 +276,9 @@ WEAKER: dict[str, str] = {
     "agent.loop/opaque-warning": "warning inside agent_step is loom-ref's reading of 'per run'",
     "agent.router/elevated-message-not-read":
         "which message of a routed turn is read is loom-ref's",
+    "agent.router/no-in-doubt-torn-tail-warned":
+        "the torn-tail warning and the truncation of the torn tail are loom-ref's "
+        "(journal.torn-tail, INTERPRETING.md 9a)",
     "agent.router/route-choice": "recording a selector's Choice as it is is loom-ref's",
     "agent.summary/compaction-before-route": "compacting before the route decision is loom-ref's",
     "guards.steps/reset-restarts-budget-delta-index":

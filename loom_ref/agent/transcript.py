@@ -12,6 +12,9 @@ Spec: ``spec/agent.md``.
   measures only the pushed message; a fold subtracts the folded sizes and adds the summary's.
   The per-message sizes are kept so the kept-suffix rule (``agent.kept-suffix-bytes``) reads
   the newest sizes without measuring anything again.
+- ``agent.message-size`` (loom-ref's choice): the messages measured are loom-ref's forms
+  (``{"role", "content"}`` only, tool results as ``agent.tool-result`` writes them), so a
+  count to the byte is loom-ref's; a port measuring its own forms differs by a few bytes.
 - A message is frozen as it is pushed (``journal.frozen-values``,
   :func:`~loom_ref.journal.frozen.frozen_json`): it is a JSON value that never changes, so
   a content-resolving store (``spec/journal.md`` 1.10) knows it again in every later turn's

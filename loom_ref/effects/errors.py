@@ -38,8 +38,9 @@ class EffectRefusal(EffectError):
 
 
 class EffectDenied(EffectRefusal):
-    """The authorizer (K2) refused the (principal, tool id, mode) triple.
-    (spec: effects.refusal-codes)
+    """The authorizer (K2) refused the (principal, tool id, mode) triple; the message is the
+    authorizer's reason and the details name the triple, loom-ref's choice.
+    (spec: effects.refusal-codes, effects.denied-details)
     """
 
     code = "effect.denied"

@@ -164,6 +164,12 @@ case("agent.kept-suffix", "keep-recent-zero", anchor="agent.vector-input", funct
 # ---- agent.transcript ----------------------------------------------------------------------
 MB = "agent.message_bytes"
 case("agent.transcript", "bytes-ascii", anchor="agent.byte-count", function=MB,
+     description="A message's size is the UTF-8 length of its JSON text without whitespace, "
+     "whatever the key order. (The canonical text itself, sorted keys, is loom-ref's: "
+     "agent.transcript/bytes-ascii-canonical.)",
+     input={"message": {"role": "user", "content": [{"type": "text", "text": "hi"}]}},
+     intent={"canonical": {"$type": "string"}, "bytes": 55})
+case("agent.transcript", "bytes-ascii-canonical", anchor="agent.canonical-json", function=MB,
      description="A message's size is the UTF-8 length of its canonical JSON (sorted keys, no "
      "spaces).", input={"message": {"role": "user", "content": [{"type": "text",
                                                                    "text": "hi"}]}},

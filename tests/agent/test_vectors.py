@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 
 from loom_ref.agent import VECTOR_FUNCTIONS as AGENT_FUNCTIONS
+from loom_ref.conformance.match import match
 from loom_ref.conformance.provenance import ANCHOR_RE
 
 from .. import vectorkit
@@ -45,7 +46,9 @@ def test_case_file(path: Path) -> None:
     assert doc["id"] == f"{path.parent.name}/{path.stem}"
     assert doc["family"] == "vector" and doc["tier"] in {"must", "should", "may"}
     assert doc["function"] in vectorkit.VECTOR_FUNCTIONS and doc["function"].startswith("agent.")
-    assert vectorkit.compute({"function": doc["function"], "input": doc["input"]}) == doc["expect"]
+    # a pattern (INTERPRETING.md section 7) stands where a core case leaves a loom-ref value open
+    got = vectorkit.compute({"function": doc["function"], "input": doc["input"]})
+    assert match(doc["expect"], got) == [], (doc["expect"], got)
 
 
 def test_every_anchor_is_defined_in_the_spec() -> None:

@@ -155,6 +155,18 @@ def agent(case_id: str, anchor: str, description: str, *, config: Mapping[str, A
     return defn
 
 
+def _torn_tail_open(expect: Any) -> Any:
+    """An ``open_values`` hook for a seed case that needs a torn crash: the recovery's
+    ``warnings`` and the journal's ``tornTail`` become ``$any``, since warning about a torn
+    tail and truncating it are loom-ref's (``journal.torn-tail``, INTERPRETING.md 9a)."""
+    actions = [{**a, "warnings": {"$any": None}} if i > 0 and "warnings" in a else a
+               for i, a in enumerate(expect["actions"])]
+    journal = expect["journal"]
+    if isinstance(journal, dict) and "tornTail" in journal:
+        journal = {**journal, "tornTail": {"$any": None}}
+    return {**expect, "actions": actions, "journal": journal}
+
+
 # -- agent.loop ------------------------------------------------------------------------------
 
 TWO_TURNS = {"llm": scripted(calling(("c0", "lookup", {"item": "tea"})), said("Tea costs 10.")),
@@ -828,7 +840,23 @@ ROUTER = [
           claims=[{"result": failed("agent.unknown-route"), "transients": []}]),
     agent("agent.router/no-in-doubt", "agent.router-tradeoff",
           "The routed call is transient: no step, no idempotency key, no in-doubt state. A "
-          "crash that loses the call's decision records nothing, and recovery calls again.",
+          "crash that loses the call's decision records nothing, and recovery calls again. "
+          "(The recovery's warnings and the journal's torn tail are left open: warning about "
+          "a torn tail and truncating it are loom-ref's, journal.torn-tail; "
+          "agent.router/no-in-doubt-torn-tail-warned pins them.)",
+          config={"router": {"routes": ROUTES, "decider": "route"}},
+          effects={"cheap": scripted(said("Tea costs 10.")), "strong": scripted(said("unused"))},
+          deciders={"route": decider("cheap")},
+          actions=[{"do": "start", "input": ASK, "crash": {"afterEvent": 3, "torn": True}},
+                   {"do": "recover"}],
+          claims=[{"crashed": True, "transients": ["cheap"],
+                   "events": ["EXECUTION_STARTED", "DECISION_RECORDED"]},
+                  {"result": done(answer("Tea costs 10.", 1)), "transients": ["cheap"],
+                   "deciders": ["#turn:0:call:0"], "warnings": ["journal.torn-tail"]}],
+          open_values=_torn_tail_open),
+    agent("agent.router/no-in-doubt-torn-tail-warned", "agent.router-tradeoff",
+          "A crash that tears the routed call's decision: recovery warns journal.torn-tail "
+          "(and nothing else: no in-doubt state), truncates the torn tail and calls again.",
           config={"router": {"routes": ROUTES, "decider": "route"}},
           effects={"cheap": scripted(said("Tea costs 10.")), "strong": scripted(said("unused"))},
           deciders={"route": decider("cheap")},

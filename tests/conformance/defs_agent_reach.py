@@ -124,7 +124,7 @@ DEFINITIONS += [
                    "warnings": ["agent.transcript-bytes"],
                    "calls": ["#turn:0", "#turn:0:tool:0"]}],
           exclude=_REPLAY_WARNS),
-    agent("agent.loop/transcript-at-warn-limit", "agent.warn-transcript",
+    agent("agent.loop/transcript-at-warn-limit", "agent.message-size",
           "A transcript of exactly warnTranscriptBytes bytes does not cross it: the same run "
           "at 308 (the whole transcript, tool results included) gives no warning.",
           config={**BASE, "maxIterations": 1, "warnTranscriptBytes": 308},
@@ -139,6 +139,12 @@ DEFINITIONS += [
 # N + 289 bytes (the question's message 53 + N, the model's tool call 112, the results 124).
 _DEFAULT_WARN = 256 * 1024
 _AT_DEFAULT = "x" * (_DEFAULT_WARN - 289)
+# The two cases at the limit exactly rest on loom-ref's measure of a message (the canonical
+# JSON of loom-ref's message forms; Loom's messageBytes is not public, and dsh-llm's Message
+# carries id and source members too): their anchor is agent.message-size, loom-ref's. The
+# core pins the seed's default from 4 KiB away on each side, more than any message form of
+# three messages can add or take away.
+_MARGIN = 4096
 
 
 def _question_once(value: Any) -> Any:
@@ -146,7 +152,7 @@ def _question_once(value: Any) -> Any:
     the question in the expectation (the trace's and the journal's step inputs) becomes
     ``{"$capture": "question"}``, so each echo must be the same text, written once (in the
     action's input) instead of five times."""
-    if isinstance(value, str) and len(value) >= _DEFAULT_WARN - 289:
+    if isinstance(value, str) and len(value) >= _DEFAULT_WARN - 289 - _MARGIN:
         return {"$capture": "question"}
     if isinstance(value, list):
         return [_question_once(v) for v in value]
@@ -155,7 +161,7 @@ def _question_once(value: Any) -> Any:
     return value
 
 DEFINITIONS += [
-    agent("agent.loop/transcript-at-default-warn-limit", "agent.warn-transcript",
+    agent("agent.loop/transcript-at-default-warn-limit", "agent.message-size",
           "Without warnTranscriptBytes the limit is 256 KiB: a run whose transcript is exactly "
           "262,144 bytes (a question of 261,855 bytes, then the tool call and its results) is "
           "not over it and gives no warning. (Each echo of the question in the trace and the "
@@ -165,12 +171,35 @@ DEFINITIONS += [
           claims=[{"result": failed("agent.max-iterations"), "warnings": [],
                    "calls": ["#turn:0", "#turn:0:tool:0"]}],
           open_values=_question_once),
-    agent("agent.loop/transcript-past-default-warn-limit", "agent.warn-transcript",
+    agent("agent.loop/transcript-past-default-warn-limit", "agent.message-size",
           "Without warnTranscriptBytes the limit is 256 KiB: a run whose transcript is 262,145 "
           "bytes, one past it (a question of 261,856 bytes, then the tool call and its "
           "results), warns agent.transcript-bytes.",
           config={**BASE, "maxIterations": 1},
           effects=_ONE_TOOL_TURN, actions=[{"do": "start", "input": _AT_DEFAULT + "x"}],
+          claims=[{"result": failed("agent.max-iterations"),
+                   "warnings": ["agent.transcript-bytes"],
+                   "calls": ["#turn:0", "#turn:0:tool:0"]}],
+          exclude=_REPLAY_WARNS, open_values=_question_once),
+    agent("agent.loop/transcript-under-default-warn-limit", "agent.warn-transcript",
+          "Without warnTranscriptBytes the limit is 256 KiB: a run whose transcript is 4 KiB "
+          "under it (a question of 257,759 bytes, then the tool call and its results) gives "
+          "no warning, however a message's bytes are measured. (Each echo of the question in "
+          "the trace and the journal is written as one $capture.)",
+          config={**BASE, "maxIterations": 1},
+          effects=_ONE_TOOL_TURN,
+          actions=[{"do": "start", "input": _AT_DEFAULT[:-_MARGIN]}],
+          claims=[{"result": failed("agent.max-iterations"), "warnings": [],
+                   "calls": ["#turn:0", "#turn:0:tool:0"]}],
+          open_values=_question_once),
+    agent("agent.loop/transcript-over-default-warn-limit", "agent.warn-transcript",
+          "Without warnTranscriptBytes the limit is 256 KiB: a run whose transcript is 4 KiB "
+          "over it (a question of 265,951 bytes, then the tool call and its results) warns "
+          "agent.transcript-bytes, however a message's bytes are measured. (Each echo of the "
+          "question is written as one $capture.)",
+          config={**BASE, "maxIterations": 1},
+          effects=_ONE_TOOL_TURN,
+          actions=[{"do": "start", "input": _AT_DEFAULT + "x" * _MARGIN}],
           claims=[{"result": failed("agent.max-iterations"),
                    "warnings": ["agent.transcript-bytes"],
                    "calls": ["#turn:0", "#turn:0:tool:0"]}],

@@ -146,13 +146,13 @@ def _size(message: Any) -> int:
 #: the transcript of a run that answers at once: the input's user message, then the answer
 ONE_TURN_BYTES = _size(user(ASK)) + _size(said("Tea."))
 DEFINITIONS += [
-    agent("agent.loop/transcript-at-warn-bytes", "agent.warn-transcript",
+    agent("agent.loop/transcript-at-warn-bytes", "agent.message-size",
           "A transcript whose byte count reaches warnTranscriptBytes exactly has not exceeded "
           "it: no warning.",
           config={**BASE, "warnTranscriptBytes": ONE_TURN_BYTES},
           effects={"llm": scripted(said("Tea."))}, actions=[START],
           claims=[{"result": done(answer("Tea.", 1)), "warnings": []}]),
-    agent("agent.loop/transcript-one-past-warn-bytes", "agent.warn-transcript",
+    agent("agent.loop/transcript-one-past-warn-bytes", "agent.message-size",
           "A transcript one byte over warnTranscriptBytes has exceeded it: one warning "
           "agent.transcript-bytes.",
           config={**BASE, "warnTranscriptBytes": ONE_TURN_BYTES - 1},

@@ -67,7 +67,7 @@ DEFINITIONS: list[dict[str, Any]] = [
                              "body: a replay drives it again and warns again",
                    "always-replay": "the transcript warning is a diagnostic of each drive of "
                                     "the body: every replay warns again"}),
-    agent("agent.summary/fold-lowers-byte-count", "agent.byte-count",
+    agent("agent.summary/fold-lowers-byte-count", "agent.message-size",
           "A fold subtracts the folded messages' sizes and adds the summary's: the big prompt "
           "folded before turn 1 no longer counts, so before turn 2 the byte count is exactly "
           "afterBytes, not over it, and no second :compact step runs.",

@@ -105,6 +105,11 @@ def denied(principal: str, mode: str, tool: str = "t") -> dict[str, Any]:
 
 
 RATE_LIMITED = err("effect.rate-limited", retryAfter=None)  # rate 0: no token ever comes
+#: A seed case's refusal by loom-ref's rate limiter or grants authorizer: the code alone (its
+#: details, ``retryAfter`` and ``toolId``/``principal``/``mode``, are loom-ref's:
+#: ``effects.rate-limit``, ``effects.denied-details``).
+RATE_LIMITED_CODE = {"error": {"$partial": {"code": "effect.rate-limited"}}}
+DENIED_CODE = {"error": {"$partial": {"code": "effect.denied"}}}
 
 
 def X(attempt: int, mode: str = "transient", *, key: str | None = None, principal: str = "p",
@@ -114,6 +119,16 @@ def X(attempt: int, mode: str = "transient", *, key: str | None = None, principa
     return {"execute": {"attempt": attempt, "toolId": tool, "mode": mode,
                         "principal": principal, "executionId": execution,
                         "idempotencyKey": key, "input": input, "now": now}}
+
+
+def unslept(*entries: dict[str, Any]) -> dict[str, Any]:
+    """A trace pattern for a seed rule seen through a retry: the trace holds each entry (an
+    ``execute`` entry at any clock time), and may hold more. What a retry does between two
+    attempts (its sleeps, so the clock's time) is loom-ref's RetryMiddleware
+    (``effects.retry-backoff``), which a faithful port's retry need not share."""
+    return {"$includes": [
+        {"execute": {**e["execute"], "now": {"$any": None}}} if "execute" in e else e
+        for e in entries]}
 
 
 def REC(usage: dict[str, int], mode: str, *, principal: str = "p", tool: str = "t"
@@ -163,9 +178,9 @@ case("effects.route", "denied-before-chain", anchor="effects.route-order",
      input=route([eff(OK)], [T(principal="mallory"), T(principal="alice"), T(principal="alice")],
                  grants=[{"principal": "alice", "toolId": "t", "modes": ["transient"]}],
                  middleware=[RL(1, 0)]),
-     intent=[{"outcome": denied("mallory", "transient"), "trace": []},
+     intent=[{"outcome": DENIED_CODE, "trace": []},
              {"outcome": out("ok"), "attempts": [1]},
-             {"outcome": RATE_LIMITED, "trace": []}])
+             {"outcome": RATE_LIMITED_CODE, "trace": []}])
 case("effects.route", "mode-refused", anchor="effects.route-order",
      description="An effect that allows durable calls only refuses a transient one.",
      input=route([eff(OK, modes=["durable"])], [T(), D()]),
@@ -179,7 +194,7 @@ case("effects.route", "mode-after-chain", anchor="effects.route-order",
      description="The mode check runs inside the chain: the rate limiter counted the "
      "refused call.",
      input=route([eff(OK, modes=["durable"])], [T(), D()], middleware=[RL(1, 0)]),
-     intent=[{"outcome": err("effect.mode-refused")}, {"outcome": RATE_LIMITED}])
+     intent=[{"outcome": err("effect.mode-refused")}, {"outcome": RATE_LIMITED_CODE}])
 case("effects.route", "metering-before-kill", anchor="effects.route-order",
      description="Metering admission comes before the kill switch.",
      input=route([eff(OK)], [{"kill": {"reason": "maintenance"}}, T()], meter={"budget": 0}),
@@ -243,6 +258,12 @@ case("effects.refusals", "denied-untouched", anchor="effects.refusal-untouched",
      input=route([eff(OK)], [T(principal="mallory")], meter={"budget": 10},
                  grants=[{"principal": "alice", "toolId": "*", "modes": ["transient"]}],
                  middleware=[PROBE("outer"), RETRY()]),
+     intent=[{"outcome": DENIED_CODE, "trace": []}])
+case("effects.refusals", "denied-details", anchor="effects.denied-details",
+     description="A denied call's error carries the tool id, principal and mode in its "
+     "details.",
+     input=route([eff(OK)], [T(principal="mallory")],
+                 grants=[{"principal": "alice", "toolId": "*", "modes": ["transient"]}]),
      intent=[{"outcome": denied("mallory", "transient"), "trace": []}])
 case("effects.refusals", "killed-untouched", anchor="effects.refusal-untouched",
      description="A call refused inside the chain (kill switch) is not executed or "
@@ -286,8 +307,14 @@ case("effects.refusals", "mode-refused-not-retried", anchor="effects.refusal-nev
      input=route([eff(OK, modes=["transient"])], [D()], middleware=[RETRY()]),
      intent=[{"outcome": err("effect.mode-refused"), "trace": []}])
 case("effects.refusals", "over-budget", anchor="effects.metering-admission",
-     description="A call the budget cannot cover is refused before the effect, and not "
-     "retried.",
+     description="A call the budget cannot cover is refused before the effect: nothing "
+     "executes. (No retry here: that a refusal is never retried is loom-ref's rule, "
+     "effects.refusals/over-budget-not-retried.)",
+     input=route([eff(OK)], [T()], meter={"budget": 0}),
+     intent=[{"outcome": err("effect.over-budget"), "trace": []}])
+case("effects.refusals", "over-budget-not-retried", anchor="effects.refusal-never-retried",
+     description="A call the budget cannot cover is refused before the effect, and a retry "
+     "around it does not retry the refusal: no sleep, no attempt.",
      input=route([eff(OK)], [T()], meter={"budget": 0}, middleware=[RETRY()]),
      intent=[{"outcome": err("effect.over-budget"), "trace": []}])
 case("effects.refusals", "killed-global", anchor="effects.kill-switch",
@@ -324,6 +351,12 @@ case("effects.refusals", "argument-invalid-not-retried", anchor="effects.refusal
 case("effects.retry", "re-enters-with-attempts", anchor="effects.retry-attempts",
      description="Each retry re-enters the inner route: attempt n sees ctx.attempt == n, "
      "after a backoff on the injected clock.",
+     input=route([eff(FLAKY, FLAKY, OK)], [T()], middleware=[RETRY(3, baseDelay=0.5)]),
+     intent=[{"outcome": out("ok"), "trace": unslept(X(1), X(2), X(3))}])
+case("effects.retry", "re-enters-after-backoff", anchor="effects.retry-backoff",
+     description="Each retry re-enters the inner route after its backoff on the injected "
+     "clock: attempt n sees ctx.attempt == n and the clock's time after the sleeps before "
+     "it; no sleep follows the last attempt.",
      input=route([eff(FLAKY, FLAKY, OK)], [T()], middleware=[RETRY(3, baseDelay=0.5)]),
      intent=[{"outcome": out("ok"), "trace": [X(1), {"sleep": 0.5}, X(2, now=0.5),
                                               {"sleep": 1.0}, X(3, now=1.5)]}])
@@ -385,17 +418,16 @@ case("effects.retry", "attempts-seen-by-middleware", anchor="effects.retry-attem
      "each pass reads the attempts run so far.",
      input=route([eff(FLAKY, OK)], [T()],
                  middleware=[PROBE("outer"), RETRY(3), PROBE("inner")]),
-     intent=[{"outcome": out("ok"), "trace": [
+     intent=[{"outcome": out("ok"), "trace": unslept(
          {"enter": "outer", "attempt": 0, "input": 1},
          {"enter": "inner", "attempt": 0, "input": 1},
          X(1),
          {"leave": "inner", "attempt": 1, "error": "test.flaky"},
-         {"sleep": 0.1},
          {"enter": "inner", "attempt": 1, "input": 1},
-         X(2, now=0.1),
+         X(2),
          {"leave": "inner", "attempt": 2, "output": "ok"},
          {"leave": "outer", "attempt": 2, "output": "ok"},
-     ]}])
+     )}])
 
 # -- effects.middleware ---------------------------------------------------------------------------
 
@@ -577,8 +609,14 @@ case("effects.context", "injected-clock", anchor="effects.injected-clock",
 # -- effects.signals ----------------------------------------------------------------------------
 
 case("effects.signals", "aborted-before", anchor="effects.signal-abort",
+     description="An aborted signal refuses the call with its reason; the effect and the "
+     "meter are untouched. (No retry here: that the refusal is never retried is loom-ref's "
+     "rule, effects.signals/aborted-before-not-retried.)",
+     input=route([eff(OK)], [T(aborted="user cancelled")], meter={"budget": 10}),
+     intent=[{"outcome": err("effect.aborted", reason="user cancelled"), "trace": []}])
+case("effects.signals", "aborted-before-not-retried", anchor="effects.refusal-never-retried",
      description="An aborted signal refuses the call with its reason; the effect, the meter "
-     "and the retry are untouched.",
+     "and the retry are untouched: the retry around it does not retry the refusal.",
      input=route([eff(OK)], [T(aborted="user cancelled")], meter={"budget": 10},
                  middleware=[RETRY()]),
      intent=[{"outcome": err("effect.aborted", reason="user cancelled"), "trace": []}])
@@ -664,7 +702,7 @@ case("effects.scope", "runs-as-execution", anchor="effects.scope-principal",
                  grants=[{"principal": "exec-7", "toolId": "t", "modes": ["transient"]}]),
      intent=[{}, {"outcome": out("ok"), "trace": [X(1, principal="exec-7",
                                                       execution="exec-7")]},
-             {"outcome": denied("p", "transient")}])
+             {"outcome": DENIED_CODE}])
 case("effects.scope", "full-route", anchor="effects.scope-principal",
      description="A scope call takes the whole governed route: a durable-only effect "
      "refuses it.",

@@ -547,6 +547,11 @@ G = "guards.run"
 SEVERED = "governance.delta-severed"
 
 
+#: A seed case's ``rule``: the name a sever reports is loom-ref's (``validators.violation``),
+#: pinned by ``guards.delta/deny-split-names-the-rule``.
+OPEN_RULE = {"$any": None}
+
+
 def run_case(
     group: str,
     name: str,
@@ -600,6 +605,18 @@ run_case(
     "deny-split",
     "guards.running-text",
     "A deny pattern split over three deltas is caught.",
+    {
+        "validators": [{"kind": "deny", "patterns": {"key": "sk-[a-z]{6}"}}],
+        "deltas": ["use sk", "-abc", "def now"],
+    },
+    {"delivered": ["use sk", "-abc"], "severedAt": 2, "code": SEVERED, "rule": OPEN_RULE},
+)
+run_case(
+    "guards.delta",
+    "deny-split-names-the-rule",
+    "validators.violation",
+    "A deny pattern split over three deltas is caught, and the sever names the pattern's "
+    "rule by its name (loom-ref's violation details).",
     {
         "validators": [{"kind": "deny", "patterns": {"key": "sk-[a-z]{6}"}}],
         "deltas": ["use sk", "-abc", "def now"],
@@ -690,7 +707,7 @@ run_case(
         "window": 16,
         "deltas": chars("id KEY-123456789012 end"),
     },
-    {"severedAt": 18, "code": SEVERED, "rule": "key"},
+    {"severedAt": 18, "code": SEVERED, "rule": OPEN_RULE},
 )
 run_case(
     "guards.delta",
@@ -702,7 +719,7 @@ run_case(
         "window": 4,
         "deltas": ["ok", "secret and a lot more text after it"],
     },
-    {"delivered": ["ok"], "severedAt": 1, "code": SEVERED},
+    {"delivered": ["ok"], "severedAt": 1, "code": SEVERED, "rule": OPEN_RULE},
 )
 run_case(
     "guards.delta",
@@ -713,7 +730,7 @@ run_case(
         "validators": [PII, {"kind": "deny", "patterns": {"word": "forbidden"}}],
         "deltas": ["this is forb", "idden"],
     },
-    {"delivered": ["this is forb"], "severedAt": 1, "rule": "word"},
+    {"delivered": ["this is forb"], "severedAt": 1, "rule": OPEN_RULE},
 )
 run_case(
     "guards.delta",
@@ -1064,11 +1081,13 @@ steps_case(
     "reset-clears-budget", "guards.reset",
     "reset clears a token budget's count: the next attempt has its whole budget. (A seed "
     "case: the sever pins its code only, as $partial; its other details are the vector's "
-    "loom-ref form, pinned by the loom-ref cases of guards.steps.)",
-    {"maxTokens": 2, "steps": ["abcd", "efgh", "ijkl", {"reset": True}, "abcd", "efgh"]},
-    [{"delivered": "abcd"}, {"delivered": "efgh"},
+    "loom-ref form, pinned by the loom-ref cases of guards.steps. Each delta is one letter, "
+    "one token under any counter, so the case does not rest on loom-ref's ceil(len / 4), "
+    "guards.token-count.)",
+    {"maxTokens": 2, "steps": ["a", "b", "c", {"reset": True}, "d", "e"]},
+    [{"delivered": "a"}, {"delivered": "b"},
      {"severed": {"$partial": {"code": "governance.stream-token-budget"}}},
-     {"reset": True}, {"delivered": "abcd"}, {"delivered": "efgh"}],
+     {"reset": True}, {"delivered": "d"}, {"delivered": "e"}],
 )
 steps_case(
     "sticky-sever", "guards.sticky-sever",
