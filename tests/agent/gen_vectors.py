@@ -28,6 +28,7 @@ from . import (
     gen_vectors_blind4,
     gen_vectors_blind5,
     gen_vectors_reach,
+    gen_vectors_s7a,
 )
 
 __all__ = ["CASES", "GROUPS", "ROOT", "VECTOR_FUNCTIONS", "canonical", "case_file", "compute",
@@ -541,6 +542,7 @@ CASES.extend(gen_vectors_blind3.CASES)  # and a second fresh reading's
 CASES.extend(gen_vectors_blind4.CASES)  # and a third fresh reading's
 CASES.extend(gen_vectors_blind5.CASES)  # and a fourth fresh reading's
 CASES.extend(gen_vectors_reach.CASES)  # what the suite did not reach (issue 30)
+CASES.extend(gen_vectors_s7a.CASES)  # an 80-mutant agent sample's survivors (issue 30)
 
 # ---- machinery ----------------------------------------------------------------------------
 

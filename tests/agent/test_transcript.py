@@ -140,3 +140,15 @@ def test_a_lone_surrogate_has_no_canonical_bytes() -> None:
     with pytest.raises(InvalidArgument):
         message_bytes({"role": "user", "content": [{"type": "text", "text": "a\ud800"}]})
     assert message_bytes("\U0001f600") == len('"\U0001f600"'.encode())
+
+
+def test_a_push_returns_the_new_total() -> None:
+    """Transcript.push returns the running total after the push (spec: agent.byte-count); no
+    conformance function reads it (the loop pushes and reads ``bytes`` itself), so this is its
+    only check (issue 30, branch s7a)."""
+    t = Transcript()
+    first = {"role": "user", "content": [{"type": "text", "text": "hi"}]}
+    second = {"role": "assistant", "content": [{"type": "text", "text": "héllo"}]}
+    assert t.push(first) == message_bytes(first) == t.bytes
+    assert t.push(second) == message_bytes(first) + message_bytes(second) == t.bytes
+    assert t.push({}) == t.bytes == message_bytes(first) + message_bytes(second) + 2
