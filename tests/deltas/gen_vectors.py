@@ -608,6 +608,13 @@ case("deltas.record", "done-null", anchor="errors.vector-null", function="deltas
      description="done null is a value of the wrong type, not an absent member.",
      input={"delta": "a", "origin": "llm:llm", "done": None},
      intent={"error": "argument.invalid"})
+for _member in ("attempt", "reset", "usage"):  # effects sample 714863: each null refused
+    case("deltas.record", f"{_member}-null", anchor="errors.vector-null",
+         function="deltas.record",
+         description=f"{_member} null on a text chunk is a value of the wrong type, not an "
+         "absent member (the chunk without it would be a valid text chunk).",
+         input={"delta": "a", "origin": "llm:llm", _member: None},
+         intent={"error": "argument.invalid"})
 rec("text", anchor="deltas.json",
     description="A text chunk's JSON form is {delta, origin}.",
     input=t("Hi"), intent=t("Hi"))
