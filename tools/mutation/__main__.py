@@ -309,7 +309,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     reviewed = Reviewed()
     hand_written = ("semantic", "edge", "edge2", "edge3")
     for entry in reviewed.stale(m for _, _, m in chosen if m.op not in hand_written):
-        if not args.sample:  # a sample cannot tell a stale entry from one not drawn
+        # a sample, one mutant or one function cannot tell a stale entry from one not drawn
+        if not (args.sample or args.mutant or args.function):
             print(f"warning: reviewed {entry['kind']} entry {entry['key']} ({entry['file']}: "
                   f"{entry['change']}) matches no mutant", file=sys.stderr)
     fingerprint = _fingerprint()
