@@ -99,14 +99,24 @@ def test_stage_severs_like_check() -> None:
     assert again.value.details["repeated"] is True
 
 
-@pytest.mark.parametrize("spoil", ["stage", "reset", "commit"])
+@pytest.mark.parametrize("spoil", ["stage", "check", "sever", "reset", "commit"])
 def test_a_stale_commit_is_a_guard_state_error(spoil: str) -> None:
+    """A commit is valid only while the guard was not staged again since (spec:
+    guards.chain-sever): a ``check`` stages too (it is ``stage(delta)()``), and so does a
+    stage or check that severs."""
     for guard in (RunningTextGuard([pii_validator()]), stream_token_budget(9),
                   GuardChain([RunningTextGuard([pii_validator()]), stream_token_budget(9)]),
                   GuardChain([])):  # the chain's own stamp: no guard of it refuses for it
         commit = guard.stage("abc")
         if spoil == "stage":
             guard.stage("def")
+        elif spoil == "check":
+            guard.check("def")
+        elif spoil == "sever":
+            if isinstance(guard, GuardChain) and not guard.guards:
+                continue  # an empty chain has nothing that severs
+            with pytest.raises(DeltaSevered):
+                guard.check("123-45-6789 and more words than nine tokens for the budget")
         elif spoil == "reset":
             guard.reset()
         else:
