@@ -234,3 +234,15 @@ def test_the_whole_journal_search_for_a_surrogate_escape(data: bytes, may: bool)
     # spec: journal.json-values -- one search for \u first, then the two spellings
     from loom_ref.journal.codec import may_escape_surrogate
     assert may_escape_surrogate(data) is may
+
+
+def test_decode_line_checks_for_lone_surrogates_unless_told_not_to() -> None:
+    # spec: journal.json-values -- decode_line's default looks for a lone surrogate escape;
+    # surrogate_escapes=False is the caller's word that there is none (the readers pass it
+    # after one search of the whole journal), so only a Python caller meets the default
+    body = b'{"seq":1,"kind":"STREAM_APPENDED","payload":{"streamId":"s","data":"\\ud800"}'
+    line = body + b',"crc":"%08x"}' % zlib.crc32(body)
+    with pytest.raises(MalformedLineError) as info:
+        decode_line(line)
+    assert info.value.code == "journal.malformed-line"
+    assert decode_line(line, surrogate_escapes=False)["seq"] == 1

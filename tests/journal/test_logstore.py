@@ -312,3 +312,19 @@ def test_crash_anywhere_in_a_shared_log_recovers_every_execution(
                 assert rt.recover(eid).status is Status.COMPLETED
         assert journals(fresh, ids) == journals(reference, ids)
     assert crashed == (crash_after <= 18)  # 3 executions x 6 appends
+
+
+def test_a_log_of_torn_bytes_alone_is_truncated_before_its_header(path: Path) -> None:
+    # spec: journal.log-torn-tail -- torn bytes are kept for the writer of the execution they
+    # name only after a good line; a file that is nothing but a torn line naming one (no store
+    # header before it: a hostile or foreign file) is truncated, then the header written, so
+    # the store's first line is its header (journal sample 421768: `good_size > 0` -> `>= 0`
+    # kept the bytes, and the header landed after them)
+    path.write_bytes(b'{"executionId":"a","seq":1,"ki')
+    assert parse_log(path.read_bytes()).torn_execution == "a"
+    with LogStore(path, fsync=FsyncPolicy.NEVER) as store:
+        store.create("a").append(K.EXECUTION_STARTED, start("a"))
+    assert path.read_bytes().startswith(encode_log_header())
+    parsed = parse_log(path.read_bytes())
+    assert parsed.torn is None and [e.kind for e in parsed.journals["a"].events] == [
+        K.EXECUTION_STARTED]
