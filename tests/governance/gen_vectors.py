@@ -1471,6 +1471,14 @@ deny_case("dialect-portable-1-refused", "The dialect member exists to ask for th
 deny_case("max-width-zero", "maxWidth is an integer of at least 1: 0 is argument.invalid.",
           {"patterns": ["a[0-9]*b"], "maxWidth": 0}, "x", {"error": "argument.invalid"},
           anchor=V)
+deny_case("max-width-zero-all-bounded", "maxWidth 0 is argument.invalid even when every "
+          "rule is bounded and keeps its own width, so the value is never used (governance "
+          "sample of this stop: a check of 0 on that path alone).",
+          {"patterns": ["ab"], "maxWidth": 0}, "x", {"error": "argument.invalid"}, anchor=V)
+deny_case("max-width-one-all-bounded", "maxWidth 1, the least accepted, with every rule "
+          "bounded: the rules keep their own width and the text is checked.",
+          {"patterns": ["ab"], "maxWidth": 1}, "xaby",
+          {**DENY_VIOLATION, "rule": "ab", "span": [1, 3]}, anchor=V)
 deny_case("max-width-null-absent", "An explicit null maxWidth is read as absent.",
           {"patterns": ["secret"], "maxWidth": None}, "my secret",
           {**DENY_VIOLATION, "rule": "secret", "span": [3, 9]}, anchor=V)
