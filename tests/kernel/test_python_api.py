@@ -260,3 +260,24 @@ def test_start_checks_the_execution_id_before_the_workflow_name() -> None:
         rt.start("nobody", 1, execution_id="a/b")
     assert info.value.code == "argument.execution-id"
     assert store.data == {}
+
+
+def test_the_plain_registry_hands_an_effect_the_call_s_signal_or_never() -> None:
+    # spec: effects.host-seam, effects.lean-route -- the registry runs an effect with the
+    # call's signal, or NEVER when the call has none (an effect may always read ctx.signal);
+    # no vector lets a registry-hosted effect read its signal, so this test holds the line
+    from loom_ref.effects import EffectContext
+    from loom_ref.signals import NEVER, Signal
+
+    seen: list[Any] = []
+
+    def execute(ctx: EffectContext, _input: Any) -> bool:
+        seen.append(ctx.signal)
+        return ctx.signal.aborted
+
+    registry = EffectRegistry([Effect(tool_id="t", execute=execute)])
+    caller = Signal()
+    caller.abort("stop")
+    assert registry.invoke_transient("t", None, principal="p", signal=caller) is True
+    assert registry.invoke_transient("t", None, principal="p") is False
+    assert seen == [caller, NEVER]
