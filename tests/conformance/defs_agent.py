@@ -167,6 +167,23 @@ def _torn_tail_open(expect: Any) -> Any:
     return {**expect, "actions": actions, "journal": journal}
 
 
+def _torn_routed_call() -> dict[str, Any]:
+    """The scenario of ``agent.router/no-in-doubt`` and of its loom-ref twin
+    ``no-in-doubt-torn-tail-warned``: a crash tears the routed call's decision, and recovery
+    calls the model again."""
+    return {
+        "config": {"router": {"routes": ROUTES, "decider": "route"}},
+        "effects": {"cheap": scripted(said("Tea costs 10.")), "strong": scripted(said("unused"))},
+        "deciders": {"route": decider("cheap")},
+        "actions": [{"do": "start", "input": ASK, "crash": {"afterEvent": 3, "torn": True}},
+                    {"do": "recover"}],
+        "claims": [{"crashed": True, "transients": ["cheap"],
+                    "events": ["EXECUTION_STARTED", "DECISION_RECORDED"]},
+                   {"result": done(answer("Tea costs 10.", 1)), "transients": ["cheap"],
+                    "deciders": ["#turn:0:call:0"], "warnings": ["journal.torn-tail"]}],
+    }
+
+
 # -- agent.loop ------------------------------------------------------------------------------
 
 TWO_TURNS = {"llm": scripted(calling(("c0", "lookup", {"item": "tea"})), said("Tea costs 10.")),
@@ -844,28 +861,11 @@ ROUTER = [
           "(The recovery's warnings and the journal's torn tail are left open: warning about "
           "a torn tail and truncating it are loom-ref's, journal.torn-tail; "
           "agent.router/no-in-doubt-torn-tail-warned pins them.)",
-          config={"router": {"routes": ROUTES, "decider": "route"}},
-          effects={"cheap": scripted(said("Tea costs 10.")), "strong": scripted(said("unused"))},
-          deciders={"route": decider("cheap")},
-          actions=[{"do": "start", "input": ASK, "crash": {"afterEvent": 3, "torn": True}},
-                   {"do": "recover"}],
-          claims=[{"crashed": True, "transients": ["cheap"],
-                   "events": ["EXECUTION_STARTED", "DECISION_RECORDED"]},
-                  {"result": done(answer("Tea costs 10.", 1)), "transients": ["cheap"],
-                   "deciders": ["#turn:0:call:0"], "warnings": ["journal.torn-tail"]}],
-          open_values=_torn_tail_open),
+          **_torn_routed_call(), open_values=_torn_tail_open),
     agent("agent.router/no-in-doubt-torn-tail-warned", "agent.router-tradeoff",
           "A crash that tears the routed call's decision: recovery warns journal.torn-tail "
           "(and nothing else: no in-doubt state), truncates the torn tail and calls again.",
-          config={"router": {"routes": ROUTES, "decider": "route"}},
-          effects={"cheap": scripted(said("Tea costs 10.")), "strong": scripted(said("unused"))},
-          deciders={"route": decider("cheap")},
-          actions=[{"do": "start", "input": ASK, "crash": {"afterEvent": 3, "torn": True}},
-                   {"do": "recover"}],
-          claims=[{"crashed": True, "transients": ["cheap"],
-                   "events": ["EXECUTION_STARTED", "DECISION_RECORDED"]},
-                  {"result": done(answer("Tea costs 10.", 1)), "transients": ["cheap"],
-                   "deciders": ["#turn:0:call:0"], "warnings": ["journal.torn-tail"]}]),
+          **_torn_routed_call()),
     agent("agent.router/routed-turn-error", "agent.turn-error",
           "A routed call whose model stream failed (effect.llm-error raised in the call's "
           "decider, nothing recorded) ends the run with agent.turn-error.",

@@ -21,6 +21,7 @@ import sys
 from collections.abc import Iterator, Mapping
 from typing import Any
 
+from loom_ref.agent.loop import SUMMARY_PREFIX  # agent.summary-message, loom-ref's
 from loom_ref.conformance.case import canonical_json
 from loom_ref.conformance.inprocess import LoomRefAdapter
 from loom_ref.conformance.match import json_equal
@@ -157,10 +158,6 @@ def _without_paths(expect: Any) -> Any:
     return expect
 
 
-#: The text loom-ref's summary message starts with (``agent.summary-message``, loom-ref's).
-_SUMMARY_PREFIX = "Summary of the earlier conversation:\n"
-
-
 def _without_summary_form(expect: Any) -> Any:
     """``expect`` with the forms of compaction that are loom-ref's left open: the input of a
     ``:compact`` step (``agent.compaction-io``) and the summary message that replaces the
@@ -174,7 +171,7 @@ def _without_summary_form(expect: Any) -> Any:
             content = value.get("content")
             if (value.get("role") is not None and isinstance(content, list) and content
                     and isinstance(content[0], dict)
-                    and str(content[0].get("text", "")).startswith(_SUMMARY_PREFIX)):
+                    and str(content[0].get("text", "")).startswith(SUMMARY_PREFIX)):
                 name = summaries.setdefault(content[0]["text"], f"summary-{len(summaries)}")
                 return {"$capture": name}
             step = value.get("stepId")

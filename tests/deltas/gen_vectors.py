@@ -1068,21 +1068,24 @@ llm("usage-billed-counters", anchor="deltas.collect-usage",
     intent={"usage": [{"inputTokens": 10, "outputTokens": 30, "cacheReadTokens": 5}],
             "perCall": [pt("Hi"), pdone(REASONER_USAGE)],
             "outcome": ok(msg({"type": "reasoning", "text": "x" * 100}, tx("Hi")))})
+#: A stream whose provider reported usage, then finished with an error.
+USAGE_THEN_ERROR = {"scripts": [{"chunks": [start(0), delta(0, "par"),
+                                            {"type": "usage", "usage": USAGE},
+                                            finish("error", code="overloaded",
+                                                   message="busy")]}]}
 llm("finish-error", anchor="deltas.collect-finish",
     description="A finish of kind error is a turn error (effect.llm-error with the failure), "
     "never a message, and no terminal chunk is sent. Whether the usage seen before the "
     "failure is reported is loom-ref's choice (deltas.llm/failed-reports-no-usage), so this "
     "case leaves it open.",
-    input={"scripts": [{"chunks": [start(0), delta(0, "par"), {"type": "usage", "usage": USAGE},
-                                   finish("error", code="overloaded", message="busy")]}]},
+    input=USAGE_THEN_ERROR,
     intent={"perCall": [pt("par")], "usage": {"$any": None}, "outcome": {
         "ok": False, "code": "effect.llm-error",
         "failure": {"code": "overloaded", "message": "busy"}}})
 llm("failed-reports-no-usage", anchor="deltas.collect-failed-usage",
     description="After a failed stream the collector reports no usage, even when the "
     "provider's usage chunk came before the error finish (loom-ref's choice).",
-    input={"scripts": [{"chunks": [start(0), delta(0, "par"), {"type": "usage", "usage": USAGE},
-                                   finish("error", code="overloaded", message="busy")]}]},
+    input=USAGE_THEN_ERROR,
     intent={"perCall": [pt("par")], "usage": [{}], "outcome": {
         "ok": False, "code": "effect.llm-error",
         "failure": {"code": "overloaded", "message": "busy"}}})

@@ -709,19 +709,21 @@ case("effects.scope", "full-route", anchor="effects.scope-principal",
      input=route([eff(OK, modes=["durable"])],
                  [{"scope": {"name": "s1", "executionId": "x1"}}, S()]),
      intent=[{}, {"outcome": err("effect.mode-refused"), "trace": []}])
+#: A call through a scope closed before it, with a probe middleware that would trace the chain.
+CALL_THROUGH_CLOSED_SCOPE = route([eff(OK)], [{"scope": {"name": "s1", "executionId": "x1"}},
+                                              {"close": "s1"}, S()],
+                                  middleware=[PROBE("outer")])
 case("effects.scope", "closed", anchor="effects.scope-closed",
      description="A call through a closed scope is rejected with effect.aborted and reason "
      "\"scope closed\"; where the refusal happens (and so what is traced) is loom-ref's "
      "choice (effects.scope/closed-refused-before-chain), which this case leaves open.",
-     input=route([eff(OK)], [{"scope": {"name": "s1", "executionId": "x1"}}, {"close": "s1"},
-                             S()], middleware=[PROBE("outer")]),
+     input=CALL_THROUGH_CLOSED_SCOPE,
      intent=[{}, {}, {"outcome": err("effect.aborted", reason="scope closed"),
                       "trace": {"$any": None}}])
 case("effects.scope", "closed-refused-before-chain", anchor="effects.scope-closed-early",
      description="A call through a closed scope is refused before it reaches the host: no "
      "middleware runs and nothing is traced (loom-ref's choice).",
-     input=route([eff(OK)], [{"scope": {"name": "s1", "executionId": "x1"}}, {"close": "s1"},
-                             S()], middleware=[PROBE("outer")]),
+     input=CALL_THROUGH_CLOSED_SCOPE,
      intent=[{}, {}, {"outcome": err("effect.aborted", reason="scope closed"), "trace": []}])
 case("effects.scope", "closed-mid-call", anchor="effects.scope-closed",
      description="Closing the scope while a call runs aborts it with \"scope closed\"; later "
