@@ -194,13 +194,14 @@ Node = Literal | CharClass | Sequence | Alternation | Group | Repeat
 
 
 def _sequence(items: list[Node]) -> Node:
+    """The node matching ``items`` (at least one: :meth:`_Parser.sequence` builds the empty
+    sequence itself) one after another; one item is that item."""
     if len(items) == 1:
         return items[0]
     widths = [n.max_width for n in items]
     return Sequence(items=tuple(items), min_width=sum(n.min_width for n in items),
                     max_width=None if None in widths else sum(w or 0 for w in widths),
-                    size=sum(n.size for n in items), counts=max((n.counts for n in items),
-                                                                default=1))
+                    size=sum(n.size for n in items), counts=max(n.counts for n in items))
 
 
 def _alternation(branches: list[Node]) -> Node:
