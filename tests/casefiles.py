@@ -147,6 +147,7 @@ WEAKER: dict[str, str] = {
     "effects.refusals/wildcard-grant": _GRANTS,
     "effects.refusals/kill-global-and-tool": _KILL_SWITCH,
     "effects.refusals/kill-revive": _KILL_SWITCH,
+    "effects.refusals/tool-revive-keeps-global": _KILL_SWITCH,
     "effects.refusals/kill-reason-replaced": _KILL_SWITCH,
     "effects.refusals/killed-global": _KILL_SWITCH,
     "effects.refusals/killed-other-tool": _KILL_SWITCH,

@@ -1690,6 +1690,52 @@ case("deltas.input", "delta-window-one", anchor="deltas.vector-run",
             "validators": [{"kind": "deny", "patterns": {"ab": "ab"}}]},
      intent={"perCall": [t("xa")], "outcome": err("governance.delta-severed")})
 
+# -- issue 30: the survivors of samples 252125, 13564 and 97256 (effects, s10e) ---------------
+
+case("deltas.input", "delta-window-zero-no-validators", anchor="deltas.vector-run",
+     description="deltaWindow is an integer >= 1, checked whether or not validators are given: "
+     "0 with no validators (so no safety middleware to refuse it) is argument.invalid "
+     "(1 is accepted: deltas.input/delta-window-one).",
+     input={"attempts": [{"deltas": ["a"]}], "deltaWindow": 0},
+     intent={"error": "argument.invalid"})
+case("deltas.input", "late-a-string", anchor="deltas.vector-run",
+     description="\"late\" is a list of strings: a bare string is malformed, not a list of "
+     "its characters (a list of strings is accepted: deltas.window/late-writes).",
+     input={"attempts": [{"deltas": ["a"]}], "late": "late"},
+     intent={"error": "argument.invalid"})
+llm("feedback-metered", anchor="deltas.vector-llm",
+    description="The runtime's meter has budget 2^62: a first call that reported usage "
+    "(17 tokens) leaves the feedBack call admitted, so it reaches the effect and is refused "
+    "by guard_request (governance.tainted-request), not by the meter (effect.over-budget).",
+    input={"scripts": [{"chunks": text_script(["go"], USAGE)}], "feedBack": True},
+    intent={"usage": [USAGE], "feedBack": {
+        "outcome": {"ok": False, "code": "governance.tainted-request"}, "adapterCalls": 0}})
+
+# The meter's budget, 2^62, is reached only by a call of more than 128 attempts each
+# reporting close to the most a case can write (four counters near 2^53, INTERPRETING.md
+# section 7): 130 attempts of 2^48 * 127 tokens each spend 2^62 + 126 * 2^48, the 131st is
+# refused. Attempt 130 is admitted with 2^62 - 2^48 spent, far from 2^62 for a reader
+# over doubles (whose spacing there is 2^10).
+METER_USAGE = {"inputTokens": 2**53, "outputTokens": 2**53, "cacheReadTokens": 2**53,
+               "cacheWriteTokens": 2**53 - 2**48}
+METER_ATTEMPTS = 130
+llm("meter-budget-reached", anchor="deltas.vector-llm",
+    description="The runtime's meter has budget 2^62: each attempt streams a message the "
+    "output phase rejects (governance.safety-violation, retried) after reporting "
+    "2^48 * 127 tokens; the 131st attempt, with 2^62 + 126 * 2^48 spent, is refused "
+    "effect.over-budget before the adapter is called, and the 130th, with 2^62 - 2^48 spent, "
+    "was admitted.",
+    input={"scripts": [{"chunks": [start(0), end(0, tx("x")),
+                                   {"type": "usage", "usage": METER_USAGE}, finish()]}]
+           * METER_ATTEMPTS,
+           "retry": METER_ATTEMPTS + 1,
+           "validators": [{"kind": "deny", "patterns": {"x": "x"}, "phases": ["output"]}]},
+    intent={"usage": [METER_USAGE] * METER_ATTEMPTS,
+            "adapter": {"calls": METER_ATTEMPTS, "pulled": 4 * METER_ATTEMPTS,
+                        "models": ["m1"] * METER_ATTEMPTS},
+            "outcome": err("effect.over-budget")})
+
+
 def check_intent(c: Case, expect: dict[str, Any]) -> None:
     intent, where = c["intent"], f"{c['group']}/{c['name']}"
     if "error" in intent:

@@ -1335,6 +1335,17 @@ malformed("malformed-retry-max-attempts-zero",
           "(not a retry of one attempt, nor a route with no retry).",
           route([eff(OK)], [T()], middleware=[RETRY(0)]))
 
+# -- issue 30: the survivors of samples 252125, 13564 and 97256 (effects, s10e) ---------------
+
+case("effects.refusals", "tool-revive-keeps-global", anchor="effects.kill-switch",
+     description="Reviving one tool leaves the global kill engaged: with no per-tool kill "
+     "left, the switch still refuses every tool with the global reason; the global revive "
+     "then releases it.",
+     input=route([eff(OK)], [{"kill": {"reason": "maintenance"}}, {"revive": {"toolId": "t"}},
+                             T(), {"revive": {}}, T()]),
+     intent=[{}, {}, {"outcome": err("effect.killed", message="maintenance"), "trace": []},
+             {}, {"outcome": out("ok"), "attempts": [1]}])
+
 # -- machinery ------------------------------------------------------------------------------------
 
 def _project(step: dict[str, Any], key: str) -> Any:

@@ -22,6 +22,7 @@ from loom_ref.effects import (
     RetryMiddleware,
     Signal,
     collect_stream,
+    create_llm_effect,
     safety_middleware,
 )
 from loom_ref.effects.deltas import DeltaChannel, EffectDelta
@@ -29,6 +30,7 @@ from loom_ref.effects.recorder import DeltaRecorder
 from loom_ref.errors import InvalidArgument, LoomError
 from loom_ref.governance import pii_validator
 from loom_ref.governance.deny import deny_patterns
+from loom_ref.stream import ScriptedAdapter
 from tests.deltas.helpers import Sink, text_stream
 
 
@@ -364,3 +366,52 @@ def test_a_grant_may_list_no_modes_and_then_allows_nothing() -> None:
     assert not decision.allowed
     with pytest.raises(InvalidArgument):
         Effect(tool_id="t", execute=lambda ctx, i: i, modes=[])
+
+
+class _CheckWithFeedOnly:
+    """A middleware whose guard has ``check`` and a ``feed`` but no ``flush``: only a Python
+    middleware builds one (the protocol's guards have both or neither)."""
+
+    def __init__(self) -> None:
+        self.checked: list[str] = []
+        self.fed: list[str] = []
+
+    def delta_guard(self, ctx: EffectContext) -> Any:
+        return self
+
+    def check(self, delta: str) -> None:
+        self.checked.append(delta)
+
+    def feed(self, delta: str) -> None:  # no flush: not a hold-back guard
+        self.fed.append(delta)
+
+    def handle(self, ctx: EffectContext, input: Any, next: Any) -> Any:
+        return next(ctx, input)
+
+
+def test_a_guard_needs_both_feed_and_flush_to_hold_back() -> None:
+    # spec: deltas.hold-back -- a hold-back guard is one with feed AND flush; a guard with
+    # only one of them checks through its check, and delivery is not held
+    def execute(ctx: EffectContext, input: Any) -> str:
+        assert ctx.on_delta is not None
+        ctx.on_delta("ab")
+        ctx.on_delta("cd")
+        return "abcd"
+
+    guard = _CheckWithFeedOnly()
+    sink = Sink()
+    assert _runtime(execute, [guard]).invoke_transient("t", None, principal="p",
+                                                        on_delta=sink) == "abcd"
+    assert guard.checked == ["ab", "cd"]
+    assert guard.fed == []
+    assert sink.text == "abcd"
+
+
+def test_an_llm_effect_is_not_idempotent_unless_told() -> None:
+    # spec: deltas.llm-input -- create_llm_effect(..., idempotent=False): a model call is
+    # not declared idempotent by default (no vector asks is_idempotent of it)
+    adapter = ScriptedAdapter([])
+    assert create_llm_effect(adapter, tool_id="m").idempotent is False
+    assert create_llm_effect(adapter, tool_id="m", idempotent=True).idempotent is True
+    runtime = EffectRuntime([create_llm_effect(adapter, tool_id="m")], clock=ManualClock())
+    assert runtime.is_idempotent("m") is False

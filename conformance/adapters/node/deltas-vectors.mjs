@@ -323,7 +323,14 @@ function llmVector(input) {
     onReset: resets ? (n) => resets.push(n) : null });
   const warnings = [];
   const usage = [];
-  const meter = { admit: () => ({ allowed: true }), record: (call, u) => usage.push(u) };
+  // spec: deltas.vector-llm -- a BudgetMeter of budget 2^62 (one unit asked per attempt), kept
+  // for its records; a call of more than 128 heavy attempts reaches it (meter-budget-reached)
+  const budget = 2 ** 62;
+  let spent = 0;
+  const meter = {
+    admit: () => ({ allowed: spent + 1 <= budget, reason: `budget cannot cover ${toolId}` }),
+    record: (call, u) => { usage.push(u); spent += Object.values(u).reduce((s, n) => s + n, 0); },
+  };
   const rt = new EffectRuntime({ middleware, meter, onWarn: (m) => warnings.push(warningCode(m)) });
   rt.register(effect);
   const call = (callInput, sig, sinkFn) => {
