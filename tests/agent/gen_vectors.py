@@ -162,6 +162,20 @@ case("agent.kept-suffix", "keep-recent-zero", anchor="agent.vector-input", funct
      description="keepRecent (like afterBytes) is an int >= 1, even for no messages.",
      input={"sizes": [], "afterBytes": 100, "keepRecent": 0}, intent={"error": "argument.invalid"})
 
+# ---- issue 30, samples 252125, 13564 and 97256 (helper s10r): sizes that are no array -------
+# An object or a string holds no size to refuse one by one: read as an iterable, {} and "" give
+# no sizes at all, so only the array check itself refuses them (agent.vector-input: "a value
+# of the wrong type is argument.invalid"; sizes is [int]).
+case("agent.kept-suffix", "input-sizes-object", anchor="agent.vector-input", function=K,
+     description="sizes is an array of ints: an object, even an empty one (which holds no "
+     "size to refuse), is argument.invalid, not an empty transcript.",
+     input={"sizes": {}, "afterBytes": 100, "keepRecent": 1}, intent={"error": "argument.invalid"})
+case("agent.compaction", "input-sizes-string", anchor="agent.vector-input", function=P,
+     description="sizes is an array of ints: a string, even an empty one (which holds no "
+     "size to refuse), is argument.invalid, not an empty transcript.",
+     input={"sizes": "", "afterMessages": None, "afterBytes": 10, "keepRecent": 1},
+     intent={"error": "argument.invalid"})
+
 # ---- agent.transcript ----------------------------------------------------------------------
 MB = "agent.message_bytes"
 case("agent.transcript", "bytes-ascii", anchor="agent.byte-count", function=MB,

@@ -236,3 +236,30 @@ def test_an_unknown_route_fails_the_run() -> None:
         AgentLoopConfig(router=router))).start("agent", "2+2?", execution_id="a1")
     assert result.status is Status.FAILED
     assert result.error["code"] == "agent.unknown-route"
+
+
+def test_a_query_that_is_no_str_is_refused_before_any_decision() -> None:
+    # spec: errors.invalid-argument -- select_skills and recall check a Python caller's query
+    # when the generator starts, before they yield their decision (the loop's own query is
+    # always the transcript's text, a str)
+    from loom_ref.agent import recall, select_skills
+    from loom_ref.errors import InvalidArgument
+
+    asked: list[str] = []
+
+    def decide(decision_id: str, decider: Any, **_kw: Any) -> Any:
+        asked.append(decision_id)
+        return "command"
+
+    skills = Skills(library={"s": "do s"}, select=lambda scope, query: ["s"])
+    for query in (1, None, ["q"]):
+        with pytest.raises(InvalidArgument, match="query"):
+            next(select_skills(decide, skills, query))  # type: ignore[arg-type]
+        with pytest.raises(InvalidArgument, match="query"):
+            next(recall(decide=decide, memory=ListMemory(["q"]), query=query,  # type: ignore[arg-type]
+                        recall_limit=1))
+    assert asked == []
+    assert next(select_skills(decide, skills, "q")) == "command"
+    found = next(recall(decide=decide, memory=ListMemory(["q"]), query="q", recall_limit=1))
+    assert found == "command"
+    assert asked == ["#skills", "#recall"]

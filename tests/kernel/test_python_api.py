@@ -281,3 +281,28 @@ def test_the_plain_registry_hands_an_effect_the_call_s_signal_or_never() -> None
     assert registry.invoke_transient("t", None, principal="p", signal=caller) is True
     assert registry.invoke_transient("t", None, principal="p") is False
     assert seen == [caller, NEVER]
+
+
+def test_a_step_given_its_own_signal_runs_under_it() -> None:
+    # spec: effects.signal-compose -- the call's signal aborts when the step's own signal does
+    # (only a Python body can hand a step a signal: the protocol's workflows give none)
+    from loom_ref.signals import Signal
+
+    own = Signal()
+    seen: list[tuple[bool, Any]] = []
+
+    def watch(ctx: Any, input: Any) -> Any:
+        seen.append((ctx.signal.aborted, ctx.signal.reason))
+        own.abort("mine")
+        seen.append((ctx.signal.aborted, ctx.signal.reason))
+        return input
+
+    effects = EffectRegistry([Effect(tool_id="watch", execute=watch)])
+
+    def signalled(ctx: ExecutionContext, inp: Any) -> Generator[Any, Any, Any]:
+        return (yield ctx.execute("watch", 1, signal=own))
+
+    rt = Runtime(store=MemoryStore(), effects=effects,
+                 workflows=[Workflow(name="signalled", body=signalled)])
+    assert rt.start("signalled", None, execution_id="e1").output == 1
+    assert seen == [(False, None), (True, "mine")]

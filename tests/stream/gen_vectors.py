@@ -1510,11 +1510,12 @@ def cases() -> list[J]:
     from .defs_stream_mutation3 import vector_rows as mutation_rows  # issue 30, seed 803808
     from .defs_stream_mutation4 import vector_rows as mutation4_rows  # issue 30, seed 456059
     from .defs_stream_mutation_s4 import vector_rows as s4_rows  # issue 30, seeds 473986...
+    from .defs_stream_mutation_s10r import vector_rows as s10r_rows  # issue 30, seeds 252125...
 
     for table, rows in [*second_rows().items(), *third_rows().items(),
                         *fourth_rows().items(), *fifth_rows().items(),
                         *mutation_rows().items(), *mutation4_rows().items(),
-                        *s4_rows().items()]:
+                        *s4_rows().items(), *s10r_rows().items()]:
         more[table] = [*more.get(table, []), *rows]
     built: list[J] = []
     for group, table in (("stream.checker", [*CHECKER, *more["CHECKER"]]),

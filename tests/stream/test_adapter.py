@@ -253,3 +253,32 @@ def test_llm_request_refuses_sampling_limits_of_the_wrong_type(limits: dict[str,
         LlmRequest(model="m", messages=[], **limits)  # type: ignore[arg-type]
     ok = LlmRequest(model="m", messages=[], max_tokens=3, temperature=0.5)
     assert (ok.max_tokens, ok.temperature) == (3, 0.5)
+
+
+class KeepsItsSource(LlmAdapter):
+    """Holds on to the generator it hands out, so only the wrapper's close() can finish it."""
+
+    def __init__(self) -> None:
+        self.closed = False
+        self.source: Iterator[StreamChunk] | None = None
+
+    def stream(self, request: LlmRequest, signal: Signal) -> Iterator[StreamChunk]:
+        def chunks() -> Iterator[StreamChunk]:
+            try:
+                yield from [*TEXT, STOP]
+                yield STOP  # never read: the wrapper reads nothing after a finish
+            finally:
+                self.closed = True
+
+        self.source = chunks()
+        return self.source
+
+
+def test_wrapper_closes_the_source_it_read() -> None:
+    # spec: stream.nothing-after-finish -- the wrapper stops reading at the finish and closes
+    # the source's iterator then (what lets a Python source release its connection), even
+    # while the adapter still holds it
+    adapter = KeepsItsSource()
+    out = list(consume(adapter, REQUEST, Signal()))
+    assert out == [*TEXT, STOP]
+    assert adapter.source is not None and adapter.closed

@@ -232,3 +232,22 @@ def test_a_wire_error_names_the_json_type_it_got() -> None:
     with pytest.raises(WireError) as info:  # what no JSON holds is named by its Python class
         chunk_from_json({"type": "text-delta", "index": 0, "text": b"a"})
     assert info.value.message.endswith("expected a string, got bytes")
+
+
+def test_a_request_and_a_chunk_list_refuse_values_of_the_wrong_class() -> None:
+    # spec: errors.invalid-argument -- a Python caller's list holding no Message, or a str,
+    # bytes, a dict, a set or an iterator given as the chunk list (no list or tuple), is
+    # refused at the call
+    from loom_ref.stream.adapter import LlmRequest
+    from loom_ref.stream.wire import chunks_to_json
+
+    with pytest.raises(InvalidArgument, match="messages"):
+        LlmRequest(model="m", messages=[1])  # type: ignore[list-item]
+    with pytest.raises(InvalidArgument, match="chunks"):
+        chunks_to_json("")  # type: ignore[arg-type]
+    with pytest.raises(InvalidArgument, match="chunks"):
+        chunks_to_json(b"")  # type: ignore[arg-type]
+    for neither in ({}, set(), iter(())):  # iterable, but no list or tuple
+        with pytest.raises(InvalidArgument, match="chunks"):
+            chunks_to_json(neither)  # type: ignore[arg-type]
+    assert chunks_to_json([]) == [] and LlmRequest(model="m", messages=[]).messages == ()
