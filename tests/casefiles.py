@@ -38,6 +38,9 @@ _WIRE = "stream.decode's refusals and their codes are loom-ref's strict decoder"
 _REPLAY = "read-only replay and the non-determinism error are loom-ref's"
 _LEFT_OPEN = ("the exact chunk list leaves the blocks open at an error finish, loom-ref's "
               "(stream.openai.block-layout); the finish itself is pinned by a fold case")
+_GATE_ID = ("the approval gate's id <step id>:approval (which a resume names and a workflow's "
+            "resume schemas key) and its on are loom-ref's names (agent.approval-gate-id); "
+            "agent.approval/parks-any-gate pins the parking with the gate left open")
 _CLOSE_ORDER = ("the exact chunk list closes the reasoning block when the text starts, "
                 "loom-ref's (stream.openai.block-layout); the fold case pins the meaning")
 
@@ -51,6 +54,10 @@ WEAKER: dict[str, str] = {
     "agent.approval/empty-reason": "the default refusal reason's text is loom-ref's",
     "agent.approval/fail-closed": "refusing an untyped payload that is not approved: true is "
                                   "loom-ref's fail-closed reading",
+    "agent.approval/only-named-tools": _GATE_ID,
+    "agent.approval/parks-before-effect": _GATE_ID,
+    "agent.approval/refusal-is-data": _GATE_ID,
+    "agent.approval/schema-checks-payload": _GATE_ID,
     "agent.approval/payload-not-an-object":
         "refusing an untyped payload that is not approved: true is loom-ref's fail-closed "
         "reading, and the default reason's text is loom-ref's",
@@ -63,6 +70,7 @@ WEAKER: dict[str, str] = {
     "agent.choices/recall-a-string": _STRICT,
     "agent.choices/recall-not-strings": _STRICT,
     "agent.choices/recall-null": _STRICT,
+    "agent.choices/served-on-replay": _GATE_ID,
     "agent.choices/skills-chosen-twice": "using a repeated skill choice as recorded is loom-ref's",
     "agent.choices/skills-not-a-list": _STRICT,
     "agent.choices/skills-null": _STRICT,

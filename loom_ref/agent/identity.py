@@ -56,5 +56,7 @@ def turn_decision_id(turn: int, name: str) -> str:
 
 
 def approval_gate_id(step_id: str) -> str:
-    """The default approval gate of a tool step: ``<step id>:approval`` (spec: agent.identity)."""
+    """The default approval gate of a tool step: ``<step id>:approval`` (spec: agent.identity;
+    the name is loom-ref's, agent.approval-gate-id: the seed's "a gate (default
+    AgentToolApproval)" names no id, and loom-ref puts that name in the gate's ``on``)."""
     return f"{step_id}:approval"

@@ -652,6 +652,24 @@ def resume(payload: Any, gate: str = GATE) -> dict[str, Any]:
     return {"do": "resume", "gate": gate, "payload": payload}
 
 
+def _gate_open(expect: Any) -> Any:
+    """An ``open_values`` hook for a core approval case: the gate's id, its ``on`` and its
+    correlation key are loom-ref's names (``agent.approval-gate-id``), so the gate a run waits
+    on is one ``$capture`` (the id its suspension names) and the suspension's other members
+    are left open."""
+    def walk(value: Any) -> Any:
+        if isinstance(value, dict):
+            if value.get("kind") == "EXECUTION_SUSPENDED" and "payload" in value:
+                return {**value, "payload": {"$partial": {"gateId": {"$capture": "gate"}}}}
+            return {k: ({"$capture": "gate"} if k == "waitingOn" else walk(v))
+                    for k, v in value.items()}
+        if isinstance(value, list):
+            return [walk(v) for v in value]
+        return value
+
+    return walk(expect)
+
+
 APPROVAL = [
     agent("agent.approval/parks-before-effect", "agent.approval-gate",
           "needsApproval true: the loop suspends on <step id>:approval (on AgentToolApproval, "
@@ -665,6 +683,35 @@ APPROVAL = [
                    lambda o: journal_events(o, "EXECUTION_SUSPENDED") == [
                        {"gateId": GATE, "on": "AgentToolApproval",
                         "correlationKey": "#turn:0:tool:0"}]),)),
+    agent("agent.approval/parks-any-gate", "agent.approval-gate",
+          "needsApproval true: the loop suspends on a gate BEFORE the tool runs: the run waits "
+          "after turn 0's model step, and nothing of the tool has run. (The gate's id, its on "
+          "and its correlation key are loom-ref's names, agent.approval-gate-id: the gate the "
+          "run waits on is one $capture, the id its suspension names.)",
+          config={"modelToolId": "llm", "tools": [CHARGE], "needsApproval": True},
+          effects=CHARGE_EFFECTS, actions=[START],
+          claims=[{"result": waiting(GATE), "calls": ["#turn:0"], "events": PARKED}],
+          checks=(("one suspension, before any tool step",
+                   lambda o: [p["stepId"] for p in journal_events(o, "STEP_STARTED")]
+                   == ["#turn:0"] and len(journal_events(o, "EXECUTION_SUSPENDED")) == 1),),
+          open_values=_gate_open),
+    agent("agent.approval/gate-named-by-step", "agent.approval-gate-id",
+          "loom-ref's approval gate: the second call of a turn parks on "
+          "#turn:0:tool:1:approval, its on AgentToolApproval and its correlation key the step "
+          "id #turn:0:tool:1, and a resume naming that id runs it.",
+          config=APPROVE_CFG,
+          effects={"llm": scripted(calling(("c0", "lookup", {"item": "tea"}),
+                                           ("c1", "charge", {"amount": 10})), said("Settled.")),
+                   "lookup": scripted(PRICE), "charge": scripted({"charged": 10})},
+          actions=[START, resume({"approved": True}, gate="#turn:0:tool:1:approval")],
+          claims=[{"result": waiting("#turn:0:tool:1:approval"),
+                   "calls": ["#turn:0", "#turn:0:tool:0"]},
+                  {"result": done(answer("Settled.", 2)),
+                   "calls": ["#turn:0:tool:1", "#turn:1"]}],
+          checks=(("the gate's suspension",
+                   lambda o: journal_events(o, "EXECUTION_SUSPENDED") == [
+                       {"gateId": "#turn:0:tool:1:approval", "on": "AgentToolApproval",
+                        "correlationKey": "#turn:0:tool:1"}]),)),
     agent("agent.approval/only-named-tools", "agent.approval-gate",
           "Only calls needsApproval asks about park: the lookup before the charge runs, the "
           "charge waits for its gate.",
@@ -731,6 +778,22 @@ LIBRARY = {"pricing": "Quote prices in euros.", "tone": "Be warm."}
 
 def system_of(o: Obs, step: str = "#turn:0") -> Any:
     return step_input(o, step)["system"]
+
+
+def _system_once(expect: Any) -> Any:
+    """An ``open_values`` hook for a core case about the recorded choices: the system prompt
+    a turn is sent is loom-ref's composition (``agent.system-prompt``), so every step input's
+    ``system`` is one ``$capture``: each turn must be sent the same prompt, whatever its
+    words."""
+    def walk(value: Any) -> Any:
+        if isinstance(value, dict):
+            return {k: ({"$capture": "system"} if k == "system" and isinstance(v, str)
+                        else walk(v)) for k, v in value.items()}
+        if isinstance(value, list):
+            return [walk(v) for v in value]
+        return value
+
+    return walk(expect)
 
 
 CHOICES = [
@@ -802,6 +865,27 @@ CHOICES = [
                    lambda o: system_of(o) == system_of(o, "#turn:1") == (
                        "Be brief.\n\n## Skills\n\n### pricing\nQuote prices in euros.\n\n"
                        "## Relevant memory\n- pays in euros")),)),
+    agent("agent.choices/served-on-recovery", "agent.choices-replay",
+          "A DRIFTING selector and memory (a different answer on every call): after a crash "
+          "once turn 0's step is journaled, the recovered drive runs neither, the journal "
+          "serves both, and turn 1 is sent the same system prompt as turn 0. (The prompt's "
+          "words are loom-ref's, agent.system-prompt: every step input's system is one "
+          "$capture.)",
+          config={**BASE, "skills": {"library": LIBRARY, "decider": "skills"},
+                  "recall": {"decider": "memory", "recallLimit": 1}},
+          effects=TWO_TURNS,
+          deciders={"skills": decider(["pricing"], ["tone"]),
+                    "memory": decider(["pays in euros"], ["lives in Oslo"])},
+          actions=[{"do": "start", "input": ASK, "crash": {"afterEvent": 5}},
+                   {"do": "recover"}],
+          claims=[{"crashed": True, "deciders": ["#skills", "#recall"], "calls": ["#turn:0"]},
+                  {"result": done(answer("Tea costs 10.", 2)), "deciders": [],
+                   "calls": ["#turn:0:tool:0", "#turn:1"]}],
+          checks=(("both turns get the recorded prompt",
+                   lambda o: system_of(o) == system_of(o, "#turn:1") == (
+                       "Be brief.\n\n## Skills\n\n### pricing\nQuote prices in euros.\n\n"
+                       "## Relevant memory\n- pays in euros")),),
+          open_values=_system_once),
     agent("agent.choices/empty-parts-omitted", "agent.system-prompt",
           "An empty part is omitted: no system text and no skill chosen leave only the memory "
           "section, without a leading separator.",
