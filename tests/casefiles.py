@@ -65,6 +65,10 @@ WEAKER: dict[str, str] = {
         "handling a turn's calls one at a time (checks, gate, step) is loom-ref's order",
     "agent.approval/unusable-call-not-parked": "error results without a step are loom-ref's",
     "agent.choices/query-newest-user": "how the recall query is built is loom-ref's",
+    "agent.choices/query-newest-user-message":
+        "how the recall query is built is loom-ref's, and with the system prompt's words "
+        "(agent.system-prompt, loom-ref's) left open nothing of the seed's recall is left "
+        "that agent.choices/recall-bounded does not pin",
     "agent.choices/query-newest-user-without-text":
         "how the recall query is built is loom-ref's",
     "agent.choices/recall-a-string": _STRICT,

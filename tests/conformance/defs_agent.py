@@ -796,11 +796,43 @@ def _system_once(expect: Any) -> Any:
     return walk(expect)
 
 
+def _literal(text: str) -> str:
+    """``text`` as a portable-1 pattern matching it literally (spec/governance.md 4.2.1)."""
+    return "".join("\\" + ch if ch in "^$\\.*+?()[]{}|" else ch for ch in text)
+
+
+def _system_holds(*texts: str) -> Callable[[Any], Any]:
+    """An ``open_values`` hook for a core case about the recorded choices: the system prompt's
+    words are loom-ref's composition (``agent.system-prompt``), so every step input's
+    ``system`` becomes a ``$regex`` that finds each of ``texts`` (the configured ``system``,
+    the chosen skills' instructions, the recalled items) in it, in any order: a prompt built
+    from the choice holds what was chosen (ADR 0087 D6: without the seam "a replayed run can
+    rebuild a different prompt", "a prompt without the skill"), whatever its headings,
+    separators and order."""
+    from itertools import permutations
+
+    anything = "(?:[^\\n]|\\n)*"
+    pattern = "|".join(anything.join(_literal(t) for t in order)
+                       for order in permutations(texts))
+
+    def walk(value: Any) -> Any:
+        if isinstance(value, dict):
+            return {k: ({"$regex": pattern} if k == "system" and isinstance(v, str)
+                        else walk(v)) for k, v in value.items()}
+        if isinstance(value, list):
+            return [walk(v) for v in value]
+        return value
+
+    return walk
+
+
 CHOICES = [
     agent("agent.choices/skills", "agent.skills",
           "Skills: before turn 0 the selector runs as the decider of #skills (context {query}, "
-          "alternatives the library's names, sorted); the chosen skills join the system "
-          "prompt in the chosen order.",
+          "alternatives the library's names, sorted); the system prompt turn 0 is sent holds "
+          "the configured system and the chosen skills' instructions. (Its words are "
+          "loom-ref's, agent.system-prompt: the prompt is a $regex finding each of them, in "
+          "any order; agent.choices/prompt-skills-in-chosen-order pins the words.)",
           config={"modelToolId": "llm", "system": "Be brief.",
                   "skills": {"library": LIBRARY, "decider": "skills"}},
           effects={"llm": scripted(said("10 euros."))},
@@ -811,11 +843,28 @@ CHOICES = [
           checks=(("the decision", lambda o: decision(o, "#skills") == {
                       "decisionId": "#skills", "choice": ["tone", "pricing"],
                       "context": {"query": ASK}, "alternatives": ["pricing", "tone"]}),
-                  ("the system prompt", lambda o: system_of(o) == (
+                  ("the prompt holds the system and the chosen skills",
+                   lambda o: all(t in system_of(o) for t in (
+                       "Be brief.", "Be warm.", "Quote prices in euros.")))),
+          open_values=_system_holds("Be brief.", "Be warm.", "Quote prices in euros.")),
+    agent("agent.choices/prompt-skills-in-chosen-order", "agent.system-prompt",
+          "loom-ref's system prompt: system, then '## Skills' and '### <name>\\n<instructions>' "
+          "per chosen skill in the chosen order (tone before pricing, not the library's "
+          "order), the parts joined by a blank line.",
+          config={"modelToolId": "llm", "system": "Be brief.",
+                  "skills": {"library": LIBRARY, "decider": "skills"}},
+          effects={"llm": scripted(said("10 euros."))},
+          deciders={"skills": decider(["tone", "pricing"])},
+          actions=[START],
+          claims=[{"result": done(answer("10 euros.", 1)), "deciders": ["#skills"],
+                   "calls": ["#turn:0"]}],
+          checks=(("the system prompt", lambda o: system_of(o) == (
                       "Be brief.\n\n## Skills\n\n### tone\nBe warm.\n\n### pricing\n"
-                      "Quote prices in euros.")))),
+                      "Quote prices in euros.")),)),
     agent("agent.choices/skills-with-policy", "agent.skills",
-          "A selection may be a choice with a policy and propensity, journaled with them.",
+          "A selection may be a choice with a policy and propensity, journaled with them; the "
+          "prompt holds the chosen skill's instructions. (Its words are loom-ref's, "
+          "agent.system-prompt: the prompt is a $regex finding them.)",
           config={"modelToolId": "llm", "skills": {"library": LIBRARY, "decider": "skills"}},
           effects={"llm": scripted(said("10 euros."))},
           deciders={"skills": {"script": [{"choice": ["pricing"], "policy": "skill-bandit",
@@ -824,7 +873,10 @@ CHOICES = [
           claims=[{"result": done(answer("10 euros.", 1)), "deciders": ["#skills"]}],
           checks=(("the policy is journaled",
                    lambda o: decision(o, "#skills")["policy"]
-                   == {"id": "skill-bandit", "propensity": 0.25}),)),
+                   == {"id": "skill-bandit", "propensity": 0.25}),
+                  ("the prompt holds the chosen skill",
+                   lambda o: "Quote prices in euros." in system_of(o))),
+          open_values=_system_holds("Quote prices in euros.")),
     agent("agent.choices/unknown-skill", "agent.skills",
           "A selected name the library lacks fails the run with agent.unknown-skill before "
           "any turn.",
@@ -835,7 +887,9 @@ CHOICES = [
     agent("agent.choices/recall-bounded", "agent.recall",
           "Recall: the memory's search runs as the decider of #recall (context {query, "
           "recallLimit}); the recorded set keeps at most recallLimit items, whatever the "
-          "memory returns.",
+          "memory returns, and the prompt holds the recorded items. (Its words are "
+          "loom-ref's, agent.system-prompt: the prompt is a $regex finding each item, in any "
+          "order; agent.choices/prompt-memory-lines pins the words.)",
           config={"modelToolId": "llm", "recall": {"decider": "memory", "recallLimit": 2}},
           effects={"llm": scripted(said("10 euros."))},
           deciders={"memory": decider(["likes green tea", "pays in euros", "lives in Oslo"])},
@@ -844,8 +898,21 @@ CHOICES = [
           checks=(("the bounded decision", lambda o: decision(o, "#recall") == {
                       "decisionId": "#recall", "choice": ["likes green tea", "pays in euros"],
                       "context": {"query": ASK, "recallLimit": 2}}),
-                  ("the prompt", lambda o: system_of(o)
-                   == "## Relevant memory\n- likes green tea\n- pays in euros"))),
+                  ("the prompt holds the recorded items",
+                   lambda o: all(t in system_of(o)
+                                 for t in ("likes green tea", "pays in euros")))),
+          open_values=_system_holds("likes green tea", "pays in euros")),
+    agent("agent.choices/prompt-memory-lines", "agent.system-prompt",
+          "loom-ref's system prompt: the recalled items are one part, '## Relevant memory' "
+          "then '- <item>' per recorded item in the recorded order, joined by single newlines "
+          "(no system text: no leading separator).",
+          config={"modelToolId": "llm", "recall": {"decider": "memory", "recallLimit": 2}},
+          effects={"llm": scripted(said("10 euros."))},
+          deciders={"memory": decider(["likes green tea", "pays in euros", "lives in Oslo"])},
+          actions=[START],
+          claims=[{"result": done(answer("10 euros.", 1)), "deciders": ["#recall"]}],
+          checks=(("the prompt", lambda o: system_of(o)
+                   == "## Relevant memory\n- likes green tea\n- pays in euros"),)),
     agent("agent.choices/served-on-replay", "agent.choices-replay",
           "A DRIFTING selector and memory (a different answer on every call): after a gate "
           "the resumed drive runs neither, the journal serves both, and turn 1 is sent the "
