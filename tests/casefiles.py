@@ -69,6 +69,9 @@ WEAKER: dict[str, str] = {
         "how the recall query is built is loom-ref's, and with the system prompt's words "
         "(agent.system-prompt, loom-ref's) left open nothing of the seed's recall is left "
         "that agent.choices/recall-bounded does not pin",
+    "agent.choices/query-without-user-message":
+        "how the recall query is built is loom-ref's (the seed names no query): the empty "
+        "query of a run with no user message is its reading",
     "agent.choices/query-newest-user-without-text":
         "how the recall query is built is loom-ref's",
     "agent.choices/recall-a-string": _STRICT,
