@@ -271,6 +271,7 @@ def definitions() -> Iterator[dict[str, Any]]:
         defs_mutation_s6a,
         defs_mutation_s6j,
         defs_mutation_s10r,
+        defs_mutation_s11j2,
         defs_mutation_s456a,
     )
 
@@ -287,7 +288,8 @@ def definitions() -> Iterator[dict[str, Any]]:
                    defs_agent_truncation, defs_edge_kja, defs_mutation3,
                    defs_mutation_s456a, defs_mutation_s4s5j,
                    defs_mutation_s4s5k, defs_agent_mutation_s4, defs_mutation_s6a,
-                   defs_mutation_s6j, defs_mutation_s10r):
+                   defs_mutation_s6j, defs_mutation_s10r,
+                   defs_mutation_s11j2):
         yield from module.DEFINITIONS
 
 
