@@ -239,7 +239,13 @@ class _ContentJournal(JournalWrapper):
                 if known is not None:
                     indexes.append(known[1])
                     continue
-                index, digest = self._table.address(item)
+                try:
+                    index, digest = self._table.address(item)
+                except (TypeError, ValueError) as exc:  # spec: journal.json-values
+                    # the item's address is its JSON text: an item that has none is refused
+                    # as the journal underneath would refuse the whole payload
+                    raise PayloadError(f"{kind.value} payload is not made of JSON values: {exc}",
+                                       kind=kind.value) from None
                 if index < 0:
                     assert digest is not None
                     index = pending.get(digest, -1)

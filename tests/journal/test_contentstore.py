@@ -118,6 +118,21 @@ def test_a_value_that_looks_like_a_reference_is_refused() -> None:
     assert journal.events == []  # nothing written
 
 
+@pytest.mark.parametrize("item", [float("nan"), float("inf"), {"when": object()}, {1, 2}])
+def test_an_externalized_item_that_is_no_json_value_is_refused_as_a_bad_payload(
+        item: Any) -> None:
+    # spec: journal.json-values -- the item's address is its JSON text, so the content
+    # store meets it first; it refuses it as the journal underneath would, with nothing written
+    store = MemoryStore()
+    journal = ContentResolvingStore(store).create("e1")
+    with pytest.raises(PayloadError) as info:
+        journal.append(K.STEP_STARTED, _started([{"role": "user", "content": "hi"}, item]))
+    assert info.value.code == "journal.bad-payload"
+    assert "not made of JSON values" in str(info.value)
+    assert journal.events == []
+    assert _lines(store) == []
+
+
 def test_the_kernel_and_the_fold_see_the_inline_values() -> None:
     """An agent loop on the store: the same outcome, fold and replay as inline."""
     def run_loop(store: Any) -> tuple[Any, Any, list[Any]]:
