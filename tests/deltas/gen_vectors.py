@@ -1738,7 +1738,7 @@ llm("meter-budget-reached", anchor="deltas.vector-llm",
 
 # -- issue 30: mutation s11es, the effects survivors of a fresh 60-mutant sample ----------------
 
-case("deltas.window", "late-end-after-sever", anchor="deltas.live-window",
+case("deltas.window", "late-end-after-sever", anchor="deltas.writer",
      description="The end chunk an effect writes after its call settled is dropped like a late "
      "text, before the sever check (deltas.writer: the end chunk takes steps 1-3, the live "
      "window before the sever): after a severed call it reaches no sink and raises nothing, "
