@@ -23,7 +23,7 @@ Input (every key but ``attempts`` optional)::
      "secondSafety": [<validator>],
      "maxStreamTokens": <n>, "inspectsOutput": false, "redact": [<validator>] | false,
      "perCall": "collect" | "raise" | "none", "configured": "collect" | "raise" | "none",
-     "late": [<str>], "kill": <reason>, "input": <json>,
+     "late": [<str>], "lateEnd": false, "kill": <reason>, "input": <json>,
      "rewrite": {"replace": [<old>, <new>], "inspectsOutput": <bool>},
      "rateLimit": {"capacity": <n>, "rate": <n>, "per"?: "tool"},
      "order": [<middleware name>], "scope": false,
@@ -112,7 +112,7 @@ _TOP = frozenset(
     {
         "toolId", "mode", "attempts", "retry", "validators", "deltaWindow", "holdBack",
         "secondSafety", "maxStreamTokens", "inspectsOutput", "redact", "perCall", "configured",
-        "late",
+        "late", "lateEnd",
         "kill", "input", "rewrite", "order", "scope", "rateLimit", "deny", "refuse", "modes",
         "overBudget", "aborted", "sequence",
     }
@@ -329,6 +329,7 @@ def vector_deltas_run(data: object) -> dict[str, Any]:
     late = data.get("late", [])
     if not isinstance(late, list) or not all(isinstance(d, str) for d in late):
         raise InvalidArgument('"late" must be a list of strings')
+    late_end = _bool(data, "lateEnd", False)
     per_call_mode = data.get("perCall", "collect" if mode == "transient" else "none")
     if mode == "durable" and per_call_mode != "none":
         raise InvalidArgument('a durable call has no per-call sink: "perCall" must be "none"')
@@ -424,6 +425,9 @@ def vector_deltas_run(data: object) -> dict[str, Any]:
     for text in late:  # spec: deltas.live-window -- a write after settlement reaches nobody
         for write in channels:
             write(text)
+    if late_end:  # spec: deltas.live-window -- so is a late end chunk (deltas.writer: steps 1-3)
+        for write in channels:
+            write.end(None)
     result: dict[str, Any] = {
         "perCall": None if per_call is None else per_call_seen,
         "configured": None if configured is None else configured_seen,

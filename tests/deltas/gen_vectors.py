@@ -1736,6 +1736,41 @@ llm("meter-budget-reached", anchor="deltas.vector-llm",
             "outcome": err("effect.over-budget")})
 
 
+# -- issue 30: mutation s11es, the effects survivors of a fresh 60-mutant sample ----------------
+
+case("deltas.window", "late-end-after-sever", anchor="deltas.writer",
+     description="The end chunk an effect writes after its call settled is dropped like a late "
+     "text, before the sever check (deltas.writer: the end chunk takes steps 1-3, the live "
+     "window before the sever): after a severed call it reaches no sink and raises nothing, "
+     "not even the attempt's sever.",
+     input={"attempts": [{"deltas": ["a", "s3cr3t"]}], "validators": [SECRET],
+            "configured": "collect", "lateEnd": True},
+     intent={"perCall": [t("a")], "configured": [t("a")], "warnings": [],
+             "outcome": err("governance.delta-severed")})
+case("deltas.window", "late-end-after-success", anchor="deltas.live-window",
+     description="The end chunk an effect writes again after its call succeeded is dropped: the "
+     "per-call sink saw the one terminal chunk the call's success sent, with the usage of the "
+     "end chunk written during the call, and nothing after it.",
+     input={"attempts": [{"deltas": ["a"], "usage": USAGE}], "configured": "collect",
+            "lateEnd": True},
+     intent={"perCall": [t("a"), done(USAGE)], "configured": [t("a")], "warnings": [],
+             "outcome": ok("a")})
+case("deltas.holdback", "release-in-steps-drop-on-sever", anchor="deltas.hold-back",
+     description="Extension: each delivery is exactly the text the guard newly released: with "
+     "KEY (8 wide, holds 7), 'hello world' releases 'hell', then 'KE' releases 'o ' only (6 "
+     "released in all, 4 of them delivered before), so 'worldKE' stays held and is dropped "
+     "when 'Y-1' completes the match.",
+     input={"attempts": [{"deltas": ["hello ", "world", "KE", "Y-1"]}], "validators": [KEY],
+            "holdBack": True, "configured": "collect"},
+     intent={"perCall": [t("hell"), t("o ")], "configured": [t("hell"), t("o ")],
+             "outcome": err("governance.delta-severed")}, tier="may")
+case("deltas.input", "late-end-not-a-boolean", anchor="deltas.vector-run",
+     description="\"lateEnd\" is a boolean: a string is malformed input (true is accepted: "
+     "deltas.window/late-end-after-sever).",
+     input={"attempts": [{"deltas": ["a"]}], "lateEnd": "true"},
+     intent={"error": "argument.invalid"})
+
+
 def check_intent(c: Case, expect: dict[str, Any]) -> None:
     intent, where = c["intent"], f"{c['group']}/{c['name']}"
     if "error" in intent:

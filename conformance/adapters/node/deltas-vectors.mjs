@@ -71,7 +71,7 @@ function outcomeOf(run, extra = () => ({})) {
 // -- deltas.run (§3a.9) ---------------------------------------------------------------------
 const RUN_KEYS = ["attempts", "input", "scope", "toolId", "mode", "retry", "redact", "validators",
   "deltaWindow", "holdBack", "secondSafety", "maxStreamTokens", "inspectsOutput", "rewrite", "order", "perCall",
-  "configured", "late", "kill", "rateLimit", "deny", "refuse", "modes", "overBudget", "aborted", "sequence"];
+  "configured", "late", "lateEnd", "kill", "rateLimit", "deny", "refuse", "modes", "overBudget", "aborted", "sequence"];
 const ATTEMPT_KEYS = ["deltas", "end", "usage", "outcome", "output", "catchSever"];
 const CHAIN = ["retry", "redact", "safety", "secondSafety", "budget", "inspector", "rewrite", "rateLimit", "refuse"];
 
@@ -133,6 +133,7 @@ function runVector(input) {
   if (retry > attempts.length) throw invalid("retry is at most len(attempts)");
   const late = want(opt(input.late, []), "array", "late");
   late.forEach((s) => want(s, "string", "late"));
+  const lateEnd = want(opt(input.lateEnd, false), "boolean", "lateEnd");
 
   // the chain, by name (default: the order of the table)
   const built = {};
@@ -238,6 +239,7 @@ function runVector(input) {
     return rt.callTransient(toolId, callInput, { principal: "p", signal: callSignal, onDelta: perCall.fn });
   }, (e) => (e.code === "effect.aborted" ? { reason: e.details.reason } : {}));
   for (const write of channels) for (const s of late) write(s); // spec: deltas.live-window
+  if (lateEnd) for (const write of channels) write(endChunk()); // a late end chunk: dropped too
   const result = { perCall: perCall.seen, configured: configured.seen, warnings, executions, outcome };
   if (showSequence) result.sequence = sequence; // both sinks' deliveries, interleaved (#deltas.channel)
   return result;

@@ -115,7 +115,7 @@ func (c *collector) result() any {
 func deltasRunVector(input any) (any, error) {
 	in := object(input, "input", "attempts", "input", "scope", "toolId", "mode", "retry", "redact", "validators",
 		"deltaWindow", "holdBack", "secondSafety", "maxStreamTokens", "inspectsOutput", "rewrite", "rateLimit", "order",
-		"perCall", "configured", "late", "kill", "deny", "refuse", "overBudget", "aborted", "modes", "sequence")
+		"perCall", "configured", "late", "lateEnd", "kill", "deny", "refuse", "overBudget", "aborted", "modes", "sequence")
 	if _, ok := in["attempts"]; !ok {
 		bad("missing attempts")
 	}
@@ -166,6 +166,7 @@ func deltasRunVector(input any) (any, error) {
 			late = append(late, s)
 		}
 	}
+	lateEnd := optBool(in, "lateEnd", "input", false)
 	var kill *string
 	if _, ok := in["kill"]; ok {
 		k := reqStr(in, "kill", "input", true)
@@ -410,6 +411,13 @@ func deltasRunVector(input any) (any, error) {
 	for _, ch := range channels { // {#deltas.live-window}: late writes are dropped
 		for _, s := range late {
 			ch.Write(s)
+		}
+	}
+	if lateEnd { // {#deltas.live-window}: a late end chunk is dropped too, never raising a sever
+		for _, ch := range channels {
+			if endErr := ch.End(nil); endErr != nil {
+				return nil, endErr
+			}
 		}
 	}
 	outcome := map[string]any{"ok": true, "output": out}
