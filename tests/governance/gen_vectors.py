@@ -21,7 +21,14 @@ from pathlib import Path
 from typing import Any
 
 from .. import vectorkit
-from . import gen_dialect, gen_mutation4, gen_mutation_s4, gen_mutation_s7g, gen_mutation_s10g
+from . import (
+    gen_dialect,
+    gen_mutation4,
+    gen_mutation_s4,
+    gen_mutation_s7g,
+    gen_mutation_s10g,
+    gen_mutation_s11g,
+)
 
 GROUPS = (
     "taint.guard",
@@ -1719,6 +1726,7 @@ gen_mutation_s4.register(case)  # the survivors of samples 473986/321483/238680 
 gen_mutation4.register(run_case)  # the survivors of sample 456059 (issue 30)
 gen_mutation_s7g.register(case, run_case)  # governance sample 282287's survivors (s7g)
 gen_mutation_s10g.register(case)  # samples 252125/13564/97256's survivors (s10g)
+gen_mutation_s11g.register(case)  # the fresh sample scored on 297169a: its survivors (s11g)
 
 # ---- machinery ----------------------------------------------------------------------------
 
