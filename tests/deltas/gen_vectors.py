@@ -1771,6 +1771,26 @@ case("deltas.input", "late-end-not-a-boolean", anchor="deltas.vector-run",
      intent={"error": "argument.invalid"})
 
 
+# -- issue 30: mutation s12e, the effects sweep s11 (a 100-mutant effects sample) ----------------
+
+case("deltas.holdback", "second-safety-off-by-default", anchor="deltas.hold-back",
+     description="Extension, off by default: without holdBack neither safety middleware holds "
+     "back, the second one (secondSafety) included: the input of "
+     "deltas.holdback/two-guards-second-wider without holdBack delivers each delta whole, as "
+     "it is written, though KEY (8 wide) could start in the held part.",
+     input={"attempts": [{"deltas": ["hello ", "world"]}],
+            "validators": [{"kind": "deny", "patterns": ["xyz"]}], "secondSafety": [KEY]},
+     intent={"perCall": [t("hello "), t("world"), done()], "outcome": ok("hello world")},
+     tier="may")
+case("deltas.input", "second-safety-no-delta-form-without-hold-back", anchor="deltas.vector-run",
+     description="Without holdBack, a secondSafety validator that has no delta form (pii on the "
+     "input phase only) is accepted and guards no delta: the input of "
+     "deltas.input/hold-back-second-safety-no-delta-form without holdBack runs.",
+     input={"attempts": [{"deltas": ["a"]}], "validators": [],
+            "secondSafety": [{"kind": "pii", "phases": ["input"]}]},
+     intent={"perCall": [t("a"), done()], "warnings": [], "outcome": ok("a")})
+
+
 def check_intent(c: Case, expect: dict[str, Any]) -> None:
     intent, where = c["intent"], f"{c['group']}/{c['name']}"
     if "error" in intent:

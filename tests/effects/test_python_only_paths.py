@@ -4,6 +4,7 @@ the region's reason describes, with the objects only Python can hand over."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -20,6 +21,7 @@ from loom_ref.effects import (
     ManualClock,
     Mode,
     RetryMiddleware,
+    SafetyMiddleware,
     Signal,
     collect_stream,
     create_llm_effect,
@@ -415,3 +417,50 @@ def test_an_llm_effect_is_not_idempotent_unless_told() -> None:
     assert create_llm_effect(adapter, tool_id="m", idempotent=True).idempotent is True
     runtime = EffectRuntime([create_llm_effect(adapter, tool_id="m")], clock=ManualClock())
     assert runtime.is_idempotent("m") is False
+
+
+def test_collect_stream_closes_its_source_when_it_stops_at_the_finish() -> None:
+    # spec: deltas.collect-signal, stream.nothing-after-finish -- the collector stops at the
+    # finish chunk and closes its source at once, though the caller still holds the source
+    # (the protocol's source, consume's generator, is held by nobody else: a change here
+    # shows only as the moment Python finalises it)
+    closed: list[bool] = []
+    pulled: list[int] = []
+
+    def source() -> Iterator[Any]:
+        try:
+            for i, chunk in enumerate(text_stream(["a", "b"])):
+                pulled.append(i)
+                yield chunk
+            pulled.append(-1)  # never: nothing is read after the finish
+        finally:
+            closed.append(True)
+
+    ctx = EffectContext(EffectCall(tool_id="t", input=None, mode=Mode.TRANSIENT,
+                                   principal="p"), Signal(), ManualClock())
+    held = source()
+    result = collect_stream(held, ctx)
+    assert result.finish.kind.value == "stop"
+    assert -1 not in pulled
+    assert closed == [True]
+
+
+def test_a_safety_middleware_built_directly_does_not_hold_back() -> None:
+    # spec: deltas.hold-back -- the extension is opt-in, off by default, for the class as for
+    # safety_middleware (which every vector calls with hold_back given)
+    def execute(ctx: EffectContext, input: Any) -> str:
+        assert ctx.on_delta is not None
+        ctx.on_delta("hello ")
+        ctx.on_delta("world")
+        return "hello world"
+
+    middleware = SafetyMiddleware([deny_patterns({"key": "KEY-[0-9]{1,4}"})])
+    assert middleware.hold_back is False
+    sink = Sink()
+    assert _runtime(execute, [middleware]).invoke_transient(
+        "t", None, principal="p", on_delta=sink) == "hello world"
+    assert [c["delta"] for c in sink.seen[:2]] == ["hello ", "world"]
+    # a validator without a delta form is refused only with hold-back on
+    SafetyMiddleware([pii_validator(delta=False)])
+    with pytest.raises(InvalidArgument):
+        SafetyMiddleware([pii_validator(delta=False)], hold_back=True)
