@@ -3,7 +3,10 @@ scored on commit becc1a0, branch s12g):
 
 - the default token count is ``ceil(len / 4)`` at its step: a delta of 4 characters counts 1
   token, one of 5 counts 2, so with a budget of 2 ``abcd`` is delivered and ``efghi`` (1 + 2 =
-  3 > 2) is severed (spec: guards.token-count, the accept side at 4 and the refuse side at 5).
+  3 > 2) is severed (spec: guards.token-count, the accept side at 4 and the refuse side at 5);
+- ``guards.run``'s input is a JSON object: an array holding exactly the member name
+  ``deltas`` is malformed input, ``argument.invalid`` (spec: guards.vector-run), as for
+  ``guards.steps`` (``guards.steps/input-array-of-member-names``).
 
 ``gen_vectors.py`` calls :func:`register` with its ``case``, so ``python -m
 tests.governance.gen_vectors --write`` writes these cases with the rest.
@@ -30,6 +33,16 @@ def register(case: Callable[..., None]) -> None:
         input={"maxTokens": 2, "deltas": ["abcd", "efghi"]},
         intent={"delivered": ["abcd"], "severedAt": 1, "code": BUDGET, "rule": None,
                 "flushed": None},
+    )
+    case(
+        "guards.delta",
+        "input-array-of-member-names",
+        anchor="guards.vector-run",
+        function=RUN,
+        description="guards.run's input is a JSON object: an array, even one holding exactly "
+        'the member name "deltas", is malformed input, argument.invalid.',
+        input=["deltas"],
+        intent={"error": "argument.invalid"},
     )
 
 
