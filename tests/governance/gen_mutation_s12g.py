@@ -6,7 +6,10 @@ scored on commit becc1a0, branch s12g):
   3 > 2) is severed (spec: guards.token-count, the accept side at 4 and the refuse side at 5);
 - ``guards.run``'s input is a JSON object: an array holding exactly the member name
   ``deltas`` is malformed input, ``argument.invalid`` (spec: guards.vector-run), as for
-  ``guards.steps`` (``guards.steps/input-array-of-member-names``).
+  ``guards.steps`` (``guards.steps/input-array-of-member-names``);
+- ``guards.steps`` takes every input member it lists at once (validators, window, holdBack
+  false, maxTokens, steps), as ``guards.delta/every-input-member`` shows for ``guards.run``
+  (spec: guards.vector-run).
 
 ``gen_vectors.py`` calls :func:`register` with its ``case``, so ``python -m
 tests.governance.gen_vectors --write`` writes these cases with the rest.
@@ -17,6 +20,8 @@ from __future__ import annotations
 from collections.abc import Callable
 
 RUN = "guards.run"
+STEPS = "guards.steps"
+SEVERED = "governance.delta-severed"
 BUDGET = "governance.stream-token-budget"
 
 
@@ -43,6 +48,27 @@ def register(case: Callable[..., None]) -> None:
         'the member name "deltas", is malformed input, argument.invalid.',
         input=["deltas"],
         intent={"error": "argument.invalid"},
+    )
+    case(
+        "guards.steps",
+        "every-input-member",
+        anchor="guards.vector-run",
+        function=STEPS,
+        description="guards.steps takes every input member it lists at once (validators, "
+        "window, holdBack false, maxTokens, steps): efghi takes the budget of 2 to 3 and is "
+        "severed at delta 1; after the reset, bad split over two deltas is severed at delta 1.",
+        input={"validators": [{"kind": "deny", "patterns": {"bad": "bad"}}], "window": 8,
+               "holdBack": False, "maxTokens": 2,
+               "steps": ["abcd", "efghi", {"reset": True}, "ba", "d"]},
+        intent={"outcomes": [
+            {"delivered": "abcd"},
+            {"severed": {"code": BUDGET, "rule": None, "deltaIndex": 1, "repeated": False,
+                         "span": None}},
+            {"reset": True},
+            {"delivered": "ba"},
+            {"severed": {"code": SEVERED, "rule": "bad", "deltaIndex": 1, "repeated": False,
+                         "span": [0, 3]}},
+        ]},
     )
 
 
