@@ -28,6 +28,7 @@ from . import (
     gen_mutation_s7g,
     gen_mutation_s10g,
     gen_mutation_s11g,
+    gen_mutation_s12g,
 )
 
 GROUPS = (
@@ -1727,6 +1728,7 @@ gen_mutation4.register(run_case)  # the survivors of sample 456059 (issue 30)
 gen_mutation_s7g.register(case, run_case)  # governance sample 282287's survivors (s7g)
 gen_mutation_s10g.register(case)  # samples 252125/13564/97256's survivors (s10g)
 gen_mutation_s11g.register(case)  # the fresh sample scored on 297169a: its survivors (s11g)
+gen_mutation_s12g.register(case)  # the 120-mutant sweep scored on becc1a0: its survivors (s12g)
 
 # ---- machinery ----------------------------------------------------------------------------
 
