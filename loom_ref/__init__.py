@@ -8,6 +8,6 @@ warning category :class:`LoomWarning` (spec: errors.warning-category), and ``__v
 
 from loom_ref.errors import InvalidArgument, LoomError, LoomWarning
 
-__version__ = "0.8.0"
+__version__ = "0.9.0"
 
 __all__ = ["InvalidArgument", "LoomError", "LoomWarning", "__version__"]
