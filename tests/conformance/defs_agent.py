@@ -826,6 +826,19 @@ def _system_holds(*texts: str) -> Callable[[Any], Any]:
     return walk
 
 
+# one run, two readings: agent.choices/skills (core) and its loom-ref twin
+# prompt-skills-in-chosen-order share it
+_SKILLS_RUN: dict[str, Any] = dict(
+    config={"modelToolId": "llm", "system": "Be brief.",
+            "skills": {"library": LIBRARY, "decider": "skills"}},
+    effects={"llm": scripted(said("10 euros."))},
+    deciders={"skills": decider(["tone", "pricing"])},
+    actions=[START],
+    claims=[{"result": done(answer("10 euros.", 1)), "deciders": ["#skills"],
+             "calls": ["#turn:0"]}],
+)
+
+
 CHOICES = [
     agent("agent.choices/skills", "agent.skills",
           "Skills: before turn 0 the selector runs as the decider of #skills (context {query}, "
@@ -833,13 +846,7 @@ CHOICES = [
           "the configured system and the chosen skills' instructions. (Its words are "
           "loom-ref's, agent.system-prompt: the prompt is a $regex finding each of them, in "
           "any order; agent.choices/prompt-skills-in-chosen-order pins the words.)",
-          config={"modelToolId": "llm", "system": "Be brief.",
-                  "skills": {"library": LIBRARY, "decider": "skills"}},
-          effects={"llm": scripted(said("10 euros."))},
-          deciders={"skills": decider(["tone", "pricing"])},
-          actions=[START],
-          claims=[{"result": done(answer("10 euros.", 1)), "deciders": ["#skills"],
-                   "calls": ["#turn:0"]}],
+          **_SKILLS_RUN,
           checks=(("the decision", lambda o: decision(o, "#skills") == {
                       "decisionId": "#skills", "choice": ["tone", "pricing"],
                       "context": {"query": ASK}, "alternatives": ["pricing", "tone"]}),
@@ -851,13 +858,7 @@ CHOICES = [
           "loom-ref's system prompt: system, then '## Skills' and '### <name>\\n<instructions>' "
           "per chosen skill in the chosen order (tone before pricing, not the library's "
           "order), the parts joined by a blank line.",
-          config={"modelToolId": "llm", "system": "Be brief.",
-                  "skills": {"library": LIBRARY, "decider": "skills"}},
-          effects={"llm": scripted(said("10 euros."))},
-          deciders={"skills": decider(["tone", "pricing"])},
-          actions=[START],
-          claims=[{"result": done(answer("10 euros.", 1)), "deciders": ["#skills"],
-                   "calls": ["#turn:0"]}],
+          **_SKILLS_RUN,
           checks=(("the system prompt", lambda o: system_of(o) == (
                       "Be brief.\n\n## Skills\n\n### tone\nBe warm.\n\n### pricing\n"
                       "Quote prices in euros.")),)),
